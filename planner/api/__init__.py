@@ -1,0 +1,1 @@
+"""Wire models shared by client and server, the field-behaviour table, the API client."""

@@ -1,0 +1,370 @@
+"""Wire models of the control-plane API, shared by the client and the local control plane.
+
+Every field of `control-plane-api.md` is here. Unknown keys are ignored (the real
+clients send extras such as `revision_source`); the config layer forbids them itself.
+Ids are kept as strings on the wire; uuid-typed inputs are checked with `UuidStr`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+
+def _check_uuid(value: str) -> str:
+    try:
+        return str(uuid.UUID(value))
+    except (ValueError, AttributeError, TypeError) as exc:
+        raise ValueError("Input should be a valid UUID") from exc
+
+
+UuidStr = Annotated[str, AfterValidator(_check_uuid)]
+FreeForm = dict[str, Any]
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: extra keys ignored, enums kept as their values."""
+
+    model_config = ConfigDict(extra="ignore", use_enum_values=True, populate_by_name=True)
+
+
+class Source(StrEnum):
+    GIT_HOST = "git_host"
+    EXTERNAL_DOCKER = "external_docker"
+    INTERNAL_DOCKER = "internal_docker"
+    INTERNAL_SOURCE = "internal_source"
+    INTERNAL_TEMPLATE = "internal_template"
+
+
+class DeploymentType(StrEnum):
+    DEV_FREE = "dev_free"
+    DEV = "dev"
+    PROD = "prod"
+
+
+class DeploymentStatus(StrEnum):
+    AWAITING_DATABASE = "AWAITING_DATABASE"
+    READY = "READY"
+    UNUSED = "UNUSED"
+    AWAITING_DELETE = "AWAITING_DELETE"
+    UNKNOWN = "UNKNOWN"
+
+
+class RevisionStatus(StrEnum):
+    CREATING = "CREATING"
+    QUEUED = "QUEUED"
+    AWAITING_BUILD = "AWAITING_BUILD"
+    BUILDING = "BUILDING"
+    AWAITING_DEPLOY = "AWAITING_DEPLOY"
+    DEPLOYING = "DEPLOYING"
+    DEPLOYED = "DEPLOYED"
+    CREATE_FAILED = "CREATE_FAILED"
+    BUILD_FAILED = "BUILD_FAILED"
+    DEPLOY_FAILED = "DEPLOY_FAILED"
+    SKIPPED = "SKIPPED"
+    INTERRUPTED = "INTERRUPTED"
+    UNKNOWN = "UNKNOWN"
+
+
+SUCCESS_STATUSES = frozenset({RevisionStatus.DEPLOYED, RevisionStatus.SKIPPED})
+FAILURE_STATUSES = frozenset(
+    {RevisionStatus.CREATE_FAILED, RevisionStatus.BUILD_FAILED, RevisionStatus.DEPLOY_FAILED}
+)
+
+
+def is_final_revision_status(status: str) -> bool:
+    """DEPLOYED, SKIPPED and the *_FAILED statuses are final; everything else keeps polling."""
+    return status in SUCCESS_STATUSES or status in FAILURE_STATUSES
+
+
+# --- ResourceSpec and its parts -------------------------------------------------------
+
+
+class VolumeMount(WireModel):
+    name: str | None = None
+    mountPath: str | None = None
+    subPath: str | None = None
+    mountPropagation: str | None = None
+    readOnly: bool | None = None
+    subPathExpr: str | None = None
+
+
+class EnvVar(WireModel):
+    name: str
+    value: str | None = None
+    valueFrom: FreeForm | None = None
+
+
+class ContainerResources(WireModel):
+    limits: FreeForm | None = None
+    requests: FreeForm | None = None
+
+
+class Container(WireModel):
+    name: str
+    image: str | None = None
+    imagePullPolicy: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+    workingDir: str | None = None
+    env: list[EnvVar] | None = None
+    envFrom: list[FreeForm] | None = None
+    resources: ContainerResources | None = None
+    volumeMounts: list[VolumeMount] | None = None
+    securityContext: FreeForm | None = None
+    restartPolicy: str | None = None
+
+
+class Volume(WireModel):
+    name: str
+    configMap: FreeForm | None = None
+    secret: FreeForm | None = None
+    emptyDir: FreeForm | None = None
+    persistentVolumeClaim: FreeForm | None = None
+    nfs: FreeForm | None = None
+    projected: FreeForm | None = None
+    downwardAPI: FreeForm | None = None
+    csi: FreeForm | None = None
+
+
+class ImagePullSecret(WireModel):
+    name: str
+
+
+class ResourceSpec(WireModel):
+    # Main
+    min_scale: int | None = None
+    max_scale: int | None = None
+    cpu: float | None = None
+    cpu_limit: float | None = None
+    memory_mb: int | None = None
+    memory_limit_mb: int | None = None
+    # Queue
+    queue_min_scale: int | None = None
+    queue_max_scale: int | None = None
+    queue_cpu: float | None = None
+    queue_cpu_limit: float | None = None
+    queue_memory_mb: int | None = None
+    queue_memory_limit_mb: int | None = None
+    # Orchestrator
+    orchestrator_cpu: float | None = None
+    orchestrator_cpu_limit: float | None = None
+    orchestrator_memory_mb: int | None = None
+    orchestrator_memory_limit_mb: int | None = None
+    orchestrator_min_scale: int | None = None
+    orchestrator_max_scale: int | None = None
+    # Executor
+    executor_cpu: float | None = None
+    executor_cpu_limit: float | None = None
+    executor_memory_mb: int | None = None
+    executor_memory_limit_mb: int | None = None
+    # Cache
+    cache_cpu: float | None = None
+    cache_cpu_limit: float | None = None
+    cache_memory_mb: int | None = None
+    cache_memory_limit_mb: int | None = None
+    # Database
+    db_cpu: float | None = None
+    db_cpu_limit: float | None = None
+    db_memory_mb: int | None = None
+    db_memory_limit_mb: int | None = None
+    db_storage_gi: int | None = None
+    db_max_connections: int | None = None
+    # Pod metadata
+    labels: FreeForm | None = None
+    annotations: FreeForm | None = None
+    service_account_name: str | None = None
+    image_pull_secrets: list[ImagePullSecret] | None = None
+    volumes: list[Volume] | None = None
+    volume_mounts: list[VolumeMount] | None = None
+    init_containers: list[Container] | None = None
+    sidecars: list[Container] | None = None
+
+
+# Groups of numeric (request, limit) pairs and (min, max) scales, used by validation.
+CPU_PAIRS = [
+    ("cpu", "cpu_limit"),
+    ("queue_cpu", "queue_cpu_limit"),
+    ("orchestrator_cpu", "orchestrator_cpu_limit"),
+    ("executor_cpu", "executor_cpu_limit"),
+    ("cache_cpu", "cache_cpu_limit"),
+    ("db_cpu", "db_cpu_limit"),
+]
+MEMORY_PAIRS = [
+    ("memory_mb", "memory_limit_mb"),
+    ("queue_memory_mb", "queue_memory_limit_mb"),
+    ("orchestrator_memory_mb", "orchestrator_memory_limit_mb"),
+    ("executor_memory_mb", "executor_memory_limit_mb"),
+    ("cache_memory_mb", "cache_memory_limit_mb"),
+    ("db_memory_mb", "db_memory_limit_mb"),
+]
+SCALE_PAIRS = [
+    ("min_scale", "max_scale"),
+    ("queue_min_scale", "queue_max_scale"),
+    ("orchestrator_min_scale", "orchestrator_max_scale"),
+]
+
+
+# --- Source configs -------------------------------------------------------------------
+
+
+class ListenerConfig(WireModel):
+    k8s_namespace: str | None = None
+
+
+class SourceConfig(WireModel):
+    integration_id: UuidStr | None = None
+    repo_url: str | None = None
+    deployment_type: DeploymentType | None = None
+    build_on_push: bool | None = None
+    custom_url: str | None = None
+    resource_spec: ResourceSpec | None = None
+    listener_id: UuidStr | None = None
+    listener_config: ListenerConfig | None = None
+    install_command: str | None = None
+    build_command: str | None = None
+
+
+class SourceRevisionConfig(WireModel):
+    repo_ref: str | None = None
+    agent_config_path: str | None = None
+    image_uri: str | None = None
+    source_tarball_path: str | None = None
+    repo_commit_sha: str | None = None  # response only
+
+
+class Secret(WireModel):
+    name: str
+    value: str
+
+
+class SecretReference(WireModel):
+    name: str
+    secret_name: str
+    secret_key: str
+
+
+# --- Deployments and revisions --------------------------------------------------------
+
+
+class DeploymentCreate(WireModel):
+    name: str = Field(min_length=1)
+    source: Source
+    source_config: SourceConfig = Field(default_factory=SourceConfig)
+    source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
+    secrets: list[Secret] = Field(default_factory=list)
+    secret_references: list[SecretReference] | None = None
+
+
+class DeploymentPatch(WireModel):
+    source: Source | None = None
+    source_config: SourceConfig | None = None
+    source_revision_config: SourceRevisionConfig | None = None
+    secrets: list[Secret] | None = None
+    secret_references: list[SecretReference] | None = None
+
+
+class Deployment(WireModel):
+    id: str
+    tenant_id: str
+    name: str
+    source: Source
+    source_config: SourceConfig = Field(default_factory=SourceConfig)
+    source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
+    secrets: list[Secret] = Field(default_factory=list)
+    secret_references: list[SecretReference] | None = None
+    created_at: datetime
+    updated_at: datetime
+    status: DeploymentStatus
+    latest_revision_id: str | None = None
+    active_revision_id: str | None = None
+    image_version: str | None = None
+
+
+class Revision(WireModel):
+    id: str
+    deployment_id: str | None = None
+    created_at: datetime
+    updated_at: datetime
+    status: RevisionStatus
+    source: Source | None = None
+    source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
+
+
+class DeploymentList(WireModel):
+    resources: list[Deployment]
+    offset: int
+
+
+class RevisionList(WireModel):
+    resources: list[Revision]
+    offset: int
+
+
+class BulkDeleteFailure(WireModel):
+    deployment_id: str
+    detail: str
+
+
+class BulkDeleteResult(WireModel):
+    """Our 207 body (the service does not document one; clients must not trust it)."""
+
+    deleted: list[str] = Field(default_factory=list)
+    failed: list[BulkDeleteFailure] = Field(default_factory=list)
+
+
+# --- Providers, repositories, integrations --------------------------------------------
+
+
+class OAuthProvider(WireModel):
+    id: str
+    organization_id: str
+    provider_id: str
+    name: str
+    client_id: str
+    auth_url: str
+    token_url: str
+    uses_pkce: bool
+    code_challenge_method: str | None
+    created_at: datetime
+    updated_at: datetime
+    provider_type: str | None = None
+    mcp_server_url: str | None = None
+    token_endpoint_auth_method: str = "client_secret_post"
+    is_dynamic_client: bool = False
+
+
+class Repository(WireModel):
+    host_integration_id: str
+    id: str
+    name: str
+    owner: str
+    url: str
+    default_branch: str
+
+
+class Integration(WireModel):
+    id: str
+    installation_id: str
+    name: str
+
+
+# --- Errors ---------------------------------------------------------------------------
+
+
+class ErrorBody(WireModel):
+    detail: str
+
+
+class ValidationErrorItem(WireModel):
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class HTTPValidationError(WireModel):
+    detail: list[ValidationErrorItem]

@@ -1,0 +1,122 @@
+"""Per-source rules of PRODUCT.md, shared by config validation and the local control plane.
+
+`check_source_rules` returns problems as `(loc, message)` pairs, `loc` a tuple of path
+parts relative to the deployment body (`("source_config", "repo_url")`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from typing import Any
+
+from planner.api.models import Source
+
+
+class Mode(StrEnum):
+    CLOUD = "cloud"
+    SELF_HOSTED = "self-hosted"
+
+
+SOURCES_BY_MODE: dict[Mode, frozenset[str]] = {
+    Mode.CLOUD: frozenset({"git_host", "internal_docker", "internal_source", "internal_template"}),
+    Mode.SELF_HOSTED: frozenset({"external_docker"}),
+}
+
+_ALL = frozenset(s.value for s in Source)
+_NOT_EXTERNAL = _ALL - {"external_docker"}
+
+# Which sources a field belongs to; a field set for another source is rejected.
+FIELD_SOURCES: dict[tuple[str, ...], frozenset[str]] = {
+    ("source_config", "integration_id"): frozenset({"git_host"}),
+    ("source_config", "repo_url"): frozenset({"git_host"}),
+    ("source_config", "build_on_push"): frozenset({"git_host"}),
+    ("source_config", "deployment_type"): _NOT_EXTERNAL,
+    ("source_config", "custom_url"): frozenset({"external_docker"}),
+    ("source_config", "listener_id"): frozenset({"external_docker"}),
+    ("source_config", "listener_config"): frozenset({"external_docker"}),
+    ("source_config", "install_command"): frozenset({"git_host", "internal_source"}),
+    ("source_config", "build_command"): frozenset({"git_host", "internal_source"}),
+    ("source_revision_config", "repo_ref"): frozenset({"git_host"}),
+    ("source_revision_config", "agent_config_path"): _NOT_EXTERNAL,
+    ("source_revision_config", "image_uri"): frozenset({"external_docker", "internal_docker"}),
+    ("source_revision_config", "source_tarball_path"): frozenset({"internal_source"}),
+    ("secret_references",): frozenset({"external_docker"}),
+}
+
+# Fields a complete deployment of each source needs (the planner's config always;
+# the server on create only for git_host/external_docker, since the real client creates
+# internal_* deployments empty and sends the image or tarball in a later PATCH).
+REQUIRED_FIELDS: dict[str, list[tuple[str, str]]] = {
+    "git_host": [
+        ("source_config", "integration_id"),
+        ("source_config", "repo_url"),
+        ("source_revision_config", "repo_ref"),
+        ("source_revision_config", "agent_config_path"),
+    ],
+    "external_docker": [("source_revision_config", "image_uri")],
+    "internal_docker": [("source_revision_config", "image_uri")],
+    "internal_source": [
+        ("source_revision_config", "source_tarball_path"),
+        ("source_revision_config", "agent_config_path"),
+    ],
+    "internal_template": [],
+}
+SERVER_DEFERRED_SOURCES = frozenset({"internal_docker", "internal_source", "internal_template"})
+
+Problem = tuple[tuple[str, ...], str]
+
+
+def is_tag_ref(ref: str | None) -> bool:
+    return bool(ref) and str(ref).startswith("refs/tags/")
+
+
+def _get(body: Mapping[str, Any], loc: tuple[str, ...]) -> Any:
+    node: Any = body
+    for part in loc:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
+
+
+def check_mode(source: str, mode: Mode | str) -> list[Problem]:
+    """The source must be available in the control plane's mode (cloud / self-hosted)."""
+    mode = Mode(mode)
+    if source in SOURCES_BY_MODE[mode]:
+        return []
+    where = "self-hosted" if source == "external_docker" else "cloud"
+    return [(("source",), f"source '{source}' is only available in {where} deployments")]
+
+
+def check_source_rules(
+    body: Mapping[str, Any], source: str, *, require_complete: bool
+) -> list[Problem]:
+    """Problems of one deployment body (create, patch, or the merged result) for `source`.
+
+    `body` is wire JSON (None values count as unset). With `require_complete`, fields a
+    source needs must be present.
+    """
+    problems: list[Problem] = []
+    for loc, sources in FIELD_SOURCES.items():
+        value = _get(body, loc)
+        if value is None or (loc == ("secret_references",) and value == []):
+            continue
+        if source not in sources:
+            owners = ", ".join(sorted(sources))
+            problems.append((loc, f"not allowed for source '{source}' (belongs to {owners})"))
+    if require_complete:
+        for loc in REQUIRED_FIELDS.get(source, []):
+            if _get(body, loc) in (None, ""):
+                problems.append((loc, f"required for source '{source}'"))
+    problems.extend(_check_tag_ref(body))
+    return problems
+
+
+def _check_tag_ref(body: Mapping[str, Any]) -> Iterable[Problem]:
+    ref = _get(body, ("source_revision_config", "repo_ref"))
+    if is_tag_ref(ref) and _get(body, ("source_config", "build_on_push")) is True:
+        yield (
+            ("source_config", "build_on_push"),
+            f"must be false when repo_ref is a tag ({ref})",
+        )

@@ -1,0 +1,1 @@
+"""planner.apply"""

@@ -1,0 +1,86 @@
+"""`planner` entry point: argument parsing and the one error boundary.
+
+Each command lives in `planner/cli/cmd_<name>.py` with `register(subparsers, parents)`,
+which adds its parser and sets `func` to a callable `(args) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from planner import __version__
+from planner.errors import PlannerError
+from planner.render.console import make_console
+
+COMMAND_MODULES = [
+    "validate",
+    "plan",
+    "apply",
+    "destroy",
+    "import_",
+    "state",
+    "unlock",
+    "providers",
+    "repos",
+    "serve",
+    "schema",
+]
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser = argparse.ArgumentParser(
+        prog="planner",
+        description="Plan and apply deployments on the control plane.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"planner {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"planner.cli.cmd_{name}")
+        module.register(sub, [common])
+    return parser
+
+
+def report_error(error: PlannerError) -> None:
+    console = make_console(stderr=True)
+    console.print(f"[bold red]Error:[/] {error.message}", markup=True, highlight=False)
+    for line in error.details:
+        console.print(f"  {line}", markup=False)
+    if error.hint:
+        console.print(f"Hint: {error.hint}", markup=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; map errors to exit codes (1 error, 130 interrupted)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+        return result
+    except PlannerError as error:
+        if args.debug:
+            raise
+        report_error(error)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # the boundary: one line, no traceback unless --debug
+        if args.debug:
+            raise
+        print(f"Error: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        print("  (run again with --debug for the traceback)", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def entrypoint() -> None:
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Config: TOML/JSON files loaded into validated desired state."""

@@ -1,0 +1,47 @@
+"""The desired state of one deployment, as the config loader hands it to the planner.
+
+Contract between `planner.config` (producer) and `planner.plan` (consumer):
+- the wire models hold only what the config sets (after `[defaults]` are merged), so
+  `managed()` (pydantic's exclude_unset) is exactly the set of fields the planner manages;
+- secrets are resolved values (from the environment or literals), never printed: use
+  `SecretStr.get_secret_value()` only where a request body is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig
+
+
+class Lifecycle(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    protect: bool = False
+    ignore_changes: tuple[str, ...] = ()
+
+
+class DesiredDeployment(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    source: Source
+    source_config: SourceConfig = Field(default_factory=SourceConfig)
+    source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
+    secrets: dict[str, SecretStr] = Field(default_factory=dict)
+    secret_env: dict[str, str] = Field(default_factory=dict)  # secret name -> env var it came from
+    secret_references: list[SecretReference] | None = None
+    lifecycle: Lifecycle = Field(default_factory=Lifecycle)
+
+    def managed(self) -> dict[str, Any]:
+        """Wire JSON of the fields the config sets, secrets excluded (they are compared apart)."""
+        return self.model_dump(
+            mode="json",
+            exclude_unset=True,
+            exclude={"name", "secrets", "secret_env", "lifecycle"},
+        )
+
+    def secret_values(self) -> dict[str, str]:
+        return {name: value.get_secret_value() for name, value in self.secrets.items()}

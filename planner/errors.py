@@ -1,0 +1,90 @@
+"""One root for every error a user can act on.
+
+Each subclass carries a short `code` (stable, for scripts), a message, optional detail
+lines and a hint. `planner.cli.main.main` is the only place that turns them into output
+and exit codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class PlannerError(Exception):
+    """An error the user can act on: message, detail lines, hint, exit code."""
+
+    code = "error"
+    exit_code = 1
+
+    def __init__(
+        self, message: str, *, details: Sequence[str] = (), hint: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = list(details)
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(PlannerError):
+    """The config file is missing, unreadable or invalid (details: one line per problem)."""
+
+    code = "config-invalid"
+
+
+class StateError(PlannerError):
+    """The state file is corrupt, foreign (other endpoint/workspace) or unreadable."""
+
+    code = "state-invalid"
+
+
+class StateLockedError(PlannerError):
+    """Another process holds the state lock."""
+
+    code = "state-locked"
+
+
+class PlanError(PlannerError):
+    """The plan cannot be made (immutable change, protected deployment, name conflict...)."""
+
+    code = "plan-invalid"
+
+
+class PlanStaleError(PlannerError):
+    """A saved plan no longer matches the state or the live deployments."""
+
+    code = "plan-stale"
+
+
+class ApplyError(PlannerError):
+    """One or more operations of an apply failed."""
+
+    code = "apply-failed"
+
+
+class ApiError(PlannerError):
+    """The control plane answered with an error (or could not be reached).
+
+    `status` is the HTTP status (None when no response came), `detail` the server's
+    `detail`, `problems` the `(loc, msg)` pairs of a 422.
+    """
+
+    code = "api-error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        detail: object = None,
+        problems: Sequence[tuple[str, str]] = (),
+        details: Sequence[str] = (),
+        hint: str | None = None,
+    ) -> None:
+        lines = list(details) or [f"{loc}: {msg}" for loc, msg in problems]
+        super().__init__(message, details=lines, hint=hint)
+        self.status = status
+        self.detail = detail
+        self.problems = list(problems)
