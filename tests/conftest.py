@@ -1,0 +1,10 @@
+"""Shared fixtures: a local control plane per test, in-process."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
