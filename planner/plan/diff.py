@@ -156,7 +156,7 @@ def _plan_new(out: _Outcome, subject: _Subject, existing_id: str | None, key: by
             name=subject.name,
             message=f"{subject.name} already exists (id {existing_id}) but is not in the "
             f"state; adopt it with `{command}`",
-            hint=command,
+            hint=f"`{command}` adopts it; or rename the deployment in the config",
         )
     )
 

@@ -131,3 +131,67 @@ def _apply_change(
         values = desired[change.name].secret_values()
         return apply_patch_body(current, plan_body.planned_patch_body(change, values))
     return current
+
+
+def rich_inputs() -> dict[str, Any]:
+    """One plan with every action, drift, errors, a released field and a sidecar change."""
+    support = git_desired("support-agent", secrets={"OPENAI_API_KEY": "sk-old", "LOG_LEVEL": "info"})
+    worker = git_desired(
+        "worker",
+        source_config={
+            "integration_id": INTEGRATION,
+            "repo_url": "https://git.example.com/acme/worker",
+            "resource_spec": {
+                "max_scale": 2,
+                "sidecars": [
+                    {"name": "log-shipper", "image": "shipper:1.0"},
+                    {"name": "metrics", "image": "metrics:2.1"},
+                ],
+            },
+            "custom_url": "https://worker.example.com",
+        },
+    )
+    gateway = git_desired("gateway")
+    legacy = git_desired("legacy-bot")
+    tools = git_desired("tools")
+    live = {d.name: observed_from(d) for d in (support, worker, gateway, legacy, tools)}
+    recorded = {d.name: recorded_from(d) for d in (support, worker, gateway, legacy, tools)}
+    live["support-agent"] = edit(live["support-agent"], {"source_config": {"build_on_push": True}})
+    desired = {
+        "support-agent": git_desired(
+            "support-agent", secrets={"OPENAI_API_KEY": "sk-new", "LOG_LEVEL": "info"}
+        ),
+        "worker": git_desired(
+            "worker",
+            source_config={
+                "integration_id": INTEGRATION,
+                "repo_url": "https://git.example.com/acme/worker",
+                "resource_spec": {
+                    "max_scale": 4,
+                    "sidecars": [
+                        {"name": "log-shipper", "image": "shipper:1.1"},
+                        {"name": "tracer", "image": "tracer:0.3"},
+                    ],
+                },
+            },
+        ),
+        "gateway": git_desired(
+            "gateway",
+            source_config={
+                "integration_id": INTEGRATION,
+                "repo_url": "https://git.example.com/acme/gateway-v2",
+                "build_on_push": True,
+                "resource_spec": {"min_scale": 1, "max_scale": 3},
+            },
+        ),
+        "tools": tools,
+        "new-agent": git_desired("new-agent", secrets={"TOKEN": "t0k3n"}),
+        "imported-agent": git_desired("imported-agent"),
+    }
+    return {
+        "desired": desired,
+        "recorded": recorded,
+        "observed": live,
+        "unmanaged_existing": {"imported-agent": deployment_id("imported-agent")},
+        "replace": frozenset({"tools"}),
+    }
