@@ -75,9 +75,7 @@ def recorded_from(desired: DesiredDeployment, key: bytes = KEY) -> RecordedDeplo
         name=desired.name,
         id=deployment_id(desired.name),
         managed=desired.managed(),
-        secret_digests={
-            n: secret_digest(key, n, v) for n, v in desired.secret_values().items()
-        },
+        secret_digests={n: secret_digest(key, n, v) for n, v in desired.secret_values().items()},
     )
 
 
@@ -122,8 +120,11 @@ def _apply_change(
 ) -> Deployment | None:
     if change.action in (Action.CREATE, Action.REPLACE):
         post = plan_body.planned_create_body(change, desired[change.name].secret_values())
-        return observed_from(DesiredDeployment.model_validate(post | {"secrets": {
-            s["name"]: s["value"] for s in post["secrets"]}}))
+        return observed_from(
+            DesiredDeployment.model_validate(
+                post | {"secrets": {s["name"]: s["value"] for s in post["secrets"]}}
+            )
+        )
     if change.action is Action.DELETE:
         return None
     if change.action in (Action.UPDATE, Action.NEW_REVISION):
@@ -135,7 +136,9 @@ def _apply_change(
 
 def rich_inputs() -> dict[str, Any]:
     """One plan with every action, drift, errors, a released field and a sidecar change."""
-    support = git_desired("support-agent", secrets={"OPENAI_API_KEY": "sk-old", "LOG_LEVEL": "info"})
+    support = git_desired(
+        "support-agent", secrets={"OPENAI_API_KEY": "sk-old", "LOG_LEVEL": "info"}
+    )
     worker = git_desired(
         "worker",
         source_config={
