@@ -14,6 +14,7 @@ from typing import Any
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment, Lifecycle
 from planner.plan import body as plan_body
+from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action, Change, Plan
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
@@ -22,6 +23,8 @@ KEY = b"k" * 32
 TENANT = "6f1c2c1e-0000-4000-8000-000000000001"
 INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"
 STAMP = "2026-01-01T00:00:00Z"
+# The literal secret values of `rich_inputs`: none may appear in any rendering.
+SECRET_VALUES = ["sk-old", "sk-new", "t0k3n"]
 
 
 def git_desired(name: str = "api", **overrides: Any) -> DesiredDeployment:
@@ -198,3 +201,16 @@ def rich_inputs() -> dict[str, Any]:
         "unmanaged_existing": {"imported-agent": deployment_id("imported-agent")},
         "replace": frozenset({"tools"}),
     }
+
+
+def rich_plan() -> Plan:
+    """The plan of `rich_inputs` (the one the goldens and the docs show)."""
+    inputs = rich_inputs()
+    return make_plan(
+        inputs["desired"],
+        inputs["recorded"],
+        inputs["observed"],
+        options=PlanOptions(replace=inputs["replace"]),
+        digest_key=KEY,
+        unmanaged_existing=inputs["unmanaged_existing"],
+    )

@@ -8,24 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action, Change, Plan, Summary, plan_json_schema
 
-from .builders import KEY, rich_inputs
+from .builders import rich_plan
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "plan.schema.json"
-
-
-def rich_plan() -> Plan:
-    inputs = rich_inputs()
-    return make_plan(
-        inputs["desired"],
-        inputs["recorded"],
-        inputs["observed"],
-        options=PlanOptions(replace=inputs["replace"]),
-        digest_key=KEY,
-        unmanaged_existing=inputs["unmanaged_existing"],
-    )
 
 
 def test_actions_are_a_closed_set_with_symbols_and_json_names() -> None:
