@@ -161,8 +161,10 @@ class Plan(PlanModel):
     def summary_line(self) -> str:
         """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`"""
         if not self.has_changes:
-            if self.mode == "refresh-only" and self.drift:
-                return f"No changes. {_count(len(self.drift), 'drifted value')} to record."
+            if self.mode == "refresh-only":
+                if self.drift:
+                    return f"No changes. {_count(len(self.drift), 'drifted value')} to record."
+                return "No changes. Nothing changed outside the planner."
             return "No changes. The deployments match the configuration."
         s = self.summary
         parts = [

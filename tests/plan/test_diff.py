@@ -323,3 +323,12 @@ def test_plans_are_the_same_whatever_the_mapping_order() -> None:
     )
     assert first == second
     assert [c.name for c in first.changes] == ["a", "b", "c", "d"]
+
+
+def test_refresh_only_without_drift_says_nothing_moved() -> None:
+    """--refresh-only with nothing changed outside plans nothing and says so."""
+    desired = git_desired()
+    live = observed_from(desired)
+    plan = plan_one(desired, recorded_from(desired), live, options=PlanOptions(refresh_only=True))
+    assert (plan.changes, plan.drift) == ([], [])
+    assert plan.summary_line() == "No changes. Nothing changed outside the planner."

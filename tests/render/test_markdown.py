@@ -51,3 +51,10 @@ def test_backticks_in_values_cannot_break_the_fence() -> None:
     )
     md = render_markdown(plan)
     assert "````diff\n" in md
+
+
+def test_an_empty_plan_renders_marker_and_summary() -> None:
+    """No changes: the marker and the summary, no table, no details."""
+    assert render_markdown(Plan()) == (
+        f"{MARKER}\n**No changes. The deployments match the configuration.**\n"
+    )

@@ -72,3 +72,8 @@ def test_secret_values_never_print(plan, verbose) -> None:
         "secrets.OPENAI_API_KEY: (sensitive) → (sensitive)  (new-revision, value changed)" in text
     )
     assert not [value for value in SECRET_VALUES if value in text]
+
+
+def test_an_empty_plan_renders_only_the_summary() -> None:
+    """No changes: the text is the summary line alone."""
+    assert render_text(Plan()) == "No changes. The deployments match the configuration.\n"
