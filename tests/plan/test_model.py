@@ -71,9 +71,10 @@ def test_json_keys_follow_the_product_contract() -> None:
 
 def test_the_checked_in_schema_is_current() -> None:
     """schemas/plan.schema.json equals plan_json_schema() (UPDATE_GOLDEN=1 rewrites it)."""
-    expected = json.dumps(plan_json_schema(), indent=2, sort_keys=True) + "\n"
+    expected = plan_json_schema()
     if os.environ.get("UPDATE_GOLDEN") == "1":
-        SCHEMA.write_text(expected, encoding="utf-8")
-    assert SCHEMA.read_text(encoding="utf-8") == expected, (
-        "schemas/plan.schema.json is stale: run UPDATE_GOLDEN=1 pytest tests/plan/test_model.py"
+        SCHEMA.write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == expected, (
+        "schemas/plan.schema.json is stale: run `planner schema --write schemas` "
+        "or UPDATE_GOLDEN=1 pytest tests/plan/test_model.py"
     )
