@@ -107,10 +107,21 @@ def _element_lines(path: str, before: list[Any], after: list[Any], note: str) ->
         elif name not in new:
             yield Line("-", label, old[name], None, note)
         elif old[name] != new[name]:
-            for key in sorted(set(old[name]) | set(new[name])):
-                was, now = old[name].get(key), new[name].get(key)
-                if was != now:
-                    yield Line(_sign(was, now), f"{label}.{key}", was, now, note)
+            yield from _member_lines(label, old[name], new[name], note)
+
+
+def _member_lines(
+    label: str, old: dict[str, Any], new: dict[str, Any], note: str
+) -> Iterator[Line]:
+    """The differing keys of one element; named lists inside (env, volumeMounts) recurse."""
+    for key in sorted(set(old) | set(new)):
+        was, now = old.get(key), new.get(key)
+        if was == now:
+            continue
+        if was and now and _is_named_list(was) and _is_named_list(now):
+            yield from _element_lines(f"{label}.{key}", was, now, note)
+        else:
+            yield Line(_sign(was, now), f"{label}.{key}", was, now, note)
 
 
 def show(value: Any) -> str:
