@@ -78,6 +78,8 @@ class LocalFileBackend:
             os.close(fd)
 
     def force_unlock(self, lock_id: str) -> LockInfo:
+        if not self.lock_path.exists():
+            raise wrong_id_error(self.location, lock_id, None, live=False)
         fd = self._open_lock_file()
         try:
             recorded = self._read_lock_info()
