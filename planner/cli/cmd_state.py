@@ -63,12 +63,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    recorded = _require_state(open_state_backend(args)).get(args.name)
+    doc = _require_state(open_state_backend(args))
+    recorded = doc.get(args.name)
     console = make_console()
     if args.format == "json":
         console.print_json(json.dumps(_redacted(recorded)))
         return 0
-    for line in show_lines(recorded):
+    for line in show_lines(recorded) + _pending_lines(doc, args.name):
         console.print(line, markup=False)
     return 0
 
@@ -106,6 +107,14 @@ def show_lines(recorded: RecordedDeployment) -> list[str]:
         lines.append("  secrets:")
         lines += [f"    {name} = {SENSITIVE}" for name in sorted(recorded.secret_digests)]
     return lines
+
+
+def _pending_lines(doc: StateDocument, name: str) -> list[str]:
+    intents = doc.intents_for(name)
+    if not intents:
+        return []
+    lines = ["  unfinished operations (started, outcome not recorded):"]
+    return lines + [f"    {entry.op} started at {entry.started_at}" for entry in intents]
 
 
 def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:

@@ -4,7 +4,7 @@ Import what you need from here: the document, the backend interface and its two
 implementations, and the helpers other stages call.
 """
 
-from planner.state.backend import StateBackend
+from planner.state.backend import StateBackend, read_or_create
 from planner.state.document import PendingIntent, StateDocument, adopt
 from planner.state.inmemory import InMemoryBackend, MemoryStore
 from planner.state.localfile import LocalFileBackend
@@ -24,5 +24,6 @@ __all__ = [
     "StateDocument",
     "adopt",
     "default_state_path",
+    "read_or_create",
     "resolve_state_path",
 ]

@@ -55,3 +55,15 @@ def next_serial(current: StateDocument | None, doc: StateDocument, location: str
             hint="run the command again, so it plans from the current state",
         )
     return max(doc.serial, current.serial) + 1
+
+
+def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:
+    """The stored state, checked to belong to ENDPOINT and TENANT_ID, or a new empty one.
+
+    The new document is not written: the first `write` creates the store.
+    """
+    doc = backend.read()
+    if doc is None:
+        return StateDocument.new(endpoint, tenant_id)
+    doc.check_belongs_to(endpoint, tenant_id, source=backend.location)
+    return doc

@@ -82,12 +82,15 @@ class StateDocument(BaseModel):
         """Everything the checksum covers (all keys but `checksum`), as JSON values."""
         return self.model_dump(mode="json", exclude={"checksum"})
 
-    def check_belongs_to(self, endpoint: str, tenant_id: str | None) -> None:
-        """Refuse a state written for another control plane or workspace."""
+    def check_belongs_to(
+        self, endpoint: str, tenant_id: str | None, *, source: str | None = None
+    ) -> None:
+        """Refuse a state written for another control plane or workspace (SOURCE: its file)."""
         if _same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
             return
         raise StateError(
-            "the state belongs to another control plane or workspace",
+            f"{f'state {source}' if source else 'the state'} belongs to another control "
+            "plane or workspace",
             details=[
                 f"state written for: {self.endpoint} (workspace {self.tenant_id or '-'})",
                 f"this run targets:  {endpoint} (workspace {tenant_id or '-'})",

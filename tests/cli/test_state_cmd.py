@@ -39,6 +39,7 @@ def state_file(tmp_path: Path) -> Path:
     doc = StateDocument.new(ENDPOINT, None)
     doc.record(_recorded("support-agent", 1))
     doc.record(_recorded("billing-[x]", 2))
+    doc.add_intent("update", "support-agent", deployment_id=_recorded("x", 1).id)
     backend = LocalFileBackend(path)
     backend.write(backend.write(doc))
     return path
@@ -100,6 +101,7 @@ def test_show_values_and_hides_secrets(
     assert "source_config.resource_spec.max_scale = 3" in out
     assert 'source_revision_config.repo_ref = "main"' in out
     assert "OPENAI_API_KEY = (sensitive)" in out
+    assert "update started at" in out
     assert SECRET not in out
     assert "hmac-sha256" not in out
 

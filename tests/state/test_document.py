@@ -174,3 +174,16 @@ def test_written_text_never_holds_secret_value() -> None:
     assert SECRET_VALUE not in text
     assert hashlib.sha256(SECRET_VALUE.encode()).hexdigest() not in text
     assert "hmac-sha256:" in text
+
+
+def test_read_or_create_new_and_foreign() -> None:
+    """read_or_create gives a new document when absent and refuses a foreign one, naming it."""
+    from planner.state import InMemoryBackend, read_or_create
+
+    backend = InMemoryBackend(name="mem.state.json")
+    fresh = read_or_create(backend, ENDPOINT, TENANT)
+    assert (fresh.serial, fresh.endpoint, fresh.tenant_id) == (0, ENDPOINT, TENANT)
+    backend.write(fresh)
+    assert read_or_create(backend, ENDPOINT, TENANT).lineage == fresh.lineage
+    with pytest.raises(StateError, match=r"^state mem\.state\.json belongs to another"):
+        read_or_create(backend, "embedded:state/local-control-plane.db", TENANT)
