@@ -50,10 +50,16 @@ class LocalFileBackend:
         previous_text = self._read_text()
         current = None if previous_text is None else self._parse(previous_text)
         written = sealed(doc, next_serial(current, doc, self.location))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if previous_text is not None:
-            write_atomic(self.backup_path, previous_text)
-        write_atomic(self.path, dump_state(written))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if previous_text is not None:
+                write_atomic(self.backup_path, previous_text)
+            write_atomic(self.path, dump_state(written))
+        except OSError as error:
+            raise StateError(
+                f"cannot write state file {self.path}: {error.strerror or error}",
+                hint="the previous state (if any) is unchanged",
+            ) from None
         return written
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
@@ -111,8 +117,13 @@ class LocalFileBackend:
         return parse_state(text, source=self.location, backup=backup)
 
     def _open_lock_file(self) -> int:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        except OSError as error:
+            raise StateError(
+                f"cannot open the lock file {self.lock_path}: {error.strerror or error}"
+            ) from None
 
     def _read_lock_info(self) -> LockInfo | None:
         try:

@@ -163,3 +163,25 @@ def test_concurrent_reader_never_sees_partial_file(state_path: Path) -> None:
     assert errors == []
     assert serials and serials == sorted(serials)
     assert serials[0] >= 1
+
+
+def test_unwritable_directory_is_a_state_error(tmp_path: Path) -> None:
+    """A state path under a regular file fails as a StateError naming the file, not OSError."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    backend = LocalFileBackend(blocker / "planner.state.json")
+    with pytest.raises(StateError, match=r"cannot (read|write) state file .*not-a-dir"):
+        backend.write(StateDocument.new(ENDPOINT, TENANT))
+    with pytest.raises(StateError, match="cannot open the lock file"):
+        backend.lock("apply")
+
+
+def test_write_records_current_tool_version(state_path: Path) -> None:
+    """Whatever version a document came with, it is written with this planner's version."""
+    from planner import __version__
+
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.tool_version = "0.0.0-old"
+    written = LocalFileBackend(state_path).write(doc)
+    assert written.tool_version == __version__
+    assert LocalFileBackend(state_path).read() == written

@@ -36,7 +36,12 @@ def test_polling_stops_at_deadline() -> None:
 def test_zero_timeout_tries_once() -> None:
     """A timeout of 0 makes exactly one attempt."""
     calls: list[int] = []
-    assert not acquire_polling(lambda: bool(calls.append(1)), 0.0, sleep=lambda _: None)
+
+    def try_acquire() -> bool:
+        calls.append(1)
+        return False
+
+    assert not acquire_polling(try_acquire, 0.0, sleep=lambda _: None)
     assert calls == [1]
 
 
