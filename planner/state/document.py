@@ -102,16 +102,14 @@ class StateDocument(BaseModel):
     def record(self, recorded: RecordedDeployment) -> None:
         """Insert or replace one managed deployment (what apply calls after each change)."""
         check_recorded(recorded.name, recorded)
-        self.deployments = {**self.deployments, recorded.name: recorded}
+        # in place: reassigning would revalidate every deployment (O(n) per record)
+        self.deployments[recorded.name] = recorded
 
     def forget(self, name: str) -> RecordedDeployment:
         """Drop one deployment from the state (the remote deployment is not touched)."""
         if name not in self.deployments:
             raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
-        remaining = dict(self.deployments)
-        forgotten = remaining.pop(name)
-        self.deployments = remaining
-        return forgotten
+        return self.deployments.pop(name)
 
     def get(self, name: str) -> RecordedDeployment:
         """The recorded deployment NAME, or a StateError listing the known names."""
@@ -136,13 +134,13 @@ class StateDocument(BaseModel):
             details=dict(details or {}),
             started_at=(now or utc_now()).isoformat(),
         )
-        self.pending = [*self.pending, intent]
+        self.pending.append(intent)
         return intent
 
     def clear_intent(self, intent: PendingIntent | str) -> None:
         """Drop a journalled operation once its outcome is recorded (unknown ids are ignored)."""
         intent_id = intent if isinstance(intent, str) else intent.id
-        self.pending = [entry for entry in self.pending if entry.id != intent_id]
+        self.pending[:] = [entry for entry in self.pending if entry.id != intent_id]
 
     def intents_for(self, name: str) -> list[PendingIntent]:
         return [entry for entry in self.pending if entry.name == name]
