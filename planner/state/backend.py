@@ -15,7 +15,7 @@ class StateBackend(Protocol):
     - `read()` returns None when there is no state yet; a corrupt, foreign-format or
       hand-edited state is a StateError.
     - `write(doc)` bumps the serial, recomputes the checksum and returns what was
-      written: keep using the returned document (a second write of the old one is stale).
+      written; it also advances DOC's serial, so DOC can be changed and written again.
       A document older than the stored one (lower serial, or another lineage) is refused.
     - `lock(operation, timeout)` waits up to TIMEOUT seconds (0: fail at once), then
       raises StateLockedError naming the holder. The handle is a context manager.

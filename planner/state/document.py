@@ -198,6 +198,14 @@ def sealed(doc: StateDocument, serial: int) -> StateDocument:
     return copy
 
 
+def advance(doc: StateDocument, written: StateDocument) -> None:
+    """Bring DOC to the serial (and checksum) it was just written with, so it can be
+    changed and written again; a document some other writer overtook stays stale."""
+    doc.serial = written.serial
+    doc.tool_version = written.tool_version
+    doc.checksum = written.checksum
+
+
 def dump_state(doc: StateDocument) -> str:
     """The file text: indented for humans; the checksum is over the canonical form."""
     if doc.checksum is None:

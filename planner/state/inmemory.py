@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass, field
 
 from planner.state.backend import next_serial
-from planner.state.document import StateDocument, dump_state, parse_state, sealed
+from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
 from planner.state.locking import (
     LockHandle,
     LockInfo,
@@ -55,6 +55,7 @@ class InMemoryBackend:
             written = sealed(doc, next_serial(current, doc, self.location))
             self.store.backup = previous if previous is not None else self.store.backup
             self.store.text = dump_state(written)
+        advance(doc, written)
         return written
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:

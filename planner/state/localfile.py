@@ -16,7 +16,7 @@ from pathlib import Path
 
 from planner.errors import StateError
 from planner.state.backend import next_serial
-from planner.state.document import StateDocument, dump_state, parse_state, sealed
+from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
 from planner.state.locking import (
     LockHandle,
     LockInfo,
@@ -60,6 +60,7 @@ class LocalFileBackend:
                 f"cannot write state file {self.path}: {error.strerror or error}",
                 hint="the previous state (if any) is unchanged",
             ) from None
+        advance(doc, written)
         return written
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:

@@ -72,11 +72,9 @@ class BackendContract:
     def test_serial_increments_and_lineage_kept(self, harness: Harness) -> None:
         """Every write bumps the serial by one and keeps the lineage."""
         doc = StateDocument.new(ENDPOINT, TENANT)
-        first = harness.backend.write(doc)
-        second = harness.backend.write(first)
-        third = harness.backend.write(second)
-        assert [first.serial, second.serial, third.serial] == [1, 2, 3]
-        assert {first.lineage, second.lineage, third.lineage} == {doc.lineage}
+        written = [harness.backend.write(doc) for _ in range(3)]
+        assert [entry.serial for entry in written] == [1, 2, 3]
+        assert {entry.lineage for entry in written} == {doc.lineage}
         stored = harness.backend.read()
         assert stored is not None
         assert (stored.serial, stored.lineage) == (3, doc.lineage)
@@ -84,9 +82,22 @@ class BackendContract:
     def test_stale_serial_refused(self, harness: Harness) -> None:
         """Writing a document older than the stored one fails: someone wrote in between."""
         base = harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
-        harness.peer().write(base)
+        theirs, ours = base.model_copy(deep=True), base.model_copy(deep=True)
+        harness.peer().write(theirs)
         with pytest.raises(StateError, match="changed since it was read"):
-            harness.backend.write(base)
+            harness.backend.write(ours)
+
+    def test_same_document_written_again(self, harness: Harness) -> None:
+        """A write advances the document it was given, so it can be changed and written again."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        doc.add_intent("create", "support-agent")
+        harness.backend.write(doc)
+        assert doc.serial == 1
+        doc.record(sample_recorded())
+        doc.clear_intent(doc.pending[0])
+        written = harness.backend.write(doc)
+        assert (doc.serial, written.serial, written.pending) == (2, 2, [])
+        assert harness.backend.read() == written
 
     def test_other_lineage_refused(self, harness: Harness) -> None:
         """A different state cannot be written over an existing one."""

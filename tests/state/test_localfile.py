@@ -71,10 +71,11 @@ def test_mode_0600_even_with_permissive_umask_and_old_file(state_path: Path) -> 
 def test_backup_holds_previous_version(state_path: Path) -> None:
     """Each write keeps the version it replaces as `<path>.backup`."""
     backend = LocalFileBackend(state_path)
-    first = backend.write(StateDocument.new(ENDPOINT, TENANT))
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    first = backend.write(doc)
     assert not backend.backup_path.exists()
     before = state_path.read_text()
-    backend.write(first)
+    backend.write(doc)
     assert backend.backup_path.read_text() == before
     assert LocalFileBackend(backend.backup_path).read() == first
 
@@ -113,11 +114,11 @@ def test_no_temp_files_left(state_path: Path) -> None:
 def test_failed_write_keeps_old_file(state_path: Path) -> None:
     """A write refused as stale leaves the stored state untouched."""
     backend = LocalFileBackend(state_path)
-    base = backend.write(StateDocument.new(ENDPOINT, TENANT))
-    newer = backend.write(base)
+    stale = backend.write(StateDocument.new(ENDPOINT, TENANT)).model_copy(deep=True)
+    newer = backend.write(stale.model_copy(deep=True))
     text = state_path.read_text()
     with pytest.raises(StateError):
-        backend.write(base)
+        backend.write(stale)
     assert state_path.read_text() == text
     assert backend.read() == newer
 
