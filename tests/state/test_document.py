@@ -7,12 +7,12 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from contract import ENDPOINT, SECRET_VALUE, TENANT, sample_recorded
 from pydantic import ValidationError
 
 from planner.errors import StateError
 from planner.state import RecordedDeployment, StateDocument, adopt
 from planner.state.document import dump_state, parse_state, sealed
+from tests.state.contract import ENDPOINT, SECRET_VALUE, TENANT, sample_recorded
 
 
 def _text(doc: StateDocument) -> str:

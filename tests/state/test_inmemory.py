@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from contract import BackendContract, Harness, edit_json_text
 
 from planner.state import InMemoryBackend, MemoryStore
+from tests.state.contract import BackendContract, Harness, edit_json_text
 
 
 @pytest.fixture

@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from contract import (
+
+from planner.errors import StateError
+from planner.state import LocalFileBackend, StateDocument
+from tests.state.contract import (
     ENDPOINT,
     TENANT,
     BackendContract,
@@ -17,9 +20,6 @@ from contract import (
     edit_json_text,
     sample_recorded,
 )
-
-from planner.errors import StateError
-from planner.state import LocalFileBackend, StateDocument
 
 
 @pytest.fixture
