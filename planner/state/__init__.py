@@ -5,7 +5,7 @@ implementations, and the helpers other stages call.
 """
 
 from planner.state.backend import StateBackend, read_or_create
-from planner.state.document import PendingIntent, StateDocument, adopt
+from planner.state.document import PendingIntent, StateDocument, adopt, embedded_endpoint
 from planner.state.inmemory import InMemoryBackend, MemoryStore
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import default_state_path, resolve_state_path
@@ -24,6 +24,7 @@ __all__ = [
     "StateDocument",
     "adopt",
     "default_state_path",
+    "embedded_endpoint",
     "read_or_create",
     "resolve_state_path",
 ]

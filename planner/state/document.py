@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -24,6 +26,7 @@ from planner.errors import StateError
 from planner.state.records import RecordedDeployment
 
 FORMAT_VERSION = 1
+EMBEDDED_PREFIX = "embedded:"
 SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
 
@@ -144,6 +147,11 @@ class StateDocument(BaseModel):
 
     def intents_for(self, name: str) -> list[PendingIntent]:
         return [entry for entry in self.pending if entry.name == name]
+
+
+def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:
+    """The `endpoint` recorded for the embedded local control plane at DB_PATH."""
+    return f"{EMBEDDED_PREFIX}{Path(db_path).as_posix()}"
 
 
 def check_recorded(key: str, recorded: RecordedDeployment) -> None:

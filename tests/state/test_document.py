@@ -187,3 +187,16 @@ def test_read_or_create_new_and_foreign() -> None:
     assert read_or_create(backend, ENDPOINT, TENANT).lineage == fresh.lineage
     with pytest.raises(StateError, match=r"^state mem\.state\.json belongs to another"):
         read_or_create(backend, "embedded:state/local-control-plane.db", TENANT)
+
+
+def test_embedded_endpoint_names_the_database() -> None:
+    """The embedded control plane is recorded as `embedded:<db path>`, told apart by path."""
+    from pathlib import Path
+
+    from planner.state import embedded_endpoint
+
+    local = embedded_endpoint(Path("state/local-control-plane.db"))
+    assert local == "embedded:state/local-control-plane.db"
+    doc = StateDocument.new(local, TENANT)
+    with pytest.raises(StateError, match="another control plane"):
+        doc.check_belongs_to(embedded_endpoint("other.db"), TENANT)
