@@ -200,3 +200,15 @@ def test_embedded_endpoint_names_the_database() -> None:
     doc = StateDocument.new(local, TENANT)
     with pytest.raises(StateError, match="another control plane"):
         doc.check_belongs_to(embedded_endpoint("other.db"), TENANT)
+
+
+def test_docs_example_is_a_valid_state() -> None:
+    """The example in docs/state.md parses, checksum included (it is kept real)."""
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "state.md"
+    match = re.search(r"```json\n(.*?)```", docs.read_text(), re.S)
+    assert match is not None
+    example = parse_state(match.group(1), source=str(docs))
+    assert sorted(example.deployments) == ["support-agent"]
