@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from plan.builders import rich_plan
 
 from planner.plan.model import Plan
+from tests.plan.builders import rich_plan
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from plan.builders import SECRET_VALUES
-
 from planner.plan.model import Plan
 from planner.render.json import render_json
+from tests.plan.builders import SECRET_VALUES
 
 
 def test_json_matches_the_golden_file(plan, golden) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from plan.builders import SECRET_VALUES
-
 from planner.plan.model import Action, Change, FieldChange, Plan, Summary
 from planner.render.markdown import BUDGET, MARKER, render_markdown
+from tests.plan.builders import SECRET_VALUES
 
 
 def test_markdown_matches_the_golden_file(plan, golden) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from plan.builders import SECRET_VALUES
 
 from planner.plan.model import Action, Change, FieldChange, Plan
 from planner.render.text import render_text
+from tests.plan.builders import SECRET_VALUES
 
 
 def test_text_matches_the_golden_file(plan, golden) -> None:
