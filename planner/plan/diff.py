@@ -7,6 +7,7 @@ of the mappings (every name is visited in sorted order).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
@@ -31,11 +32,16 @@ from planner.state.records import RecordedDeployment
 class PlanOptions:
     """What to plan: `only`/`exclude` select names, `replace` forces delete + create."""
 
-    only: frozenset[str] = frozenset()
-    exclude: frozenset[str] = frozenset()
-    replace: frozenset[str] = frozenset()
+    only: AbstractSet[str] = frozenset()
+    exclude: AbstractSet[str] = frozenset()
+    replace: AbstractSet[str] = frozenset()
     destroy: bool = False
     refresh_only: bool = False
+
+    def __post_init__(self) -> None:
+        # Callers pass argparse lists; the plan needs sets (and a hashable, frozen value).
+        for name in ("only", "exclude", "replace"):
+            object.__setattr__(self, name, frozenset(getattr(self, name)))
 
     @property
     def mode(self) -> PlanMode:

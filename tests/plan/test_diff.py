@@ -332,3 +332,9 @@ def test_refresh_only_without_drift_says_nothing_moved() -> None:
     plan = plan_one(desired, recorded_from(desired), live, options=PlanOptions(refresh_only=True))
     assert (plan.changes, plan.drift) == ([], [])
     assert plan.summary_line() == "No changes. Nothing changed outside the planner."
+
+
+def test_options_accept_plain_collections() -> None:
+    """Names given as lists (as argparse gives them) work like sets."""
+    options = PlanOptions(only=["a"], exclude=("b",), replace={"c"})  # type: ignore[arg-type]
+    assert options.only == frozenset({"a"}) and isinstance(options.exclude, frozenset)
