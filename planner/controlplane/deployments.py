@@ -20,7 +20,6 @@ from planner.api.models import (
     Deployment,
     DeploymentCreate,
     DeploymentList,
-    DeploymentPatch,
     DeploymentType,
     ErrorBody,
     HTTPValidationError,
@@ -29,7 +28,7 @@ from planner.api.models import (
 )
 from planner.api.rules import Problem
 from planner.controlplane.context import RequestContext, get_context
-from planner.controlplane.patching import PatchRejected
+from planner.controlplane.patching import PatchBody, PatchRejected
 from planner.controlplane.service import Conflict, Deployments, Invalid, NotFound
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
@@ -149,7 +148,7 @@ def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
         409: {"model": ErrorBody, "description": "The deployment is being deleted."},
     },
 )
-def patch_deployment(deployment_id: uuid.UUID, body: DeploymentPatch, ctx: Context) -> JSONResponse:
+def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
     """Merge a PATCH; ONE new revision when any new-revision field changes."""
     problems = check_secret_names(body.secrets or [], ("secrets",))
     if problems:

@@ -6,8 +6,8 @@
 - A non-null `source_config.resource_spec` replaces the stored spec wholesale; every
   other `source_config` / `source_revision_config` field is merged field by field.
 - An immutable field (per `planner.api.fields.classify`) with a value different from the
-  stored one is rejected naming the field; the same value is an accepted no-op. A
-  `source` different from the deployment's own is rejected the same way.
+  stored one is rejected naming the field; the same value is an accepted no-op. So is
+  a `name` or `source` different from the deployment's own.
 - A field belonging to another source, or a rule broken by the merged result, is rejected.
 The caller creates ONE revision when any changed path is a new-revision field.
 """
@@ -18,12 +18,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
+
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import DeploymentPatch
 from planner.api.rules import check_source_rules
 from planner.controlplane.validation import describe, merged_problems
 
 READ_ONLY_REVISION_FIELDS = ("repo_commit_sha",)
+
+
+class PatchBody(DeploymentPatch):
+    """The PATCH body as the server reads it: `name` is checked (it cannot change)."""
+
+    name: str | None = Field(
+        default=None, description="Accepted only when equal to the deployment's name."
+    )
 
 
 class PatchRejected(Exception):
@@ -54,13 +64,18 @@ def _pruned(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if v != {}}
 
 
-def _reject_foreign_source(wire: Mapping[str, Any], source: str) -> None:
-    requested = wire.get("source")
-    if requested is not None and requested != source:
-        raise PatchRejected(
-            f"source: cannot be changed after creation (deployment source is '{source}', "
-            f"PATCH has '{requested}')"
-        )
+def _reject_identity(wire: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
+    """`name` and `source` may be repeated in a PATCH, never changed."""
+    for key in ("name", "source"):
+        requested = wire.get(key)
+        if requested is not None and requested != stored[key]:
+            raise PatchRejected(
+                f"{key}: cannot be changed after creation (stored {stored[key]!r}, "
+                f"requested {requested!r}); delete and re-create the deployment to change it"
+            )
+
+
+def _reject_foreign_fields(wire: Mapping[str, Any], source: str) -> None:
     problems = check_source_rules(wire, source, require_complete=False)
     if problems:
         raise PatchRejected(describe(problems))
@@ -90,14 +105,15 @@ def _by_name(items: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return sorted((str(i.get("name")), repr(sorted(i.items()))) for i in items)
 
 
-def apply_patch(
-    source: str,
-    stored: Mapping[str, Any],
-    patch: DeploymentPatch,
-) -> Patched:
-    """The merge of `patch` into `stored` (a deployment's wire fields), or PatchRejected."""
+def apply_patch(stored: Mapping[str, Any], patch: DeploymentPatch) -> Patched:
+    """The merge of `patch` into `stored` (a deployment's wire fields), or PatchRejected.
+
+    `patch` may carry a `name` (see `PatchBody`), checked like `source`.
+    """
     wire = patch.model_dump(mode="json", exclude_none=True)
-    _reject_foreign_source(wire, source)
+    source = str(stored["source"])
+    _reject_identity(wire, stored)
+    _reject_foreign_fields(wire, source)
     requested_config = _pruned(wire.get("source_config", {}))
     _reject_immutable(stored["source_config"], requested_config)
     requested_revision = {

@@ -147,7 +147,7 @@ class Deployments:
             row = self._get(tx, deployment_id)
             if row.delete_at is not None:
                 raise Conflict(f"Deployment ID {deployment_id} is being deleted.")
-            patched = apply_patch(row.source, vars(row), patch)
+            patched = apply_patch(vars(row), patch)
             if patched.changed:
                 row.source_config = patched.source_config
                 row.source_revision_config = patched.source_revision_config
