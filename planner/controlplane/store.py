@@ -16,11 +16,25 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.controlplane.rows import (
+    DeploymentFilter,
+    DeploymentRow,
+    RevisionRow,
+    TracingProjectRow,
+)
 from planner.controlplane.settings import ServerSettings
+
+__all__ = [
+    "DeploymentFilter",
+    "DeploymentRow",
+    "RevisionRow",
+    "Store",
+    "TracingProjectRow",
+    "Transaction",
+]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS deployments (
@@ -67,58 +81,6 @@ STATUS_SQL = (
     "CASE WHEN delete_at IS NOT NULL THEN 'AWAITING_DELETE' "
     "WHEN ready_at <= :now THEN 'READY' ELSE 'AWAITING_DATABASE' END"
 )
-
-
-@dataclass
-class DeploymentRow:
-    id: str
-    tenant_id: str
-    name: str
-    source: str
-    source_config: dict[str, Any]
-    source_revision_config: dict[str, Any]
-    secrets: list[dict[str, Any]]
-    secret_references: list[dict[str, Any]]
-    image_version: str | None
-    latest_revision_id: str | None
-    created_at: float
-    updated_at: float
-    ready_at: float
-    delete_at: float | None = None
-
-
-@dataclass
-class RevisionRow:
-    id: str
-    deployment_id: str
-    seq: int
-    source: str
-    source_revision_config: dict[str, Any]
-    created_at: float
-    build_seconds: float
-    deploy_seconds: float
-    skipped_at: float | None = None
-
-
-@dataclass
-class TracingProjectRow:
-    id: str
-    tenant_id: str
-    deployment_id: str
-    name: str
-    created_at: float
-
-
-@dataclass
-class DeploymentFilter:
-    """Filters of `GET /v2/deployments`, already parsed; None = not filtered."""
-
-    name_contains: str | None = None
-    status: str | None = None
-    image_version: str | None = None
-    deployment_type: str | None = None
-    deployment_ids: list[str] | None = None
-    match_nothing: bool = False  # e.g. remote_reconciled=true: none of ours is
 
 
 _DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secret_references")
