@@ -64,6 +64,12 @@ def _pruned(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if v != {}}
 
 
+def _requested_config(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """The PATCH's source_config without nulls; an empty resource_spec still replaces."""
+    config = wire.get("source_config", {})
+    return {k: v for k, v in config.items() if v != {} or k == "resource_spec"}
+
+
 def _reject_identity(wire: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
     """`name` and `source` may be repeated in a PATCH, never changed."""
     for key in ("name", "source"):
@@ -114,7 +120,7 @@ def apply_patch(stored: Mapping[str, Any], patch: DeploymentPatch) -> Patched:
     source = str(stored["source"])
     _reject_identity(wire, stored)
     _reject_foreign_fields(wire, source)
-    requested_config = _pruned(wire.get("source_config", {}))
+    requested_config = _requested_config(wire)
     _reject_immutable(stored["source_config"], requested_config)
     requested_revision = {
         k: v

@@ -178,6 +178,26 @@ async def test_resource_spec_is_replaced_wholesale(tmp_path: Path) -> None:
         assert patched["source_config"]["repo_url"] == created["source_config"]["repo_url"]
 
 
+async def test_empty_resource_spec_clears_it(tmp_path: Path) -> None:
+    """`resource_spec: {}` is non-null, so it replaces the stored spec with an empty one."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(with_spec(git_host_body()))
+        patched = await cp.patch(created["id"], {"source_config": {"resource_spec": {}}})
+        assert "resource_spec" not in patched["source_config"]
+        assert len(await cp.revisions(created["id"])) == 2
+
+
+async def test_all_null_listener_config_is_ignored(tmp_path: Path) -> None:
+    """A listener_config of nulls is nulls: no change and no immutable-field error."""
+    create = external_docker_body()
+    create["source_config"]["listener_config"] = {"k8s_namespace": "agents"}
+    async with control_plane(tmp_path, mode=Mode.SELF_HOSTED) as cp:
+        created = await cp.create(create)
+        body = {"source_config": {"listener_config": {"k8s_namespace": None}}}
+        patched = await cp.patch(created["id"], body)
+        assert patched["source_config"]["listener_config"] == {"k8s_namespace": "agents"}
+
+
 async def test_nulls_are_ignored(tmp_path: Path) -> None:
     """Nulls never clear a stored value, and a PATCH of only nulls changes nothing."""
     async with control_plane(tmp_path) as cp:
