@@ -29,7 +29,7 @@ from planner.api.models import (
 from planner.api.rules import Problem
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchRejected
-from planner.controlplane.service import Conflict, Deployments, Invalid, NotFound
+from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
     check_secret_names,
@@ -58,7 +58,7 @@ def _invalid(problems: list[Problem], where: str = "body") -> RequestValidationE
 
 
 @contextmanager
-def _http_errors(where: str = "body") -> Iterator[None]:
+def _http_errors() -> Iterator[None]:
     """Map the service's failures to HTTP responses."""
     try:
         yield
@@ -68,8 +68,6 @@ def _http_errors(where: str = "body") -> Iterator[None]:
         raise HTTPException(409, str(exc)) from None
     except PatchRejected as exc:
         raise HTTPException(400, exc.detail) from None
-    except Invalid as exc:
-        raise _invalid(exc.problems, where) from None
 
 
 @router.post(
@@ -127,7 +125,7 @@ def delete_deployments(
     deployment_ids: Annotated[list[uuid.UUID], Query(min_length=1, max_length=100)],
 ) -> JSONResponse:
     """Start deleting deployments; 207 when some are already being deleted."""
-    with _http_errors("query"):
+    with _http_errors():
         result = _deployments(ctx).delete([str(i) for i in deployment_ids])
     return JSONResponse(result, status_code=207 if result["failed"] else 200)
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from planner import __version__
 from planner.api.models import DeploymentCreate, DeploymentPatch
-from planner.api.rules import Problem
 from planner.controlplane import lifecycle, views
 from planner.controlplane.patching import apply_patch
 from planner.controlplane.settings import ServerSettings
@@ -35,14 +34,6 @@ class NotFound(Exception):
 
 class Conflict(Exception):
     """HTTP 409 `{detail}`."""
-
-
-class Invalid(Exception):
-    """HTTP 422 with one entry per problem."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems)
-        self.problems = problems
 
 
 def deployment_not_found(deployment_id: str) -> NotFound:

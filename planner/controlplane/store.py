@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS deployments (
     UNIQUE (tenant_id, name)
 );
 CREATE INDEX IF NOT EXISTS deployments_by_tenant ON deployments (tenant_id, created_at, id);
+CREATE INDEX IF NOT EXISTS deployments_by_delete_at ON deployments (delete_at);
 CREATE TABLE IF NOT EXISTS revisions (
     id TEXT PRIMARY KEY,
     deployment_id TEXT NOT NULL,
