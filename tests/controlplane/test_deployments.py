@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.api.models import Deployment, HTTPValidationError
+from planner.api.models import BulkDeleteResult, Deployment, HTTPValidationError
 from planner.api.rules import Mode
 from tests.controlplane.core_fixtures import (
     INTEGRATION_ID,
@@ -203,6 +203,7 @@ async def test_bulk_delete_of_one_already_deleting_is_207(tmp_path: Path) -> Non
         )
         assert response.status_code == 207
         body = response.json()
+        BulkDeleteResult.model_validate(body)
         assert body["deleted"] == [b["id"]]
         assert [f["deployment_id"] for f in body["failed"]] == [a["id"]]
         assert a["id"] in body["failed"][0]["detail"]

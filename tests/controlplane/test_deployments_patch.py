@@ -256,6 +256,7 @@ async def test_one_patch_with_many_changes_makes_one_revision(tmp_path: Path) ->
     """repo_ref + resource_spec + secrets + build_on_push in one PATCH = one revision."""
     async with control_plane(tmp_path) as cp:
         created = await cp.create(with_spec(git_host_body()))
+        cp.clock.advance(1)
         body = {
             "source_config": {"build_on_push": True, "resource_spec": {"cpu": 4}},
             "source_revision_config": {"repo_ref": "release"},
@@ -266,6 +267,7 @@ async def test_one_patch_with_many_changes_makes_one_revision(tmp_path: Path) ->
         assert len(revisions) == 2
         assert revisions[0]["source_revision_config"]["repo_ref"] == "release"
         assert patched["source_config"]["build_on_push"] is True
+        assert patched["updated_at"] > created["updated_at"]
 
 
 async def test_field_of_another_source_is_400_naming_it(tmp_path: Path) -> None:
