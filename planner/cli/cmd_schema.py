@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from planner.config.schema import config_schema
+from planner.config.json_schema import config_schema
 from planner.render.console import make_console
 
 SchemaBuilder = Callable[[], dict[str, Any]]

@@ -25,7 +25,7 @@ from planner.config.desired import DesiredDeployment, Lifecycle
 from planner.config.diagnostics import Loc, Problem, has_path, under
 from planner.config.merge import deep_merge
 from planner.config.models import DeploymentSpec
-from planner.config.secrets import resolve_secrets
+from planner.config.secret_values import resolve_secrets
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 _WIRE_KEYS = ("source_config", "source_revision_config", "secret_references")

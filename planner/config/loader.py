@@ -25,7 +25,7 @@ from planner.config.models import (
     DeploymentSpec,
 )
 from planner.config.reader import read_raw
-from planner.config.secrets import resolve_secrets
+from planner.config.secret_values import resolve_secrets
 from planner.errors import ConfigError
 
 CONFIG_HINT = "fix the problems listed above (the format is described in docs/config.md)"

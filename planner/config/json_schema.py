@@ -11,8 +11,8 @@ from typing import Any
 
 from planner.api.models import ResourceSpec
 from planner.config.checks import ignorable_paths
+from planner.config.json_schema_docs import FIELD_DOCS, resource_spec_doc
 from planner.config.models import ConfigFile
-from planner.config.schema_docs import FIELD_DOCS, resource_spec_doc
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "https://planner.invalid/schemas/config.schema.json"
