@@ -67,11 +67,27 @@ def validate_model(
         return None, []
 
 
+# Type problems in the words of the file (TOML tables / arrays) rather than pydantic's.
+_MESSAGES = {
+    "missing": "required",
+    "int_type": "must be a whole number",
+    "float_type": "must be a number",
+    "string_type": "must be a string",
+    "bool_type": "must be true or false",
+    "dict_type": "must be a table (object)",
+    "model_type": "must be a table (object)",
+    "list_type": "must be an array",
+    "tuple_type": "must be an array",
+}
+
+
 def _problem_of(item: Mapping[str, Any]) -> Problem:
-    message = str(item["msg"]).removeprefix("Value error, ")
-    if item["type"] == "missing":
-        message = "required"
-    return Problem(tuple(item["loc"]), message[:1].lower() + message[1:])
+    message = _MESSAGES.get(item["type"]) or str(item["msg"]).removeprefix("Value error, ")
+    if item["type"] == "enum":
+        message = "must be " + message.removeprefix("Input should be ")
+    elif message.startswith("Input should be "):
+        message = "must be " + message.removeprefix("Input should be ")
+    return Problem(tuple(item["loc"]), message)
 
 
 def load_deployment(
