@@ -83,9 +83,7 @@ _MESSAGES = {
 
 def _problem_of(item: Mapping[str, Any]) -> Problem:
     message = _MESSAGES.get(item["type"]) or str(item["msg"]).removeprefix("Value error, ")
-    if item["type"] == "enum":
-        message = "must be " + message.removeprefix("Input should be ")
-    elif message.startswith("Input should be "):
+    if item["type"] == "enum" or message.startswith("Input should be "):
         message = "must be " + message.removeprefix("Input should be ")
     return Problem(tuple(item["loc"]), message)
 

@@ -49,12 +49,12 @@ def test_name_of_63_characters_is_accepted(load: Callable[..., object], docker_a
 def test_git_host_requires_its_fields(problems_of: ProblemsOf) -> None:
     """A git_host deployment names every missing required field."""
     problems = problems_of('[deployments.api]\nsource = "git_host"\n')
+    where = "planner.toml: deployments.api"
     assert problems == [
-        "planner.toml: deployments.api.source_config.integration_id: required for source 'git_host'",
-        "planner.toml: deployments.api.source_config.repo_url: required for source 'git_host'",
-        "planner.toml: deployments.api.source_revision_config.repo_ref: required for source 'git_host'",
-        "planner.toml: deployments.api.source_revision_config.agent_config_path: "
-        "required for source 'git_host'",
+        f"{where}.source_config.integration_id: required for source 'git_host'",
+        f"{where}.source_config.repo_url: required for source 'git_host'",
+        f"{where}.source_revision_config.repo_ref: required for source 'git_host'",
+        f"{where}.source_revision_config.agent_config_path: required for source 'git_host'",
     ]
 
 
@@ -72,7 +72,8 @@ def test_field_of_another_source_is_rejected(problems_of: ProblemsOf, docker_api
     [
         ('[deployments.api.source_config]\ncustom_url = "https://x"\n', "source_config.custom_url"),
         (
-            '[deployments.api.source_config]\nlistener_id = "1d2e3f40-0000-4000-8000-0000000000b1"\n',
+            "[deployments.api.source_config]\n"
+            'listener_id = "1d2e3f40-0000-4000-8000-0000000000b1"\n',
             "source_config.listener_id",
         ),
         (
@@ -80,7 +81,8 @@ def test_field_of_another_source_is_rejected(problems_of: ProblemsOf, docker_api
             "source_config.listener_config",
         ),
         (
-            '[[deployments.api.secret_references]]\nname = "A"\nsecret_name = "s"\nsecret_key = "k"\n',
+            "[[deployments.api.secret_references]]\n"
+            'name = "A"\nsecret_name = "s"\nsecret_key = "k"\n',
             "secret_references",
         ),
     ],
@@ -122,7 +124,10 @@ def test_build_on_push_with_tag_ref_is_rejected(problems_of: ProblemsOf, git_api
 
 def test_external_docker_is_unavailable_in_cloud_mode(problems_of: ProblemsOf) -> None:
     """The default mode is cloud, where external_docker does not exist."""
-    text = '[deployments.api]\nsource = "external_docker"\nsource_revision_config = { image_uri = "i:1" }\n'
+    text = (
+        '[deployments.api]\nsource = "external_docker"\n'
+        'source_revision_config = { image_uri = "i:1" }\n'
+    )
     problems = problems_of(text)
     assert len(problems) == 1
     assert problems[0].startswith(

@@ -136,8 +136,8 @@ def test_json_duplicate_key_is_reported(problems_of: ProblemsOf) -> None:
     )
     problems = problems_of(text, name="planner.json")
     assert (
-        "planner.json: deployments.api.secrets.TOKEN: duplicate key 'TOKEN' (each key may appear once)"
-        in problems
+        "planner.json: deployments.api.secrets.TOKEN: "
+        "duplicate key 'TOKEN' (each key may appear once)" in problems
     )
 
 
@@ -154,8 +154,8 @@ def test_non_finite_numbers_are_rejected(problems_of: ProblemsOf, docker_api: st
     """inf and nan are not numbers the API can take."""
     text = docker_api + "[deployments.api.source_config.resource_spec]\nmemory_mb = inf\n"
     assert (
-        "planner.toml: deployments.api.source_config.resource_spec.memory_mb: must be a finite number"
-        in problems_of(text)
+        "planner.toml: deployments.api.source_config.resource_spec.memory_mb: "
+        "must be a finite number" in problems_of(text)
     )
 
 
