@@ -74,3 +74,14 @@ def test_fleet_example_uses_defaults_secrets_and_lifecycle() -> None:
     assert support.secret_env["OPENAI_API_KEY"] == "OPENAI_API_KEY"  # from [defaults]
     spec = support.managed()["source_config"]["resource_spec"]
     assert spec["labels"] == {"team": "support", "cost-center": "ai-platform"}
+
+
+def test_annotated_example_in_the_docs_is_valid(tmp_path: Path) -> None:
+    """The complete example of docs/config.md loads without problems."""
+    doc = (EXAMPLES.parent / "docs" / "config.md").read_text(encoding="utf-8")
+    block = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "planner.toml"
+    path.write_text(block, encoding="utf-8")
+    config = load_config(path, environ=ENVIRON)
+    spec = config.deployments["support-agent"].managed()["source_config"]["resource_spec"]
+    assert spec["labels"] == {"team": "agents", "tier": "gold"}
