@@ -7,6 +7,7 @@ need: a `ConfigCase(data, environ)`.
 
 from __future__ import annotations
 
+import copy
 import string
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,3 +182,61 @@ def valid_configs(draw: st.DrawFn) -> ConfigCase:
     chosen = draw(st.lists(names, max_size=3, unique=True))
     data["deployments"] = {name: draw(deployments(draw(sources), environ)) for name in chosen}
     return ConfigCase(data=data, environ=environ)
+
+
+def _vocabulary() -> list[str]:
+    from planner.api.models import Container, ResourceSpec, SourceConfig, SourceRevisionConfig
+
+    keys = {"source", "secrets", "secret_references", "lifecycle", "env", "protect"}
+    keys |= {"ignore_changes", "base_url", "tenant_id", "mode", "name", "image_uri"}
+    for model in (SourceConfig, SourceRevisionConfig, ResourceSpec, Container):
+        keys |= set(model.model_fields)
+    return sorted(keys)
+
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=False),
+    texts,
+    st.sampled_from(["git_host", "external_docker", "internal_docker", "refs/tags/v1"]),
+)
+anything = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(_vocabulary()) | words, inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix] if prefix else []
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else []
+    )
+    for key, value in items:
+        found.extend(_paths(value, (*prefix, key)))
+    return found
+
+
+@st.composite
+def broken_configs(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid config with a few values replaced or keys added at random: mostly invalid."""
+    data = copy.deepcopy(draw(valid_configs()).data)  # never mutate a drawn value
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(_paths(data) or [("deployments",)]))
+        parent: Any = data
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, dict) and draw(st.booleans()):
+            parent[draw(st.sampled_from(_vocabulary()))] = draw(anything)
+        else:
+            parent[path[-1]] = draw(anything)
+    return data

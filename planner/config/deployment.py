@@ -141,7 +141,12 @@ def _desired(
     name: str, spec: DeploymentSpec, merged: Mapping[str, Any], values: Any, env: Any
 ) -> DesiredDeployment:
     # Only what the config set is passed, so `managed()` (exclude_unset) is exactly that.
-    fields: dict[str, Any] = {key: getattr(spec, key) for key in _WIRE_KEYS if key in merged}
+    # A pruned or null value is not set (both are reported as problems already).
+    fields: dict[str, Any] = {
+        key: getattr(spec, key)
+        for key in _WIRE_KEYS
+        if key in spec.model_fields_set and getattr(spec, key) is not None
+    }
     if "secrets" in merged:
         fields.update(secrets=values, secret_env=env)
     lifecycle = spec.lifecycle or Lifecycle()

@@ -63,3 +63,14 @@ def test_valid_deployment_has_no_problems() -> None:
     loaded = load_deployment("api", own, Defaults(), mode=Mode.CLOUD, environ={})
     assert loaded.problems == []
     assert loaded.desired is not None and loaded.desired.name == "api"
+
+
+def test_wrongly_typed_or_null_section_is_a_problem_not_a_crash() -> None:
+    """A section of the wrong type or null is reported and left out of desired state."""
+    own = {"source": "internal_docker", "source_config": 5, "source_revision_config": None}
+    loaded = load_deployment("api", own, Defaults(), mode=Mode.CLOUD, environ={})
+    assert loaded.desired is None
+    assert [(p.loc, p.message) for p in loaded.problems] == [
+        (("source_config",), "must be a table (object)"),
+        (("source_revision_config", "image_uri"), "required for source 'internal_docker'"),
+    ]

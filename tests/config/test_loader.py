@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 from planner.api.rules import Mode
 from planner.config import load_config
 from planner.errors import ConfigError
+from tests.strategies import broken_configs
 
 Load = Callable[..., object]
 ProblemsOf = Callable[..., list[str]]
@@ -149,3 +152,16 @@ def test_json_schema_key_is_allowed(load: Load) -> None:
     """A JSON file may name its schema with "$schema" for editors."""
     config = load('{"$schema": "../schemas/config.schema.json"}', name="planner.json")
     assert config.deployments == {}  # type: ignore[attr-defined]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=broken_configs())
+def test_arbitrary_data_is_a_config_error_never_a_crash(data: dict[str, object]) -> None:
+    """Whatever the file holds, loading returns a Config or raises ConfigError."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "planner.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        try:
+            load_config(path, environ={"A": "1"})
+        except ConfigError as error:
+            assert error.details or error.message
