@@ -20,7 +20,7 @@ from planner.config.checks import ignorable_paths
 CLOUD_SOURCES = ("git_host", "internal_docker", "internal_source", "internal_template")
 
 names = st.from_regex(r"\A[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?\Z")
-env_names = st.from_regex(r"\A[A-Z_][A-Z0-9_]{0,10}\Z")
+env_names = st.from_regex(r"\A[A-Z][A-Z0-9_]{0,10}\Z")
 texts = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12
 )
@@ -113,7 +113,8 @@ def _source_parts(draw: st.DrawFn, source: str) -> dict[str, Any]:
     if source == "external_docker":
         config.update(draw(_external_extras()))
         if draw(st.booleans()):
-            extra["secret_references"] = draw(st.lists(_secret_reference(), max_size=2))
+            references = st.lists(_secret_reference(), max_size=2, unique_by=lambda r: r["name"])
+            extra["secret_references"] = draw(references)
     if draw(st.booleans()):
         config["resource_spec"] = draw(resource_specs())
     parts = {"source_config": config, "source_revision_config": revision, **extra}
@@ -132,7 +133,9 @@ def _external_extras() -> st.SearchStrategy[dict[str, Any]]:
 
 
 def _secret_reference() -> st.SearchStrategy[dict[str, str]]:
-    return st.fixed_dictionaries({"name": env_names, "secret_name": words, "secret_key": words})
+    # Lowercase names never collide with the (uppercase) secret names of `env_names`.
+    ref_names = st.from_regex(r"\Aref_[a-z0-9_]{0,8}\Z")
+    return st.fixed_dictionaries({"name": ref_names, "secret_name": words, "secret_key": words})
 
 
 @st.composite

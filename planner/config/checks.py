@@ -6,6 +6,7 @@ Each returns problems with locations relative to the deployment
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Iterator, Mapping
 from functools import cache
@@ -22,13 +23,15 @@ from planner.api.models import (
     SourceRevisionConfig,
 )
 from planner.api.rules import Mode, check_mode, check_source_rules
+from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, did_you_mean
-from planner.config.models import NAME_MAX_LENGTH, is_valid_name
+from planner.config.models import NAME_MAX_LENGTH, SECRET_NAME_PATTERN, is_valid_name
 
 _SPEC: Loc = ("source_config", "resource_spec")
 # Whole-value fields ignore_changes may name beside the fields of the source models.
 _TOP_LEVEL_PATHS = ("source", "secrets", "secret_references")
 _NOT_IGNORABLE = {"source_revision_config.repo_commit_sha"}
+_SECRET_NAME = re.compile(SECRET_NAME_PATTERN)
 
 
 def check_name(name: str) -> list[Problem]:
@@ -100,6 +103,23 @@ def _check_pair(spec: ResourceSpec, low: str, high: str) -> Iterator[Problem]:
         yield Problem(
             (*_SPEC, low), f"must not be greater than {high} ({low_value:g} > {high_value:g})"
         )
+
+
+def check_secret_references(desired: DesiredDeployment) -> list[Problem]:
+    """Reference names are env var names, unique, and distinct from the secrets' names."""
+    problems = []
+    seen: set[str] = set()
+    for index, reference in enumerate(desired.secret_references or []):
+        loc: Loc = ("secret_references", index, "name")
+        if not _SECRET_NAME.match(reference.name):
+            problems.append(Problem(loc, "must be a valid environment variable name"))
+        elif reference.name in seen:
+            problems.append(Problem(loc, f"'{reference.name}' is referenced more than once"))
+        elif reference.name in desired.secrets:
+            message = f"'{reference.name}' is also declared in secrets; use one or the other"
+            problems.append(Problem(loc, message))
+        seen.add(reference.name)
+    return problems
 
 
 def check_ignore_changes(paths: tuple[str, ...], loc: Loc) -> list[Problem]:

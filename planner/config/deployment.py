@@ -19,6 +19,7 @@ from planner.config.checks import (
     check_ignore_changes,
     check_name,
     check_resource_spec,
+    check_secret_references,
     check_wire_rules,
 )
 from planner.config.desired import DesiredDeployment, Lifecycle
@@ -157,6 +158,7 @@ def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
     body = desired.managed()
     problems = check_wire_rules(body, str(desired.source), mode)
     problems += check_resource_spec(desired.source_config.resource_spec)
+    problems += check_secret_references(desired)
     problems += check_ignore_changes(
         desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")
     )

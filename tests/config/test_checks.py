@@ -269,3 +269,44 @@ def test_control_plane_mode_must_be_known(problems_of: ProblemsOf, docker_api: s
     """[control_plane] mode is cloud or self-hosted."""
     problems = problems_of('[control_plane]\nmode = "onprem"\n' + docker_api)
     assert problems == ["planner.toml: control_plane.mode: must be 'cloud' or 'self-hosted'"]
+
+
+SELF_HOSTED_OPS = """
+[control_plane]
+mode = "self-hosted"
+
+[deployments.ops]
+source = "external_docker"
+source_revision_config = { image_uri = "i:1" }
+"""
+
+
+def _reference(name: str) -> str:
+    return (
+        f'[[deployments.ops.secret_references]]\nname = "{name}"\n'
+        'secret_name = "s"\nsecret_key = "k"\n'
+    )
+
+
+def test_secret_reference_names_must_be_env_var_names(problems_of: ProblemsOf) -> None:
+    """A secret reference's name becomes an env var, so it must be a valid one."""
+    assert problems_of(SELF_HOSTED_OPS + _reference("bad-name")) == [
+        "planner.toml: deployments.ops.secret_references[0].name: "
+        "must be a valid environment variable name"
+    ]
+
+
+def test_secret_reference_names_are_unique(problems_of: ProblemsOf) -> None:
+    """Two references may not set the same variable."""
+    assert problems_of(SELF_HOSTED_OPS + _reference("DB") + _reference("DB")) == [
+        "planner.toml: deployments.ops.secret_references[1].name: 'DB' is referenced more than once"
+    ]
+
+
+def test_secret_reference_may_not_shadow_a_secret(problems_of: ProblemsOf) -> None:
+    """A name is either a secret or a secret reference, not both."""
+    text = SELF_HOSTED_OPS + '[deployments.ops.secrets]\nDB = "x"\n' + _reference("DB")
+    assert problems_of(text) == [
+        "planner.toml: deployments.ops.secret_references[0].name: "
+        "'DB' is also declared in secrets; use one or the other"
+    ]

@@ -9,12 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import tomli_w
 from hypothesis import given, settings
 
 from planner.api.rules import Mode
 from planner.config import load_config
 from planner.errors import ConfigError
-from tests.strategies import broken_configs
+from tests.strategies import ConfigCase, broken_configs, valid_configs
 
 Load = Callable[..., object]
 ProblemsOf = Callable[..., list[str]]
@@ -165,3 +166,18 @@ def test_arbitrary_data_is_a_config_error_never_a_crash(data: dict[str, object])
             load_config(path, environ={"A": "1"})
         except ConfigError as error:
             assert error.details or error.message
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=valid_configs())
+def test_the_same_data_in_toml_and_json_loads_the_same(case: ConfigCase) -> None:
+    """Any valid config written as TOML and as JSON gives the same desired state."""
+    with tempfile.TemporaryDirectory() as tmp:
+        toml_path, json_path = Path(tmp) / "c.toml", Path(tmp) / "c.json"
+        toml_path.write_text(tomli_w.dumps(case.data), encoding="utf-8")
+        json_path.write_text(json.dumps(case.data), encoding="utf-8")
+        from_toml = load_config(toml_path, environ=case.environ)
+        from_json = load_config(json_path, environ=case.environ)
+    assert from_toml.deployments == from_json.deployments
+    assert from_toml.control_plane == from_json.control_plane
+    assert from_toml.warnings == [w.replace("c.json", "c.toml") for w in from_json.warnings]
