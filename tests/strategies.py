@@ -22,7 +22,7 @@ CLOUD_SOURCES = ("git_host", "internal_docker", "internal_source", "internal_tem
 names = st.from_regex(r"\A[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?\Z")
 env_names = st.from_regex(r"\A[A-Z][A-Z0-9_]{0,10}\Z")
 texts = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12
 )
 words = st.text(alphabet=string.ascii_letters + string.digits + "-_./:", min_size=1, max_size=16)
 uuids = st.uuids().map(str)
@@ -142,8 +142,9 @@ def _secret_reference() -> st.SearchStrategy[dict[str, str]]:
 def deployments(draw: st.DrawFn, source: str, environ: dict[str, str]) -> dict[str, Any]:
     """One deployment table; env secrets it uses are added to `environ`."""
     table: dict[str, Any] = {"source": source, **draw(_source_parts(source))}
-    secrets = draw(st.dictionaries(env_names, st.booleans(), max_size=3))
-    if secrets or draw(st.booleans()):
+    secrets: dict[str, bool] = draw(st.dictionaries(env_names, st.booleans(), max_size=3))
+    wants_table: bool = draw(st.booleans())
+    if secrets or wants_table:
         table["secrets"] = {}
     for name, from_env in secrets.items():
         if from_env:
