@@ -11,6 +11,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from rich.text import Text
+
 from planner import __version__
 from planner.errors import PlannerError
 from planner.render.console import make_console
@@ -54,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def report_error(error: PlannerError) -> None:
     console = make_console(stderr=True)
-    console.print(f"[bold red]Error:[/] {error.message}", markup=True, highlight=False)
+    console.print(Text.assemble(("Error:", "bold red"), " ", error.message))
     for line in error.details:
         console.print(f"  {line}", markup=False)
     if error.hint:
