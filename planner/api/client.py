@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import aclosing
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
@@ -225,15 +226,21 @@ class ControlPlaneClient:
     async def iter_deployments(
         self, *, page_size: int = PAGE_SIZE, **filters: Unpack[DeploymentFilters]
     ) -> AsyncIterator[Deployment]:
-        """Every deployment matching `filters`, page after page (a short page is the last)."""
+        """Every deployment matching `filters`, page after page (a short page is the last).
+
+        Stops too when a page brings nothing new, so a server that ignores the offset
+        cannot make it loop forever.
+        """
         offset = 0
+        seen: set[str] = set()
         while True:
             page = await self.list_deployments(limit=page_size, offset=offset, **filters)
-            for deployment in page.resources:
+            fresh = [d for d in page.resources if d.id not in seen]
+            for deployment in fresh:
+                seen.add(deployment.id)
                 yield deployment
-            if len(page.resources) < page_size:
+            if len(page.resources) < page_size or not fresh:
                 return
-            # A server that does not advance the offset would loop forever: step ourselves.
             offset = page.offset if page.offset > offset else offset + len(page.resources)
 
     async def get_deployments_by_ids(self, ids: Iterable[str]) -> dict[str, Deployment]:
@@ -245,15 +252,25 @@ class ControlPlaneClient:
         return {i: found[i] for i in wanted if i in found}
 
     async def _collect_ids(self, ids: list[str]) -> list[Deployment]:
-        return [d async for d in self.iter_deployments(deployment_ids=ids)]
+        """One chunk: stop as soon as every id is found (one request when all exist)."""
+        wanted = set(ids)
+        found: list[Deployment] = []
+        async with aclosing(self.iter_deployments(deployment_ids=ids)) as deployments:
+            async for deployment in deployments:
+                found.append(deployment)
+                wanted.discard(deployment.id)
+                if not wanted:
+                    break
+        return found
 
     async def find_by_name(self, name: str, *, include_deleting: bool = True) -> Deployment | None:
         """The deployment named exactly `name`, or None."""
-        async for deployment in self.iter_deployments(name_contains=name):
-            if deployment.name != name:
-                continue
-            if include_deleting or deployment.status != DeploymentStatus.AWAITING_DELETE:
-                return deployment
+        async with aclosing(self.iter_deployments(name_contains=name)) as deployments:
+            async for deployment in deployments:
+                if deployment.name != name:
+                    continue
+                if include_deleting or deployment.status != DeploymentStatus.AWAITING_DELETE:
+                    return deployment
         return None
 
     async def create_deployment(self, create: DeploymentCreate) -> Deployment:
