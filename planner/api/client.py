@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import aclosing
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import aclosing
 from types import TracebackType
 from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
 
