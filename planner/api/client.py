@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from types import TracebackType
 from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
@@ -225,7 +225,7 @@ class ControlPlaneClient:
 
     async def iter_deployments(
         self, *, page_size: int = PAGE_SIZE, **filters: Unpack[DeploymentFilters]
-    ) -> AsyncIterator[Deployment]:
+    ) -> AsyncGenerator[Deployment, None]:
         """Every deployment matching `filters`, page after page (a short page is the last).
 
         Stops too when a page brings nothing new, so a server that ignores the offset
