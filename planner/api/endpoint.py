@@ -165,7 +165,8 @@ def read_control_plane_table(path: Path, *, required: bool) -> dict[str, Any] | 
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError and JSONDecodeError are ValueErrors
-        raise ConfigError(f"{path}: not valid {path.suffix.lstrip('.') or 'TOML'}: {exc}") from None
+        kind = "JSON" if path.suffix == ".json" else "TOML"
+        raise ConfigError(f"{path}: not valid {kind}: {exc}") from None
     table = data.get("control_plane") if isinstance(data, dict) else None
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: control_plane must be a table")
