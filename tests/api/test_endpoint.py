@@ -137,5 +137,5 @@ def test_unparsable_config_is_a_config_error(tmp_path: Path):
     """Broken TOML is reported with the file name."""
     broken = tmp_path / "planner.toml"
     broken.write_text("[control_plane\n")
-    with pytest.raises(ConfigError, match="planner.toml: not valid TOML"):
+    with pytest.raises(ConfigError, match=r"planner\.toml: not valid TOML"):
         read_control_plane_table(broken, required=False)
