@@ -34,7 +34,9 @@ def render_text(providers: list[OAuthProvider]) -> None:
     if not providers:
         console.print("No OAuth providers.")
         return
-    table = Table("Name", "Provider", "Type", "Client ID", "PKCE", "ID")
+    table = Table()
+    for header in ("Name", "Provider", "Type", "Client ID", "PKCE", "ID"):
+        table.add_column(header, overflow="fold")  # fold, never cut: ids stay whole
     for provider in providers:
         values = [
             provider.name,

@@ -96,7 +96,9 @@ def render_text(repositories: list[Repository]) -> None:
     if not repositories:
         console.print("No repositories in this integration.")
         return
-    table = Table("Name", "Owner", "URL", "Default branch", "ID")
+    table = Table()
+    for header in ("Name", "Owner", "URL", "Default branch", "ID"):
+        table.add_column(header, overflow="fold")  # fold, never cut: urls stay whole
     for repo in repositories:
         values = [repo.name, repo.owner, repo.url, repo.default_branch, repo.id]
         table.add_row(*(Text(value) for value in values))
