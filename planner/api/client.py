@@ -20,6 +20,7 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 
 from planner.api import bulk_delete
+from planner.api.auth import URL_HINT, KeyAuth, check_base_url, display_url
 from planner.api.bulk_delete import DeleteOutcome
 from planner.api.errors import connection_error, error_from_response, unexpected_body
 from planner.api.models import (
@@ -57,29 +58,6 @@ class DeploymentFilters(TypedDict, total=False):
     image_version: str
     deployment_type: DeploymentType | str
     deployment_ids: Sequence[str] | str
-
-
-class _KeyAuth(httpx.Auth):
-    """Adds `X-Api-Key` and `X-Tenant-Id` to each request; its repr hides the key."""
-
-    def __init__(self, api_key: str, tenant_id: str | None) -> None:
-        self._api_key = api_key
-        self._tenant_id = tenant_id
-
-    def auth_flow(self, request: httpx.Request) -> Any:
-        request.headers["X-Api-Key"] = self._api_key
-        if self._tenant_id:
-            request.headers["X-Tenant-Id"] = self._tenant_id
-        yield request
-
-    def __repr__(self) -> str:
-        return f"_KeyAuth(api_key='***', tenant_id={self._tenant_id!r})"
-
-
-def display_url(url: str) -> str:
-    """The URL without user info or query, safe to print."""
-    parsed = httpx.URL(url)
-    return str(parsed.copy_with(userinfo=b"", query=None, fragment=None)).rstrip("/")
 
 
 def filter_params(filters: DeploymentFilters) -> Params:
@@ -126,7 +104,7 @@ class ControlPlaneClient:
         self.tenant_id = tenant_id
         self.endpoint = endpoint or display_url(self.base_url)
         self.retry = retry or RetryPolicy()
-        self._auth = _KeyAuth(api_key, tenant_id)
+        self._auth = KeyAuth(api_key, tenant_id)
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
         self._on_close = on_close
@@ -168,7 +146,7 @@ class ControlPlaneClient:
         """
         base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or config_base_url
         if not base_url:
-            raise ConfigError("no control plane URL configured", hint=_URL_HINT)
+            raise ConfigError("no control plane URL configured", hint=URL_HINT)
         check_base_url(base_url)
         api_key = environ.get("PLANNER_API_KEY")
         if not api_key:
@@ -343,7 +321,6 @@ class ControlPlaneClient:
         return await self._get(f"/v1/integrations/git_host/{integration_id}/repos", _REPOS)
 
 
-_URL_HINT = "pass --base-url, set PLANNER_BASE_URL or [control_plane].base_url"
 _DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
 _REV: TypeAdapter[Revision] = TypeAdapter(Revision)
@@ -351,14 +328,3 @@ _REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
 _PROVIDERS: TypeAdapter[list[OAuthProvider]] = TypeAdapter(list[OAuthProvider])
 _INTEGRATIONS: TypeAdapter[list[Integration]] = TypeAdapter(list[Integration])
 _REPOS: TypeAdapter[list[Repository]] = TypeAdapter(list[Repository])
-
-
-def check_base_url(base_url: str) -> None:
-    """An http(s) URL with a host, else a `ConfigError`."""
-    try:
-        url = httpx.URL(base_url)
-    except httpx.InvalidURL as exc:
-        raise ConfigError(f"invalid control plane URL: {exc}", hint=_URL_HINT) from None
-    if url.scheme not in ("http", "https") or not url.host:
-        shown = display_url(base_url) if url.host else base_url
-        raise ConfigError(f"invalid control plane URL {shown!r}: need http(s)://host[/prefix]")

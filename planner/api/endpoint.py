@@ -21,7 +21,8 @@ from typing import Any
 
 import httpx
 
-from planner.api.client import ControlPlaneClient, display_url
+from planner.api.auth import display_url
+from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError
