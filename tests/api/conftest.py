@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 from api_fakes import SECRET_KEY, TENANT, FakeTime, Handler
 
 from planner.api.client import ControlPlaneClient
@@ -63,3 +67,23 @@ async def local_client(local_settings: ServerSettings) -> AsyncIterator[ControlP
     )
     async with client:
         yield client
+
+
+@pytest.fixture
+def loopback_url(local_settings: ServerSettings) -> Iterator[str]:
+    """The local control plane served by uvicorn on a free 127.0.0.1 port, in a thread."""
+    app = create_app(local_settings)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, lifespan="off", ws="none", log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started and thread.is_alive():
+        time.sleep(0.01)
+    host, port = sock.getsockname()
+    yield f"http://{host}:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+    app.state.store.close()

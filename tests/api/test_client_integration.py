@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from pathlib import Path
 
@@ -167,3 +168,15 @@ async def test_base_url_path_prefix_with_mounted_app(tmp_path: Path):
         page = await client.list_deployments()
     assert providers and page.resources == []
     inner.state.store.close()
+
+
+async def test_loopback_http_logs_never_show_the_key(loopback_url: str, caplog):
+    """Over real HTTP with every logger at DEBUG (httpx, httpcore), the key is not logged."""
+    caplog.set_level(logging.DEBUG)
+    async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
+        providers = await client.list_providers()
+        with pytest.raises(NotFoundError):
+            await client.get_deployment(str(uuid.uuid4()))
+    assert providers
+    assert "httpcore" in caplog.text  # the transport's own debug lines were captured
+    assert EMBEDDED_API_KEY not in caplog.text
