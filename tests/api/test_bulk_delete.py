@@ -152,3 +152,13 @@ async def test_retried_delete_after_timeout_sees_deletion_in_progress(make_clien
         outcome = await client.delete_deployments([a])
     assert outcome.deleted == {a}
     assert outcome.ok
+
+
+async def test_nothing_to_delete_sends_nothing(make_client):
+    """An empty id list makes no request and reports nothing."""
+    scripted = fake({})
+    async with make_client(scripted) as client:
+        outcome = await client.delete_deployments([])
+        found = await client.get_deployments_by_ids([])
+    assert scripted.requests == []
+    assert outcome.ok and outcome.deleted == set() and found == {}
