@@ -26,6 +26,7 @@ from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError
+from planner.state.document import embedded_endpoint  # the one spelling the state records
 
 STATE_DIR_ENV = "PLANNER_STATE_DIR"
 DEFAULT_STATE_DIR = Path("state")
@@ -50,7 +51,7 @@ class ResolvedEndpoint:
     @property
     def endpoint(self) -> str:
         if self.base_url is None:
-            return f"embedded:{self.db_path}"
+            return embedded_endpoint(self.db_path)
         return display_url(self.base_url)
 
 
@@ -115,7 +116,7 @@ def embedded_client(
         tenant_id,
         transport=httpx.ASGITransport(app=app),
         retry=retry,
-        endpoint=f"embedded:{db_path}",
+        endpoint=embedded_endpoint(db_path),
         on_close=app.state.store.close,
     )
 

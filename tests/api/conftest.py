@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from api_fakes import SECRET_KEY, TENANT, FakeTime, Handler
 
 from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
+from tests.api.api_fakes import SECRET_KEY, TENANT, FakeTime, Handler
 
 
 @pytest.fixture

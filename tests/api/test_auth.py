@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from api_fakes import SECRET_KEY
 
 from planner.api.auth import KeyAuth, check_base_url, display_url
 from planner.errors import ConfigError
+from tests.api.api_fakes import SECRET_KEY
 
 
 def test_auth_adds_headers_and_hides_the_key():

@@ -7,9 +7,9 @@ import uuid
 
 import httpx
 import pytest
-from api_fakes import Scripted, deployment_json, page
 
 from planner.api.errors import AuthError
+from tests.api.api_fakes import Scripted, deployment_json, page
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from api_fakes import SECRET_KEY, TENANT, Scripted, deployment_json, page
 
 from planner.api.client import ControlPlaneClient
 from planner.api.errors import (
@@ -24,6 +23,7 @@ from planner.api.errors import (
 )
 from planner.api.models import DeploymentPatch, ResourceSpec, SourceConfig, SourceRevisionConfig
 from planner.errors import ApiError, ConfigError
+from tests.api.api_fakes import SECRET_KEY, TENANT, Scripted, deployment_json, page
 
 pytestmark = pytest.mark.anyio
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_fakes import FakeTime
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import DeploymentCreate, SourceConfig, SourceRevisionConfig
 from planner.api.retry import RetryPolicy
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
+from tests.api.api_fakes import FakeTime
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from api_fakes import SECRET_KEY
 
 from planner.api.endpoint import (
     open_client,
@@ -15,6 +14,7 @@ from planner.api.endpoint import (
 )
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import ConfigError
+from tests.api.api_fakes import SECRET_KEY
 
 CONFIG = {"base_url": "https://config.example/api-host", "tenant_id": "t-config"}
 ENV = {"PLANNER_BASE_URL": "https://env.example", "PLANNER_API_KEY": SECRET_KEY}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from api_fakes import FakeTime, Scripted, deployment_json, page
 
 from planner.api.errors import (
     BadRequestError,
@@ -15,6 +14,7 @@ from planner.api.errors import (
 )
 from planner.api.models import DeploymentCreate, DeploymentPatch
 from planner.api.retry import RetryPolicy
+from tests.api.api_fakes import FakeTime, Scripted, deployment_json, page
 
 pytestmark = pytest.mark.anyio
 
