@@ -50,9 +50,9 @@ class ResolvedEndpoint:
 
     @property
     def endpoint(self) -> str:
-        if self.base_url is None:
+        if self.db_path is not None:
             return embedded_endpoint(self.db_path)
-        return display_url(self.base_url)
+        return display_url(self.base_url or "")
 
 
 def state_dir_from(environ: Mapping[str, str]) -> Path:
