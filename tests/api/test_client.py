@@ -263,3 +263,24 @@ async def test_key_never_appears_in_repr_errors_or_logs(make_client, caplog):
         texts += [str(error), repr(error), *error.details, error.hint or ""]
     assert "GET /v2/deployments/d1 -> 500" in caplog.text
     assert all(SECRET_KEY not in text for text in texts)
+
+
+async def test_a_given_http_client_is_shared_and_left_open():
+    """A ready AsyncClient is used as is (its pool shared) and not closed by the client."""
+    scripted = Scripted(lambda r: httpx.Response(200, json=[]))
+    closed: list[bool] = []
+    async with httpx.AsyncClient(transport=httpx.MockTransport(scripted)) as http:
+        client = ControlPlaneClient(
+            "https://cp.example/api-host",
+            SECRET_KEY,
+            None,
+            http_client=http,
+            on_close=lambda: closed.append(True),
+        )
+        async with client:
+            await client.list_providers()
+        assert not http.is_closed
+        await client.aclose()
+    assert closed == [True]
+    assert scripted.requests[0].url.path == "/api-host/v2/auth/providers"
+    assert "X-Tenant-Id" not in scripted.requests[0].headers
