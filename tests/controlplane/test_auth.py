@@ -128,7 +128,10 @@ def test_select_workspace_rules() -> None:
 def test_request_context_repr_hides_the_key(cp_settings: ServerSettings) -> None:
     """The context's repr (what a log line would show) never holds the key."""
     context = RequestContext(
-        tenant_id=TENANT_A, api_key="very-secret", store=None, settings=cp_settings  # type: ignore[arg-type]
+        tenant_id=TENANT_A,
+        api_key="very-secret",
+        store=None,
+        settings=cp_settings,  # type: ignore[arg-type]
     )
     assert "very-secret" not in repr(context)
     assert TENANT_A in repr(context)
