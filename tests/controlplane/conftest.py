@@ -92,6 +92,7 @@ class ServeProcess:
     url: str
     process: subprocess.Popen[str]
     lines: queue.Queue[str]
+    reader: threading.Thread
 
     def next_line(self, timeout: float = SERVE_START_TIMEOUT) -> str:
         """The next stdout line, failing (not hanging) after `timeout` seconds."""
@@ -99,6 +100,15 @@ class ServeProcess:
             return self.lines.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError("planner serve printed nothing before the timeout") from None
+
+    def rest_of_output(self, timeout: float = 15.0) -> list[str]:
+        """The stdout lines not read yet, once the process has ended."""
+        self.process.wait(timeout)
+        self.reader.join(timeout)
+        rest = []
+        while not self.lines.empty():
+            rest.append(self.lines.get_nowait())
+        return rest
 
     def stop(self, timeout: float = 15.0) -> int:
         """SIGTERM, then wait; the exit code."""
@@ -121,8 +131,9 @@ def start_serve(args: list[str], cwd: Path) -> ServeProcess:
     )
     assert process.stdout is not None
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=pump_lines, args=(process.stdout, lines), daemon=True).start()
-    server = ServeProcess(url="", process=process, lines=lines)
+    reader = threading.Thread(target=pump_lines, args=(process.stdout, lines), daemon=True)
+    reader.start()
+    server = ServeProcess(url="", process=process, lines=lines, reader=reader)
     try:
         server.url = server.next_line()
     except AssertionError:
