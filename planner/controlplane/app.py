@@ -22,13 +22,14 @@ from planner import __version__
 from planner.api.rules import Mode
 from planner.controlplane import catalog, deployments, metrics
 from planner.controlplane.faults import FaultMiddleware
-from planner.controlplane.metrics import MetricsMiddleware, Registry
+from planner.controlplane.metrics import MetricsMiddleware, Registry, RouteTable
 from planner.controlplane.openapi import install_openapi
 from planner.controlplane.seed import load_catalog
 from planner.controlplane.settings import ServerSettings
 from planner.controlplane.store import Store
 
 SELF_HOSTED_PREFIX = "/api-host"
+ROUTERS = (deployments.router, catalog.router, metrics.router)
 
 
 def validation_problems(errors: Any) -> list[dict[str, Any]]:
@@ -99,9 +100,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(Exception, on_unexpected_error)
-    app.include_router(deployments.router)
-    app.include_router(catalog.router)
-    app.include_router(metrics.router)
+    for router in ROUTERS:
+        app.include_router(router)
     install_openapi(app)
     add_middleware(app, settings)
     return app
@@ -110,6 +110,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
     """Faults innermost (after metrics count them), the prefix outermost (added last)."""
     app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
-    app.add_middleware(MetricsMiddleware, registry=app.state.metrics, api=app)
+    routes = RouteTable.of_routers(ROUTERS)
+    app.add_middleware(MetricsMiddleware, registry=app.state.metrics, routes=routes)
     if settings.mode == Mode.SELF_HOSTED:
         app.add_middleware(PrefixMiddleware, prefix=SELF_HOSTED_PREFIX)

@@ -8,11 +8,10 @@ explode the label set; `unmatched` for unknown paths) and status.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -119,25 +118,23 @@ class Registry:
 
 
 class RouteTable:
-    """Maps a request path to its route template, from the app's OpenAPI paths.
+    """Maps a request path to its route template.
 
-    Built on first use (after every router is included). Matching on the path alone
-    also labels a 405 and a fault response (sent before routing) with their template.
+    Matching on the path alone also labels a 405 and a fault response (sent before
+    routing) with their template. Static paths come before templated ones, so
+    `/x/install` wins over `/x/{id}`.
     """
 
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-        self._patterns: list[tuple[re.Pattern[str], str]] | None = None
+    def __init__(self, templates: Iterable[str]) -> None:
+        ordered = sorted(set(templates), key=lambda path: (path.count("{"), path))
+        self.patterns = [(compile_path(path)[0], path) for path in ordered]
 
-    def patterns(self) -> list[tuple[re.Pattern[str], str]]:
-        if self._patterns is None:
-            # Static paths before templated ones, so `/x/install` wins over `/x/{id}`.
-            paths = sorted(self.app.openapi().get("paths", {}), key=lambda p: (p.count("{"), p))
-            self._patterns = [(compile_path(path)[0], path) for path in paths]
-        return self._patterns
+    @classmethod
+    def of_routers(cls, routers: Iterable[APIRouter]) -> RouteTable:
+        return cls(str(getattr(route, "path", "")) for r in routers for route in r.routes)
 
     def template(self, path: str) -> str:
-        for pattern, template in self.patterns():
+        for pattern, template in self.patterns:
             if pattern.match(path):
                 return template
         return UNMATCHED
@@ -146,10 +143,10 @@ class RouteTable:
 class MetricsMiddleware:
     """Count every HTTP request by method, route template and final status."""
 
-    def __init__(self, app: ASGIApp, registry: Registry, api: FastAPI) -> None:
+    def __init__(self, app: ASGIApp, registry: Registry, routes: RouteTable) -> None:
         self.app = app
         self.registry = registry
-        self.routes = RouteTable(api)
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
