@@ -1,17 +1,228 @@
-"""`planner serve`: run the local control plane (not built yet)."""
+"""`planner serve`: run the local control plane over HTTP (uvicorn).
+
+Once listening it prints its base URL alone on the first line of stdout (flushed), so a
+script or test can read it; with `--port 0` that is the port the system picked. With no
+`--api-key` it generates a key and prints it on the next line: the operator's new key,
+the one place a key is ever printed. Ctrl-C or SIGTERM stop it cleanly (exit 0).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import secrets
+import signal
+import socket
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import uvicorn
+
+from planner.api.rules import Mode
+from planner.controlplane.app import create_app
+from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
+
+DEFAULTS = ServerSettings()
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("serve", parents=parents, help="run the local control plane")
+    parser = sub.add_parser(
+        "serve",
+        parents=parents,
+        help="run the local control plane",
+        description="Run the local control plane (the API of the deployment control plane).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=port_number, default=8123, help="0 picks a free port")
+    parser.add_argument("--db", type=Path, default=DEFAULTS.db_path, help="SQLite file")
+    parser.add_argument(
+        "--api-key",
+        dest="api_keys",
+        action="append",
+        type=api_key_grant,
+        default=[],
+        metavar="KEY[:TENANT]",
+        help="grant KEY access to workspace TENANT (a uuid; default workspace if left out); "
+        "repeat a key with several tenants to span workspaces",
+    )
+    add_timing_options(parser)
+    add_fault_options(parser)
+    parser.add_argument("--mode", choices=[m.value for m in Mode], default=DEFAULTS.mode.value)
+    parser.add_argument("--seed", type=Path, default=None, metavar="FILE", help="seed data")
     parser.set_defaults(func=run)
 
 
+def add_timing_options(parser: argparse.ArgumentParser) -> None:
+    for name, default, what in (
+        ("--build-seconds", DEFAULTS.build_seconds, "build"),
+        ("--deploy-seconds", DEFAULTS.deploy_seconds, "deploy"),
+        ("--delete-seconds", DEFAULTS.delete_seconds, "deletion"),
+    ):
+        parser.add_argument(
+            name, type=seconds, default=default, metavar="S", help=f"{what} time (s)"
+        )
+
+
+def add_fault_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--latency-ms", type=count, default=0, metavar="N", help="added latency")
+    parser.add_argument(
+        "--error-rate", type=rate, default=0.0, metavar="R", help="share of 503s, 0..1"
+    )
+    parser.add_argument(
+        "--rate-limit", type=count, default=0, metavar="N", help="requests per key per second"
+    )
+    parser.add_argument(
+        "--random-seed", type=int, default=DEFAULTS.random_seed, help="seed of the 503 stream"
+    )
+
+
+# --- argument types (argparse prints their message; none repeats a key) -------------
+
+
+def port_number(text: str) -> int:
+    value = count(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
+    return value
+
+
+def count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+def rate(text: str) -> float:
+    value = seconds(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def api_key_grant(text: str) -> tuple[str, str]:
+    """`KEY` or `KEY:TENANT` as (key, tenant); the tenant is the part after the last `:`."""
+    key, sep, tenant = text.rpartition(":")
+    if not sep:
+        key, tenant = text, DEFAULT_TENANT_ID
+    try:
+        tenant = str(uuid.UUID(tenant))
+    except ValueError:
+        raise argparse.ArgumentTypeError("TENANT in KEY:TENANT must be a uuid") from None
+    if not key.strip():
+        raise argparse.ArgumentTypeError("KEY must not be empty")
+    return key, tenant
+
+
+# --- running ---------------------------------------------------------------------------
+
+
+def key_grants(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    grants: dict[str, list[str]] = {}
+    for key, tenant in pairs:
+        tenants = grants.setdefault(key, [])
+        if tenant not in tenants:
+            tenants.append(tenant)
+    return grants
+
+
+def settings_from_args(args: argparse.Namespace, api_keys: dict[str, list[str]]) -> ServerSettings:
+    return ServerSettings(
+        db_path=args.db,
+        api_keys=api_keys,
+        build_seconds=args.build_seconds,
+        deploy_seconds=args.deploy_seconds,
+        delete_seconds=args.delete_seconds,
+        latency_ms=args.latency_ms,
+        error_rate=args.error_rate,
+        rate_limit=args.rate_limit,
+        mode=Mode(args.mode),
+        seed_file=args.seed,
+        random_seed=args.random_seed,
+    )
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise PlannerError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def base_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def run(args: argparse.Namespace) -> int:
-    raise PlannerError("`planner serve` is not implemented yet")
+    generated = None if args.api_keys else secrets.token_urlsafe(24)
+    grants = key_grants(args.api_keys or [(str(generated), DEFAULT_TENANT_ID)])
+    settings = settings_from_args(args, grants)
+    settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+    app = create_app(settings)  # a bad seed file fails here, before listening
+    sock = bind_socket(args.host, args.port)
+    url = base_url(args.host, sock.getsockname()[1])
+
+    def announce() -> None:
+        print(url, flush=True)
+        if generated is not None:
+            print(f"API key: {generated}", flush=True)
+        print(
+            f"Local control plane ({settings.mode} mode), db {settings.db_path}; Ctrl-C stops it.",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    with sock, quiet_signals():
+        started = asyncio.run(serve(app, sock, announce))
+    if not started:
+        raise PlannerError("The local control plane failed to start (see the log above).")
+    return 0
+
+
+async def serve(app: Any, sock: socket.socket, announce: Callable[[], None]) -> bool:
+    """Serve until a signal; call `announce` once listening. False if startup failed."""
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    started = server.started
+    if started:
+        announce()
+    await task
+    return started
+
+
+@contextmanager
+def quiet_signals() -> Iterator[None]:
+    """uvicorn re-raises the signal that stopped it; handle it quietly so we exit 0."""
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in handled}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,21 +1,116 @@
-"""The local control plane as a FastAPI application."""
+"""The local control plane as a FastAPI application.
+
+Layers, outermost first: the self-hosted `/api-host` prefix, request metrics, injected
+faults, then FastAPI (auth per route through `get_context`). Every error body has the
+spec's shapes: `{detail: str}`, or for a 422 `{detail: [{loc, msg, type}]}` with no
+echo of the input (it may hold secrets).
+"""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from planner import __version__
-from planner.controlplane import catalog, deployments
+from planner.api.rules import Mode
+from planner.controlplane import catalog, deployments, metrics
+from planner.controlplane.faults import FaultMiddleware
+from planner.controlplane.metrics import MetricsMiddleware, Registry, RouteTable
+from planner.controlplane.openapi import install_openapi
+from planner.controlplane.seed import load_catalog
 from planner.controlplane.settings import ServerSettings
 from planner.controlplane.store import Store
 
+SELF_HOSTED_PREFIX = "/api-host"
+ROUTERS = (deployments.router, catalog.router, metrics.router)
+
+
+def validation_problems(errors: Any) -> list[dict[str, Any]]:
+    """Only `loc`, `msg` and `type` of each problem: `input`/`ctx`/`url` could echo secrets."""
+    return [
+        {"loc": list(error.get("loc", ())), "msg": str(error["msg"]), "type": str(error["type"])}
+        for error in errors
+    ]
+
+
+async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse({"detail": validation_problems(exc.errors())}, status_code=422)
+
+
+async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def on_unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": "Internal server error."}, status_code=500)
+
+
+class PrefixMiddleware:
+    """Serve the API under `prefix` too, as self-hosted installs do (`/api-host/v2/...`)."""
+
+    def __init__(self, app: ASGIApp, prefix: str) -> None:
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        if scope["type"] == "http" and path.startswith(self.prefix + "/"):
+            scope = {**scope, "path": path[len(self.prefix) :]}
+            scope["raw_path"] = scope["path"].encode()
+        await self.app(scope, receive, send)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        app.state.store.close()
+
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
-    """A control plane app over `settings.db_path`; the store opens now, closes on shutdown."""
+    """A control plane app over `settings.db_path`; the store opens now, closes on shutdown.
+
+    The seed file is read here, so a bad one fails before the server listens.
+    """
     settings = settings or ServerSettings()
-    app = FastAPI(title="Deployment Control Plane (local)", version=__version__)
+    catalog_data = load_catalog(settings.seed_file)
+    app = FastAPI(
+        title="Deployment Control Plane (local)",
+        version=__version__,
+        lifespan=lifespan,
+        # Every route but /metrics needs a key; the document is checked in under schemas/.
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
+    app.state.catalog = catalog_data
+    app.state.metrics = Registry(mode=str(settings.mode))
     app.state.store = Store(settings)
-    app.include_router(deployments.router)
-    app.include_router(catalog.router)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected_error)
+    for router in ROUTERS:
+        app.include_router(router)
+    install_openapi(app)
+    add_middleware(app, settings)
     return app
+
+
+def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
+    """Faults innermost (after metrics count them), the prefix outermost (added last)."""
+    app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
+    routes = RouteTable.of_routers(ROUTERS)
+    app.add_middleware(MetricsMiddleware, registry=app.state.metrics, routes=routes)
+    if settings.mode == Mode.SELF_HOSTED:
+        app.add_middleware(PrefixMiddleware, prefix=SELF_HOSTED_PREFIX)

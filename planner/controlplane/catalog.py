@@ -1,7 +1,65 @@
-"""Routes for OAuth providers, repository integrations and tracing projects (placeholder)."""
+"""Routes for OAuth providers and repository integrations, served from the seed data.
+
+The data is read once per server (`app.state.catalog`, see `planner.controlplane.seed`);
+each workspace sees the entries not scoped to other workspaces.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import uuid
+
+from fastapi import APIRouter, HTTPException, Request
+
+from planner.api.models import ErrorBody, Integration, OAuthProvider, Repository
+from planner.controlplane.context import Context
+from planner.controlplane.seed import Catalog
 
 router = APIRouter()
+
+AUTH_ERRORS: dict[int | str, dict[str, object]] = {
+    401: {"model": ErrorBody, "description": "Missing or invalid API key"},
+    403: {"model": ErrorBody, "description": "No access to the workspace"},
+}
+
+
+def catalog_of(request: Request) -> Catalog:
+    catalog: Catalog = request.app.state.catalog
+    return catalog
+
+
+@router.get(
+    "/v2/auth/providers",
+    response_model=list[OAuthProvider],
+    tags=["auth"],
+    responses=AUTH_ERRORS,
+)
+def list_oauth_providers(request: Request, ctx: Context) -> list[OAuthProvider]:
+    """List the OAuth providers configured for the workspace."""
+    return catalog_of(request).providers_for(ctx.tenant_id)
+
+
+@router.get(
+    "/v1/integrations/git_host/install",
+    response_model=list[Integration],
+    tags=["integrations"],
+    responses=AUTH_ERRORS,
+)
+def list_integrations(request: Request, ctx: Context) -> list[Integration]:
+    """List the hosted-repository integrations installed for the workspace."""
+    return catalog_of(request).integrations_for(ctx.tenant_id)
+
+
+@router.get(
+    "/v1/integrations/git_host/{integration_id}/repos",
+    response_model=list[Repository],
+    tags=["integrations"],
+    responses={**AUTH_ERRORS, 404: {"model": ErrorBody, "description": "Unknown integration"}},
+)
+def list_repositories(
+    integration_id: uuid.UUID, request: Request, ctx: Context
+) -> list[Repository]:
+    """List the repositories of one hosted-repository integration."""
+    repositories = catalog_of(request).repositories_of(str(integration_id), ctx.tenant_id)
+    if repositories is None:
+        raise HTTPException(404, f"Integration {integration_id} not found.")
+    return repositories

@@ -1,0 +1,70 @@
+"""The OpenAPI document of the local control plane, checked in as
+`schemas/control-plane.openapi.json`.
+
+Regenerate it with `python -m planner.controlplane.openapi` (a test fails when the
+checked-in copy is out of date). The document is FastAPI's, with the 422 shape narrowed
+to the spec's `{loc, msg, type}` (we never send `input` or `ctx`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+SCHEMA_PATH = Path("schemas") / "control-plane.openapi.json"
+REGENERATE_COMMAND = "python -m planner.controlplane.openapi"
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document for `app`, with ValidationError limited to loc/msg/type."""
+    document = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    error = document.get("components", {}).get("schemas", {}).get("ValidationError")
+    if error is not None:
+        error["properties"] = {k: error["properties"][k] for k in ("loc", "msg", "type")}
+        error["required"] = ["loc", "msg", "type"]
+    return document
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Make `app.openapi()` return (and cache) the narrowed document."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build_openapi(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def render_openapi() -> str:
+    """The checked-in text: sorted keys, indent 2, trailing newline."""
+    from planner.controlplane.app import create_app
+    from planner.controlplane.settings import ServerSettings
+
+    with tempfile.TemporaryDirectory() as scratch:  # the app opens a store; keep it out of state/
+        app = create_app(ServerSettings(db_path=Path(scratch) / "openapi.db"))
+        try:
+            return json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n"
+        finally:
+            app.state.store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    target = Path(args[0]) if args else SCHEMA_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_openapi(), encoding="utf-8")
+    print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Error bodies of the local control plane: `{detail}` everywhere, 422 in the spec's shape."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from planner.api.models import ErrorBody, HTTPValidationError
+from planner.api.rules import Mode
+from planner.controlplane.app import validation_problems
+from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
+
+
+def test_422_has_only_loc_msg_type(cp_client: TestClient) -> None:
+    """A validation error lists `{loc, msg, type}` entries and nothing else (no input echo)."""
+    response = cp_client.get("/v1/integrations/git_host/not-a-uuid-secret/repos")
+    assert response.status_code == 422
+    body = response.json()
+    HTTPValidationError.model_validate(body)
+    assert body["detail"][0]["loc"] == ["path", "integration_id"]
+    assert all(set(item) == {"loc", "msg", "type"} for item in body["detail"])
+    assert "not-a-uuid-secret" not in response.text
+
+
+def test_validation_problems_drop_input_ctx_and_url() -> None:
+    """Only loc, msg and type survive from a pydantic error entry."""
+    raw = [
+        {
+            "loc": ("body", "secrets", 0),
+            "msg": "bad",
+            "type": "x",
+            "input": "s3cr3t",
+            "ctx": {"v": "s3cr3t"},
+            "url": "https://errors.pydantic.dev",
+        }
+    ]
+    assert validation_problems(raw) == [{"loc": ["body", "secrets", 0], "msg": "bad", "type": "x"}]
+
+
+def test_unknown_route_is_404_detail(cp_client: TestClient) -> None:
+    """An unknown path answers 404 `{detail}`."""
+    response = cp_client.get("/v3/nothing")
+    assert response.status_code == 404
+    ErrorBody.model_validate(response.json())
+
+
+def test_wrong_method_is_405_detail(cp_client: TestClient) -> None:
+    """A known path with an unsupported method answers 405 `{detail}`."""
+    response = cp_client.delete("/v2/auth/providers")
+    assert response.status_code == 405
+    ErrorBody.model_validate(response.json())
+
+
+def test_api_docs_routes_are_not_served(cp_client: TestClient) -> None:
+    """No unauthenticated /docs or /openapi.json: the document is checked in under schemas/."""
+    assert cp_client.get("/openapi.json").status_code == 404
+    assert cp_client.get("/docs").status_code == 404
+
+
+def test_self_hosted_mode_serves_the_api_host_prefix(
+    tmp_path: Path, make_client: Callable[[ServerSettings], TestClient]
+) -> None:
+    """In self-hosted mode the API answers under /api-host too, as self-hosted installs do."""
+    settings = ServerSettings(db_path=tmp_path / "x.db", mode=Mode.SELF_HOSTED)
+    client = make_client(settings)
+    headers = {"X-Api-Key": EMBEDDED_API_KEY}
+    assert client.get("/api-host/v2/auth/providers", headers=headers).status_code == 200
+    assert client.get("/v2/auth/providers", headers=headers).status_code == 200
+
+
+def test_cloud_mode_has_no_api_host_prefix(cp_client: TestClient) -> None:
+    """In cloud mode /api-host is not a prefix of anything."""
+    assert cp_client.get("/api-host/v2/auth/providers").status_code == 404
+
+
+def test_store_closes_on_shutdown(cp_settings: ServerSettings) -> None:
+    """Leaving the app's lifespan closes the store."""
+    from planner.controlplane.app import create_app
+
+    app = create_app(cp_settings)
+    closed: list[bool] = []
+    original_close = app.state.store.close
+
+    def close() -> None:
+        closed.append(True)
+        original_close()
+
+    app.state.store.close = close
+    with TestClient(app):
+        assert closed == []
+    assert closed == [True]

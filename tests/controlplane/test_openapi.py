@@ -1,0 +1,60 @@
+"""The checked-in OpenAPI document matches the app, and says what the app does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner.controlplane.openapi import REGENERATE_COMMAND, SCHEMA_PATH, render_openapi
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def generated() -> str:
+    """The document as the app generates it now (built once: it takes a moment)."""
+    return render_openapi()
+
+
+@pytest.fixture(scope="module")
+def document(generated: str) -> dict[str, Any]:
+    return dict(json.loads(generated))
+
+
+def test_checked_in_openapi_is_current(generated: str) -> None:
+    """schemas/control-plane.openapi.json equals what the app generates now."""
+    checked_in = (REPO_ROOT / SCHEMA_PATH).read_text(encoding="utf-8")
+    assert checked_in == generated, (
+        f"{SCHEMA_PATH} is out of date; regenerate it with `{REGENERATE_COMMAND}`"
+    )
+
+
+def test_openapi_declares_the_three_auth_schemes(document: dict[str, Any]) -> None:
+    """API key, tenant id and bearer are declared as security schemes, and used by the routes."""
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["ApiKey"] == {"in": "header", "name": "X-Api-Key", "type": "apiKey"}
+    assert schemes["TenantId"]["name"] == "X-Tenant-Id"
+    assert schemes["Bearer"] == {"scheme": "bearer", "type": "http"}
+    providers = document["paths"]["/v2/auth/providers"]["get"]
+    assert {"ApiKey": []} in providers["security"]
+    assert "security" not in document["paths"]["/metrics"]["get"]
+
+
+def test_openapi_validation_error_is_the_spec_shape(document: dict[str, Any]) -> None:
+    """ValidationError has exactly loc, msg and type, all required."""
+    error = document["components"]["schemas"]["ValidationError"]
+    assert set(error["properties"]) == {"loc", "msg", "type"}
+    assert sorted(error["required"]) == ["loc", "msg", "type"]
+
+
+def test_openapi_lists_the_catalog_routes(document: dict[str, Any]) -> None:
+    """The provider, integration and repository routes are in the document."""
+    paths = document["paths"]
+    assert {
+        "/v2/auth/providers",
+        "/v1/integrations/git_host/install",
+        "/v1/integrations/git_host/{integration_id}/repos",
+    } <= set(paths)

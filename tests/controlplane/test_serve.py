@@ -1,0 +1,108 @@
+"""`planner serve` as a real process: URL on stdout, keys, metrics, restart persistence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from planner.cli.main import main
+from tests.controlplane.conftest import ServeProcess
+
+StartServe = Callable[..., ServeProcess]
+
+GIT_HOST_BODY: dict[str, Any] = {
+    "name": "support-agent",
+    "source": "git_host",
+    "source_config": {
+        "integration_id": "9a0e7c55-0000-4000-8000-00000000a001",
+        "repo_url": "https://git.example.com/acme/support-agent",
+        "build_on_push": False,
+    },
+    "source_revision_config": {"repo_ref": "main", "agent_config_path": "agent.json"},
+    "secrets": [],
+}
+
+
+def test_serve_prints_url_and_serves_metrics_and_api(
+    serve_process: StartServe, tmp_path: Path
+) -> None:
+    """On --port 0 it prints its real URL first; /metrics needs no key; the API needs one."""
+    server = serve_process("--db", str(tmp_path / "cp.db"), "--api-key", "test-key")
+    assert server.url.startswith("http://127.0.0.1:") and not server.url.endswith(":0")
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        assert "controlplane_requests_total" in client.get("/metrics").text
+        assert client.get("/v2/auth/providers").status_code == 401
+        providers = client.get("/v2/auth/providers", headers={"X-Api-Key": "test-key"})
+        assert providers.status_code == 200 and len(providers.json()) == 2
+    assert server.stop() == 0
+    assert not any("test-key" in line for line in server.rest_of_output())
+
+
+def test_serve_without_key_generates_and_prints_one(
+    serve_process: StartServe, tmp_path: Path
+) -> None:
+    """With no --api-key a new key is printed after the URL, and it is the one that works."""
+    server = serve_process("--db", str(tmp_path / "cp.db"))
+    line = server.next_line()
+    assert line.startswith("API key: ")
+    key = line.removeprefix("API key: ")
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        assert client.get("/v2/auth/providers", headers={"X-Api-Key": key}).status_code == 200
+        assert (
+            client.get("/v2/auth/providers", headers={"X-Api-Key": "local-dev-key"}).status_code
+            == 401
+        )
+    assert server.stop() == 0
+
+
+def test_restart_keeps_deployments(serve_process: StartServe, tmp_path: Path) -> None:
+    """A deployment created before a stop is still there after starting again on the same db."""
+    args = ("--db", str(tmp_path / "cp.db"), "--api-key", "k", "--build-seconds", "0.1")
+    first = serve_process(*args)
+    with httpx.Client(base_url=first.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
+        created = client.post("/v2/deployments", json=GIT_HOST_BODY)
+        assert created.status_code == 201, created.text
+    assert first.stop() == 0
+    second = serve_process(*args)
+    with httpx.Client(base_url=second.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
+        again = client.get(f"/v2/deployments/{created.json()['id']}")
+    assert again.status_code == 200
+    assert again.json()["name"] == "support-agent"
+    assert second.stop() == 0
+
+
+def test_bad_flag_value_exits_2_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    """An out-of-range flag is a usage error (exit 2) that names the flag."""
+    with pytest.raises(SystemExit) as caught:
+        main(["serve", "--error-rate", "1.5"])
+    assert caught.value.code == 2
+    assert "--error-rate: must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_bad_api_key_tenant_exits_2_without_echoing_the_key(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--api-key KEY:TENANT` with a non-uuid tenant is refused without printing the key."""
+    with pytest.raises(SystemExit) as caught:
+        main(["serve", "--api-key", "hunter2-secret:acme"])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "TENANT in KEY:TENANT must be a uuid" in err
+    assert "hunter2" not in err
+
+
+def test_bad_seed_file_exits_1_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad seed file stops serve before it listens, with an error naming file and field."""
+    seed = tmp_path / "seed.toml"
+    seed.write_text('[[oauth_providers]]\nid = "x"\n')
+    code = main(["serve", "--port", "0", "--db", str(tmp_path / "cp.db"), "--seed", str(seed)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"Invalid seed file {seed}" in err
+    assert "oauth_providers.0.client_id: Field required" in err
