@@ -12,6 +12,7 @@ from planner.api.endpoint import (
     resolve_endpoint,
     state_dir_from,
 )
+from planner.config.models import ControlPlaneConfig
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import ConfigError
 from tests.api.api_fakes import SECRET_KEY
@@ -139,3 +140,13 @@ def test_unparsable_config_is_a_config_error(tmp_path: Path):
     broken.write_text("[control_plane\n")
     with pytest.raises(ConfigError, match=r"planner\.toml: not valid TOML"):
         read_control_plane_table(broken, required=False)
+
+
+def test_loaded_config_section_is_accepted(tmp_path: Path):
+    """The config loader's `[control_plane]` model resolves like a plain table."""
+    section = ControlPlaneConfig(
+        base_url="https://cp.example/api-host", tenant_id="6f1c2c1e-0000-4000-8000-000000000001"
+    )
+    resolved = resolve_endpoint(None, section, {}, tmp_path)
+    assert resolved.base_url == "https://cp.example/api-host"
+    assert resolved.tenant_id == "6f1c2c1e-0000-4000-8000-000000000001"

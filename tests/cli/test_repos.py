@@ -11,6 +11,7 @@ import pytest
 from planner.api.models import Repository
 from planner.cli.cmd_repos import deployment_name, render_toml
 from planner.cli.main import main
+from planner.config.loader import load_config
 
 
 @pytest.fixture
@@ -91,3 +92,14 @@ def test_colliding_names_get_suffixes():
     ]
     parsed = tomllib.loads(render_toml(repos))["deployments"]
     assert set(parsed) == {"my-repo", "my-repo-2"}
+
+
+def test_pasted_toml_is_a_valid_config(embedded: Path, capsys):
+    """The TOML, once agent_config_path is filled in, passes the config loader as is."""
+    integration = integration_id(capsys)
+    assert main(["repos", integration, "--format", "toml"]) == 0
+    out = capsys.readouterr().out.replace("# agent_config_path", "agent_config_path")
+    config_file = embedded / "planner.toml"
+    config_file.write_text(out)
+    config = load_config(config_file, environ={})
+    assert len(config.deployments) == out.count("[deployments.") // 3
