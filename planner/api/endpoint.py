@@ -24,6 +24,7 @@ import httpx
 from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
+from planner.api.rules import Mode
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError
 from planner.state.document import embedded_endpoint  # the one spelling the state records
@@ -43,6 +44,7 @@ class ResolvedEndpoint:
     base_url: str | None
     tenant_id: str | None
     db_path: Path | None = None
+    mode: Mode = Mode.CLOUD  # the embedded plane's source availability
 
     @property
     def is_embedded(self) -> bool:
@@ -85,10 +87,19 @@ def resolve_endpoint(
         base_url=None,
         tenant_id=tenant_id or DEFAULT_TENANT_ID,
         db_path=state_dir / EMBEDDED_DB_NAME,
+        mode=_mode(config_value(config_control_plane, "mode")),
     )
 
 
-def embedded_settings(db_path: Path, tenant_id: str) -> ServerSettings:
+def _mode(value: str | None) -> Mode:
+    try:
+        return Mode(value or Mode.CLOUD)
+    except ValueError:
+        choices = ", ".join(m.value for m in Mode)
+        raise ConfigError(f"control_plane.mode: {value!r} is not one of {choices}") from None
+
+
+def embedded_settings(db_path: Path, tenant_id: str, mode: Mode = Mode.CLOUD) -> ServerSettings:
     """Short revision timings so a quickstart finishes in seconds; the embedded key may
     use the default workspace and the configured one."""
     tenants = list(dict.fromkeys([DEFAULT_TENANT_ID, tenant_id]))
@@ -97,17 +108,22 @@ def embedded_settings(db_path: Path, tenant_id: str) -> ServerSettings:
         api_keys={EMBEDDED_API_KEY: tenants},
         build_seconds=EMBEDDED_BUILD_SECONDS,
         deploy_seconds=EMBEDDED_DEPLOY_SECONDS,
+        mode=mode,
     )
 
 
 def embedded_client(
-    db_path: Path, tenant_id: str, *, retry: RetryPolicy | None = None
+    db_path: Path,
+    tenant_id: str,
+    *,
+    mode: Mode = Mode.CLOUD,
+    retry: RetryPolicy | None = None,
 ) -> ControlPlaneClient:
     """A client on a local control plane app running in this process."""
     from planner.controlplane.app import create_app  # FastAPI only when embedded
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    app = create_app(embedded_settings(db_path, tenant_id))
+    app = create_app(embedded_settings(db_path, tenant_id, mode))
     # ASGITransport runs no lifespan events: the store is opened by create_app and
     # closed here when the client closes.
     return ControlPlaneClient(
@@ -141,7 +157,9 @@ def open_client(
             f"Using the embedded local control plane ({resolved.db_path}); "
             "set PLANNER_BASE_URL or [control_plane].base_url to use a real one."
         )
-        return embedded_client(resolved.db_path, resolved.tenant_id, retry=retry)
+        return embedded_client(
+            resolved.db_path, resolved.tenant_id, mode=resolved.mode, retry=retry
+        )
     return ControlPlaneClient.from_environment(
         environ,
         config_tenant_id=resolved.tenant_id,

@@ -12,6 +12,7 @@ from planner.api.endpoint import (
     resolve_endpoint,
     state_dir_from,
 )
+from planner.api.models import DeploymentCreate, SourceRevisionConfig
 from planner.config.models import ControlPlaneConfig
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import ConfigError
@@ -150,3 +151,23 @@ def test_loaded_config_section_is_accepted(tmp_path: Path):
     resolved = resolve_endpoint(None, section, {}, tmp_path)
     assert resolved.base_url == "https://cp.example/api-host"
     assert resolved.tenant_id == "6f1c2c1e-0000-4000-8000-000000000001"
+
+
+@pytest.mark.anyio
+async def test_embedded_plane_runs_in_the_configured_mode(tmp_path: Path):
+    """`[control_plane] mode = "self-hosted"` lets the embedded plane take external_docker."""
+    create = DeploymentCreate(
+        name="docker-agent",
+        source="external_docker",
+        source_revision_config=SourceRevisionConfig(image_uri="registry.example/agent:1"),
+    )
+    section = {"mode": "self-hosted"}
+    async with open_client(None, section, {}, tmp_path, announce=lambda _: None) as client:
+        created = await client.create_deployment(create)
+    assert created.source == "external_docker"
+
+
+def test_unknown_mode_is_a_config_error(tmp_path: Path):
+    """A mode that is neither cloud nor self-hosted is rejected before anything starts."""
+    with pytest.raises(ConfigError, match=r"control_plane\.mode"):
+        resolve_endpoint(None, {"mode": "on-prem"}, {}, tmp_path)
