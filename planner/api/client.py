@@ -22,7 +22,13 @@ from pydantic import TypeAdapter, ValidationError
 from planner.api import bulk_delete
 from planner.api.auth import URL_HINT, KeyAuth, check_base_url, display_url
 from planner.api.bulk_delete import DeleteOutcome
-from planner.api.errors import connection_error, error_from_response, unexpected_body
+from planner.api.errors import (
+    RateLimitedError,
+    connection_error,
+    error_from_response,
+    unexpected_body,
+)
+from planner.api.gate import BackoffGate
 from planner.api.models import (
     Deployment,
     DeploymentCreate,
@@ -97,6 +103,7 @@ class ControlPlaneClient:
         retry: RetryPolicy | None = None,
         endpoint: str | None = None,
         on_close: Callable[[], None] | None = None,
+        gate: BackoffGate | None = None,
     ) -> None:
         if not api_key:
             raise ConfigError("no API key given", hint="set PLANNER_API_KEY")
@@ -108,6 +115,8 @@ class ControlPlaneClient:
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
         self._on_close = on_close
+        # Shared 429 pause for every request of this client (apply sets one); None: off.
+        self.gate = gate
 
     def __repr__(self) -> str:
         return f"ControlPlaneClient(endpoint={self.endpoint!r}, tenant_id={self.tenant_id!r})"
@@ -163,6 +172,8 @@ class ControlPlaneClient:
         self, method: str, path: str, *, params: Params | None = None, body: Any = None
     ) -> httpx.Response:
         """One attempt; a non-2xx answer or no answer raises an `ApiError`."""
+        if self.gate is not None:
+            await self.gate.wait()
         try:
             response = await self._http.request(
                 method, self.base_url + path, params=params, json=body, auth=self._auth
@@ -172,7 +183,10 @@ class ControlPlaneClient:
         logger.debug("%s %s -> %s", method, path, response.status_code)
         if response.is_success:
             return response
-        raise error_from_response(method, path, response)
+        error = error_from_response(method, path, response)
+        if self.gate is not None and isinstance(error, RateLimitedError):
+            self.gate.hold(error.retry_after)
+        raise error
 
     async def _call(
         self, method: str, path: str, *, params: Params | None = None, body: Any = None

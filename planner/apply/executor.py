@@ -1,0 +1,210 @@
+"""`execute_plan`: carry out a Plan against the control plane, recording as it goes.
+
+Order: first what needs no request (no-op records, forgetting deployments deleted
+outside), then ONE bulk delete for every `delete` and `replace` (chunks of 100), then
+every create, PATCH and re-create concurrently (`parallelism` requests at once), each
+waiting for its revision. Crash safety comes from `StateRecorder`: a create is journalled
+before it is sent and recorded as soon as it is answered, so a `kill -9` at any moment
+leaves either the record or the journal entry the next run adopts by name.
+
+Stopping (Ctrl-C sets `stop`): nothing new is sent, waits end at once, requests in
+flight get `interrupt_grace` seconds to finish (and be recorded) before they are
+cancelled; the state is written and the result says `interrupted`. A cancellation of the
+caller's task does the same, faster (no grace), then propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any
+
+from planner.api.client import ControlPlaneClient
+from planner.api.gate import BackoffGate
+from planner.apply.context import ApplyOptions, Run, describe_error
+from planner.apply.operations import apply_change
+from planner.apply.progress import NullReporter, Reporter
+from planner.apply.recorder import StateRecorder
+from planner.apply.records import rerecorded
+from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+from planner.config.desired import DesiredDeployment
+from planner.errors import PlanError, PlanStaleError
+from planner.plan.body import check_secret_values
+from planner.plan.model import Action, Change, Plan
+from planner.state.backend import StateBackend
+from planner.state.document import PendingIntent, StateDocument
+
+_NEEDS_CONFIG = (Action.CREATE, Action.UPDATE, Action.NEW_REVISION, Action.REPLACE)
+_DELETES = (Action.DELETE, Action.REPLACE)
+
+
+async def execute_plan(
+    plan: Plan,
+    *,
+    client: ControlPlaneClient,
+    backend: StateBackend,
+    doc: StateDocument,
+    desired: Mapping[str, DesiredDeployment],
+    digest_key: bytes,
+    options: ApplyOptions | None = None,
+    reporter: Reporter | None = None,
+    stop: asyncio.Event | None = None,
+) -> ApplyResult:
+    """Apply PLAN; the state (DOC, in BACKEND, locked by the caller) is written after
+    every completed operation. Never raises for a failed deployment: see the result."""
+    check_applicable(plan, desired, digest_key)
+    if client.gate is None:
+        client.gate = BackoffGate()
+    run = Run(
+        client=client,
+        recorder=StateRecorder(backend, doc),
+        desired=desired,
+        digest_key=digest_key,
+        options=options or ApplyOptions(),
+        reporter=reporter or NullReporter(),
+        stop=stop or asyncio.Event(),
+        results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
+    )
+    result = ApplyResult(results=list(run.results.values()), mode=plan.mode)
+    run.reporter.begin(result.results)
+    try:
+        await record_no_ops(run, plan)
+        intents = await delete_all(run, plan.changes_with(*_DELETES))
+        work = plan.changes_with(Action.CREATE, Action.UPDATE, Action.NEW_REVISION, Action.REPLACE)
+        await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
+    finally:
+        result.interrupted = run.stop.is_set()
+        await run.recorder.commit()  # whatever a cancelled operation changed last
+        run.reporter.end(result)
+    return result
+
+
+def check_applicable(
+    plan: Plan, desired: Mapping[str, DesiredDeployment], digest_key: bytes
+) -> None:
+    """Refuse, before anything is sent, a plan with errors or one the config moved under."""
+    if plan.has_errors:
+        raise PlanError(
+            "the plan has errors and cannot be applied",
+            details=[f"{e.name}: {e.message}" for e in plan.errors],
+        )
+    if plan.mode == "refresh-only":
+        raise PlanError("a refresh-only plan changes nothing: there is nothing to apply")
+    for change in plan.changes_with(*_NEEDS_CONFIG):
+        if change.name not in desired:
+            raise PlanStaleError(
+                f"the plan is stale: {change.name} is no longer in the config",
+                hint="run `planner plan` again",
+            )
+        if change.send_secrets:
+            check_secret_values(change, desired[change.name].secret_values(), digest_key)
+
+
+async def record_no_ops(run: Run, plan: Plan) -> None:
+    """No request: forget what was deleted outside; re-record what the plan leaves alone
+    (its recorded values may lag the config: released fields, accepted drift)."""
+    doc = run.recorder.doc
+    changed = False
+    for change in plan.changes_with(Action.NO_OP):
+        recorded = doc.deployments.get(change.name)
+        wanted = run.desired.get(change.name)
+        outcome_status = "no changes"
+        if recorded is None:
+            pass
+        elif wanted is None or plan.mode == "destroy" or _is_gone(change):
+            doc.forget(change.name)
+            outcome_status, changed = "forgotten", True
+        else:
+            fresh = rerecorded(wanted, recorded, run.digest_key)
+            if fresh != recorded:
+                doc.record(fresh)
+                changed = True
+        run.finish(run.results[change.name], Outcome.SUCCEEDED, outcome_status)
+    if changed:
+        await run.recorder.commit()
+
+
+def _is_gone(change: Change) -> bool:
+    return any("deleted outside the planner" in note for note in change.notes)
+
+
+async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent]:
+    """One bulk delete for every delete and replace; record exactly the ids gone.
+
+    Returns the journal entries of the replaces whose old deployment is gone (their
+    re-creation is journalled in the same write that forgets the old one)."""
+    if not changes:
+        return {}
+    if run.stop.is_set():
+        for change in changes:
+            run.finish(run.results[change.name], Outcome.NOT_STARTED, "not started")
+        return {}
+    for change in changes:
+        run.begin(run.results[change.name], "deleting")
+    ids = [c.deployment_id for c in changes if c.deployment_id]
+    try:
+        outcome = await run.request(lambda: run.client.delete_deployments(ids))
+    except Exception as error:
+        for change in changes:
+            run.fail(run.results[change.name], error)
+        return {}
+    gone = [c for c in changes if c.deployment_id in outcome.deleted]
+    intents = await forget_deleted(run, gone)
+    for change in changes:
+        result = run.results[change.name]
+        if change.deployment_id in outcome.deleted:
+            if change.action is Action.DELETE:
+                run.finish(result, Outcome.SUCCEEDED, "deleted")
+            continue
+        why = outcome.failed.get(change.deployment_id or "", "not deleted")
+        run.fail(result, f"{change.name}: delete failed: {why}")
+    return intents
+
+
+async def forget_deleted(run: Run, gone: list[Change]) -> dict[str, PendingIntent]:
+    doc = run.recorder.doc
+    intents: dict[str, PendingIntent] = {}
+    for change in gone:
+        if change.name in doc.deployments:
+            doc.forget(change.name)
+        if change.action is Action.REPLACE:
+            intents[change.name] = doc.add_intent("create", change.name)
+    if gone:
+        await run.recorder.commit()
+    return intents
+
+
+async def run_all(run: Run, operations: list[Coroutine[Any, Any, None]]) -> None:
+    """Run the operations concurrently until all are done, or until a stop: then give
+    the ones in flight `interrupt_grace` seconds and cancel what is left."""
+    tasks = [asyncio.ensure_future(op) for op in operations]
+    if not tasks:
+        return
+    stopped = asyncio.ensure_future(run.stop.wait())
+    try:
+        await asyncio.wait([*tasks, stopped], return_when=asyncio.FIRST_COMPLETED)
+        while not all(t.done() for t in tasks) and not run.stop.is_set():
+            await asyncio.wait([*tasks, stopped], return_when=asyncio.FIRST_COMPLETED)
+        if run.stop.is_set():
+            await asyncio.wait(tasks, timeout=run.options.interrupt_grace)
+    except asyncio.CancelledError:
+        run.stop.set()
+        raise
+    finally:
+        stopped.cancel()
+        await cancel_leftovers(run, tasks)
+
+
+async def cancel_leftovers(run: Run, tasks: Sequence[asyncio.Future[None]]) -> None:
+    """Cancel what is still running; a request cut off may or may not have happened,
+    which is what the journal is for (the next run checks)."""
+    left = [t for t in tasks if not t.done()]
+    for task in left:
+        task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.gather(*left, return_exceptions=True)
+    for result in run.results.values():
+        cut_off = result.outcome is Outcome.NOT_STARTED and result.status != "not started"
+        if result.started is not None and cut_off:
+            run.fail(result, describe_error("interrupted while its request was in flight"))

@@ -1,0 +1,146 @@
+"""The work of one deployment: create, PATCH, or replace (after its delete), then wait.
+
+Every operation checks the stop signal before it sends anything, records its result in
+the state as soon as the server answered, and reports each status change. Errors end
+that deployment only; the others carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from planner.api.errors import ConflictError
+from planner.api.models import (
+    FAILURE_STATUSES,
+    Deployment,
+    DeploymentCreate,
+    DeploymentPatch,
+    DeploymentStatus,
+    RevisionStatus,
+)
+from planner.apply.context import Run
+from planner.apply.records import recorded_from, with_revision
+from planner.apply.results import DeploymentResult, Outcome
+from planner.apply.waiter import WaitEnd, wait_for_revision, wait_until_gone
+from planner.errors import ApplyError
+from planner.plan.body import planned_create_body, planned_patch_body
+from planner.plan.model import Action, Change
+from planner.state.document import PendingIntent
+
+logger = logging.getLogger("planner.apply")
+
+
+async def apply_change(run: Run, change: Change, intent: PendingIntent | None = None) -> None:
+    """Create, PATCH or replace one deployment; failures end up in its result."""
+    result = run.results[change.name]
+    try:
+        if change.action is Action.CREATE:
+            await create(run, change, result)
+        elif change.action in (Action.UPDATE, Action.NEW_REVISION):
+            await patch(run, change, result)
+        elif change.action is Action.REPLACE:
+            await recreate(run, change, result, intent)
+    except Exception as error:  # one deployment's failure must not stop the others
+        logger.debug("%s failed: %s", change.name, type(error).__name__)
+        run.fail(result, error)
+
+
+async def create(
+    run: Run, change: Change, result: DeploymentResult, intent: PendingIntent | None = None
+) -> None:
+    """Journal, POST, record; then follow the first revision."""
+    desired = run.desired[change.name]
+    async with run.limiter:
+        if run.stop.is_set():
+            run.finish(result, Outcome.NOT_STARTED, "not started")
+            return
+        run.begin(result, "creating")
+        intent = intent or await run.recorder.journal_create(change.name)
+        body = planned_create_body(change, desired.secret_values())
+        deployment = await post(run, DeploymentCreate.model_validate(body))
+        await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    result.deployment_id = deployment.id
+    await follow(run, result, deployment.latest_revision_id)
+
+
+async def post(run: Run, create: DeploymentCreate) -> Deployment:
+    """POST; a name still held by a deployment being deleted is waited out, once."""
+    try:
+        return await run.client.create_deployment(create)
+    except ConflictError:
+        holder = await run.client.find_by_name(create.name)
+        if holder is None or holder.status != DeploymentStatus.AWAITING_DELETE:
+            raise
+    gone = await wait_until_gone(run.waiting, holder.id)
+    if gone.end is not WaitEnd.FINAL:
+        raise ApplyError(f"{create.name}: the name is still held by deployment {holder.id}")
+    return await run.client.create_deployment(create)
+
+
+async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
+    """One PATCH carrying every change of the deployment; follow its revision if it made one."""
+    desired = run.desired[change.name]
+    assert change.deployment_id is not None  # update/new_revision target a recorded id
+    async with run.limiter:
+        if run.stop.is_set():
+            run.finish(result, Outcome.NOT_STARTED, "not started")
+            return
+        run.begin(result, "updating")
+        body = planned_patch_body(change, desired.secret_values())
+        deployment = await run.client.patch_deployment(
+            change.deployment_id, DeploymentPatch.model_validate(body)
+        )
+        await run.recorder.record(recorded_from(desired, deployment, run.digest_key))
+    if change.action is Action.UPDATE:
+        run.finish(result, Outcome.SUCCEEDED, "updated")
+        return
+    await follow(run, result, deployment.latest_revision_id)
+
+
+async def recreate(
+    run: Run, change: Change, result: DeploymentResult, intent: PendingIntent | None
+) -> None:
+    """The second half of a replace: the old deployment was deleted; once it is gone
+    (its name is free again), create the new one."""
+    if intent is None:  # the delete failed: already reported
+        return
+    assert change.deployment_id is not None
+    run.status(result, "waiting for the old one to go")
+    gone = await wait_until_gone(run.waiting, change.deployment_id)
+    if gone.end is WaitEnd.STOPPED:
+        run.finish(result, Outcome.NOT_STARTED, "not started")
+        return
+    if gone.end is WaitEnd.TIMEOUT:
+        run.fail(result, f"the old deployment {change.deployment_id} was not gone in time")
+        return
+    await create(run, change, result, intent)
+
+
+async def follow(run: Run, result: DeploymentResult, revision_id: str | None) -> None:
+    """Wait for the revision (unless --no-wait) and record how it ended."""
+    result.revision_id = revision_id
+    if revision_id is None or not run.options.wait:
+        run.finish(result, Outcome.SUBMITTED, "submitted")
+        return
+    assert result.deployment_id is not None
+    waited = await wait_for_revision(
+        run.waiting, result.deployment_id, revision_id, lambda s: run.status(result, s)
+    )
+    status = waited.status or "unknown"
+    if waited.end is WaitEnd.STOPPED:
+        run.finish(result, Outcome.SUBMITTED, status)
+    elif waited.end is WaitEnd.TIMEOUT:
+        timeout = run.options.wait_timeout
+        run.fail(result, f"{result.name}: revision still {status} after {timeout:g}s")
+    elif status in FAILURE_STATUSES:
+        run.finish(result, Outcome.FAILED, status, f"{result.name}: revision {status}")
+    else:
+        await record_revision(run, result.name, revision_id, status)
+        run.finish(result, Outcome.SUCCEEDED, status)
+
+
+async def record_revision(run: Run, name: str, revision_id: str, status: str) -> None:
+    recorded = run.recorder.current(name)
+    if recorded is None or status != RevisionStatus.DEPLOYED:
+        return
+    await run.recorder.record(with_revision(recorded, revision_id, deployed=True))

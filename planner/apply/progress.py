@@ -1,0 +1,153 @@
+"""How an apply tells the world what it is doing, while it does it.
+
+The executor calls a `Reporter`; it never prints. Two reporters for people:
+- `LineReporter` (no TTY, CI): one timestamped line each time a deployment's status
+  changes, e.g. `03:41:07 support-agent: BUILDING (1.2s)`;
+- `LiveReporter` (a terminal): a rich live display, one line per deployment with its
+  current status and elapsed time, under an overall progress bar.
+`NullReporter` says nothing (tests, `--quiet` callers).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+
+
+class Reporter(Protocol):
+    """Called by the executor: once at the start, on every status change, once at the end."""
+
+    def begin(self, results: Sequence[DeploymentResult]) -> None: ...
+
+    def update(self, result: DeploymentResult) -> None: ...
+
+    def end(self, result: ApplyResult) -> None: ...
+
+
+class NullReporter:
+    def begin(self, results: Sequence[DeploymentResult]) -> None:
+        pass
+
+    def update(self, result: DeploymentResult) -> None:
+        pass
+
+    def end(self, result: ApplyResult) -> None:
+        pass
+
+
+def elapsed(result: DeploymentResult, now: float) -> float:
+    """Seconds since the deployment's work started (its final time once it is done)."""
+    if result.started is None:
+        return 0.0
+    if result.outcome is not Outcome.NOT_STARTED and result.seconds:
+        return result.seconds
+    return max(0.0, now - result.started)
+
+
+def is_done(result: DeploymentResult) -> bool:
+    return result.outcome is not Outcome.NOT_STARTED or result.status == "not started"
+
+
+class LineReporter:
+    """Plain timestamped lines, only when something changes (for logs and CI)."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        self.console = console
+        self.clock = clock
+        self.wall = wall
+        self._last: dict[str, tuple[str, Outcome]] = {}
+
+    def begin(self, results: Sequence[DeploymentResult]) -> None:
+        work = [r for r in results if r.changed]
+        self._print(f"Applying {len(work)} change(s)")
+
+    def update(self, result: DeploymentResult) -> None:
+        seen = (result.status, result.outcome)
+        if self._last.get(result.name) == seen:
+            return
+        self._last[result.name] = seen
+        line = f"{result.name}: {result.status} ({elapsed(result, self.clock()):.1f}s)"
+        if result.error:
+            line += f": {result.error}"
+        self._print(line)
+
+    def end(self, result: ApplyResult) -> None:
+        pass
+
+    def _print(self, text: str) -> None:
+        stamp = self.wall().strftime("%H:%M:%S")
+        self.console.print(f"{stamp} {text}", markup=False, highlight=False)
+
+
+_OUTCOME_STYLES = {
+    Outcome.SUCCEEDED: "green",
+    Outcome.FAILED: "red",
+    Outcome.SUBMITTED: "yellow",
+    Outcome.NOT_STARTED: "dim",
+}
+
+
+class LiveReporter:
+    """A live display on a terminal: one line per deployment, and an overall bar."""
+
+    def __init__(self, console: Console, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.console = console
+        self.clock = clock
+        self._rows: list[DeploymentResult] = []
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self._task = self._progress.add_task("Applying", total=0)
+        self._live = Live(
+            get_renderable=self._render, console=console, refresh_per_second=8, transient=False
+        )
+
+    def begin(self, results: Sequence[DeploymentResult]) -> None:
+        self._rows = [r for r in results if r.changed]
+        self._progress.update(self._task, total=len(self._rows))
+        self._live.start()
+
+    def update(self, result: DeploymentResult) -> None:
+        done = sum(1 for r in self._rows if r.outcome is not Outcome.NOT_STARTED)
+        self._progress.update(self._task, completed=done)
+
+    def end(self, result: ApplyResult) -> None:
+        self.update(result.results[0]) if result.results else None
+        self._live.stop()
+
+    def _render(self) -> RenderableType:
+        table = Table.grid(padding=(0, 2))
+        now = self.clock()
+        for row in self._rows:
+            style = _OUTCOME_STYLES[row.outcome] if row.started is not None else "dim"
+            table.add_row(
+                Text(f"{row.action.symbol} {row.name}"),
+                Text(row.status, style=style),
+                Text(f"{elapsed(row, now):.1f}s", style="dim"),
+            )
+        return Group(table, self._progress)
+
+
+def make_reporter(console: Console, *, live: bool) -> Reporter:
+    """The live display on a terminal, plain lines elsewhere."""
+    return LiveReporter(console) if live else LineReporter(console)

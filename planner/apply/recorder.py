@@ -1,0 +1,96 @@
+"""Writing the state as apply goes: after every completed operation, never only at the end.
+
+Invariants:
+- `commit()` returns only once a write that contains every change made to the document
+  before the call is on disk, so an operation counts as done only when it is recorded;
+- writes are serialised (one at a time) and concurrent commits share one write (group
+  commit), so 100 parallel creates do not queue 100 fsyncs behind each other;
+- the document is changed only on the event loop; the write runs in a thread on a
+  snapshot, so slow disks do not stall the requests and polls in flight;
+- a write in progress is finished even when the caller is cancelled, so the document's
+  serial always matches the file and the next write is not refused as stale.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from planner.state.backend import StateBackend
+from planner.state.document import PendingIntent, StateDocument, advance
+from planner.state.records import RecordedDeployment
+
+
+class StateRecorder:
+    """The one writer of the state during an apply (see the module docstring)."""
+
+    def __init__(
+        self,
+        backend: StateBackend,
+        doc: StateDocument,
+        *,
+        run_write: Callable[..., Awaitable[Any]] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.doc = doc
+        self.writes = 0
+        self._requested = 0
+        self._written = 0
+        self._lock = asyncio.Lock()
+        self._run_write = run_write or asyncio.to_thread
+
+    async def commit(self) -> None:
+        """Write the document unless a write that started after this call already did."""
+        self._requested += 1
+        wanted = self._requested
+        async with self._lock:
+            if self._written >= wanted:
+                return
+            covered = self._requested
+            await self._write(self.doc.model_copy(deep=True))
+            self._written = covered
+
+    async def _write(self, snapshot: StateDocument) -> None:
+        future = asyncio.ensure_future(self._run_write(self.backend.write, snapshot))
+        try:
+            written = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            written = await future  # let it land: the serial must stay in step with the file
+            advance(self.doc, written)
+            self.writes += 1
+            raise
+        advance(self.doc, written)
+        self.writes += 1
+
+    # --- changes, each followed by a commit -------------------------------------------
+
+    async def journal_create(self, name: str) -> PendingIntent:
+        """Journal a create BEFORE it is sent: after a crash the next run looks NAME up."""
+        intent = self.doc.add_intent("create", name)
+        await self.commit()
+        return intent
+
+    async def record(
+        self, recorded: RecordedDeployment, *, done: PendingIntent | None = None
+    ) -> None:
+        self.doc.record(recorded)
+        if done is not None:
+            self.doc.clear_intent(done)
+        await self.commit()
+
+    async def forget(self, names: list[str], *, then_create: bool = False) -> list[PendingIntent]:
+        """Forget deleted deployments; with `then_create`, journal their re-creation in
+        the same write (a replace), so no moment exists where neither is recorded."""
+        intents = []
+        for name in names:
+            if name in self.doc.deployments:
+                self.doc.forget(name)
+            if then_create:
+                intents.append(self.doc.add_intent("create", name))
+        if names:
+            await self.commit()
+        return intents
+
+    def current(self, name: str) -> RecordedDeployment | None:
+        return self.doc.deployments.get(name)

@@ -1,0 +1,91 @@
+"""What an apply did, per deployment and in total (data only; `planner.render.apply_text`
+turns it into the result table and the summary line)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from planner.plan.model import Action
+
+
+class Outcome(StrEnum):
+    """How one deployment's part of the apply ended."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SUBMITTED = "submitted"  # sent, not waited for (--no-wait, or interrupted while waiting)
+    NOT_STARTED = "not started"  # interrupted before it was sent
+
+
+@dataclass
+class DeploymentResult:
+    """One deployment: what was done, the revision it got, its final status and timing.
+
+    `status` is the last revision status seen (or `deleted`, `updated`, ...); `error`
+    says why it failed, naming nothing secret.
+    """
+
+    name: str
+    action: Action
+    deployment_id: str | None = None
+    revision_id: str | None = None
+    status: str = "pending"
+    outcome: Outcome = Outcome.NOT_STARTED
+    error: str | None = None
+    started: float | None = None
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome is Outcome.FAILED
+
+    @property
+    def changed(self) -> bool:
+        """Something was sent for it (it is worth a row in the result table)."""
+        return self.action is not Action.NO_OP
+
+
+@dataclass
+class ApplyResult:
+    """Every deployment of the plan, in plan order, and whether the run was interrupted."""
+
+    results: list[DeploymentResult] = field(default_factory=list)
+    interrupted: bool = False
+    mode: str = "normal"
+
+    @property
+    def failed(self) -> list[DeploymentResult]:
+        return [r for r in self.results if r.failed]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.interrupted
+
+    def count(self, action: Action, *outcomes: Outcome) -> int:
+        wanted = outcomes or (Outcome.SUCCEEDED, Outcome.SUBMITTED)
+        return sum(1 for r in self.results if r.action is action and r.outcome in wanted)
+
+    def summary_line(self) -> str:
+        """`Apply complete: 2 created, 1 updated, 3 new revisions, 1 deleted, 0 failed.`"""
+        parts = [
+            f"{self.count(Action.CREATE)} created",
+            f"{self.count(Action.UPDATE)} updated",
+            _count(self.count(Action.NEW_REVISION), "new revision"),
+            f"{self.count(Action.DELETE)} deleted",
+        ]
+        replaced = self.count(Action.REPLACE)
+        if replaced:
+            parts.append(f"{replaced} replaced")
+        parts.append(f"{len(self.failed)} failed")
+        not_started = sum(1 for r in self.results if r.outcome is Outcome.NOT_STARTED and r.changed)
+        if not_started:
+            parts.append(f"{not_started} not started")
+        head = "Apply interrupted" if self.interrupted else "Apply complete"
+        if self.mode == "destroy":
+            head = "Destroy interrupted" if self.interrupted else "Destroy complete"
+        return f"{head}: {', '.join(parts)}."
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
