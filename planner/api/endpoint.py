@@ -35,6 +35,12 @@ EMBEDDED_DB_NAME = "local-control-plane.db"
 EMBEDDED_BASE_URL = "http://embedded.local"
 EMBEDDED_BUILD_SECONDS = 2.0
 EMBEDDED_DEPLOY_SECONDS = 2.0
+# Tests and demos may shorten the embedded plane's timings (seconds, >= 0).
+EMBEDDED_TIMING_ENV = {
+    "build_seconds": "PLANNER_EMBEDDED_BUILD_SECONDS",
+    "deploy_seconds": "PLANNER_EMBEDDED_DEPLOY_SECONDS",
+    "delete_seconds": "PLANNER_EMBEDDED_DELETE_SECONDS",
+}
 
 
 @dataclass(frozen=True)
@@ -99,17 +105,43 @@ def _mode(value: str | None) -> Mode:
         raise ConfigError(f"control_plane.mode: {value!r} is not one of {choices}") from None
 
 
-def embedded_settings(db_path: Path, tenant_id: str, mode: Mode = Mode.CLOUD) -> ServerSettings:
+def embedded_settings(
+    db_path: Path,
+    tenant_id: str,
+    mode: Mode = Mode.CLOUD,
+    timings: Mapping[str, float] | None = None,
+) -> ServerSettings:
     """Short revision timings so a quickstart finishes in seconds; the embedded key may
-    use the default workspace and the configured one."""
+    use the default workspace and the configured one. TIMINGS overrides
+    build_seconds / deploy_seconds / delete_seconds."""
     tenants = list(dict.fromkeys([DEFAULT_TENANT_ID, tenant_id]))
-    return ServerSettings(
+    settings = ServerSettings(
         db_path=db_path,
         api_keys={EMBEDDED_API_KEY: tenants},
         build_seconds=EMBEDDED_BUILD_SECONDS,
         deploy_seconds=EMBEDDED_DEPLOY_SECONDS,
         mode=mode,
     )
+    for name, seconds in (timings or {}).items():
+        setattr(settings, name, seconds)
+    return settings
+
+
+def embedded_timings(environ: Mapping[str, str]) -> dict[str, float]:
+    """The timings set by PLANNER_EMBEDDED_{BUILD,DEPLOY,DELETE}_SECONDS."""
+    timings: dict[str, float] = {}
+    for name, variable in EMBEDDED_TIMING_ENV.items():
+        text = environ.get(variable)
+        if not text:
+            continue
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not seconds >= 0:  # also refuses nan
+            raise ConfigError(f"{variable}: not a number of seconds >= 0: {text!r}")
+        timings[name] = seconds
+    return timings
 
 
 def embedded_client(
@@ -118,12 +150,13 @@ def embedded_client(
     *,
     mode: Mode = Mode.CLOUD,
     retry: RetryPolicy | None = None,
+    timings: Mapping[str, float] | None = None,
 ) -> ControlPlaneClient:
     """A client on a local control plane app running in this process."""
     from planner.controlplane.app import create_app  # FastAPI only when embedded
 
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    app = create_app(embedded_settings(db_path, tenant_id, mode))
+    app = create_app(embedded_settings(db_path, tenant_id, mode, timings))
     # ASGITransport runs no lifespan events: the store is opened by create_app and
     # closed here when the client closes.
     return ControlPlaneClient(
@@ -158,7 +191,11 @@ def open_client(
             "set PLANNER_BASE_URL or [control_plane].base_url to use a real one."
         )
         return embedded_client(
-            resolved.db_path, resolved.tenant_id, mode=resolved.mode, retry=retry
+            resolved.db_path,
+            resolved.tenant_id,
+            mode=resolved.mode,
+            retry=retry,
+            timings=embedded_timings(environ),
         )
     return ControlPlaneClient.from_environment(
         environ,

@@ -1,19 +1,101 @@
-"""`planner import`: adopt an existing deployment into the state (not built yet)."""
+"""`planner import NAME DEPLOYMENT_ID`: adopt an existing deployment into the state.
+
+NAME must be a deployment of the config and the remote deployment must carry that name.
+The record holds the deployment's OBSERVED values of the fields the config sets (and the
+digests of its secrets when the config manages secrets), so the next `planner plan`
+shows exactly how the live deployment differs from the config. Nothing changes remotely.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 from typing import Any
 
-from planner.errors import PlannerError
+from planner.api.errors import NotFoundError
+from planner.api.models import Deployment, DeploymentStatus
+from planner.cli.common import (
+    add_config_option,
+    add_endpoint_options,
+    add_lock_timeout_option,
+    add_state_option,
+)
+from planner.cli.connect import DEFAULT_CONFIG
+from planner.cli.workspace import Workspace
+from planner.errors import PlannerError, StateError
+from planner.plan.refresh import observed_record
+from planner.render.console import make_console
+from planner.state.document import adopt
+from planner.state.records import RecordedDeployment
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
-        "import", parents=parents, help="adopt an existing deployment into the state"
+        "import",
+        parents=parents,
+        help="adopt an existing deployment into the state",
+        description="Start managing an existing deployment: record it in the state under "
+        "NAME (a deployment of the config). Nothing changes remotely.",
     )
+    parser.add_argument("name", metavar="NAME", help="the deployment's name in the config")
+    parser.add_argument("deployment_id", metavar="DEPLOYMENT_ID", help="its id on the server")
+    add_config_option(parser)
+    add_state_option(parser)
+    add_endpoint_options(parser)
+    add_lock_timeout_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise PlannerError("`planner import` is not implemented yet")
+    recorded, location = asyncio.run(import_deployment(args))
+    plan_command = "planner plan" + ("" if args.config == DEFAULT_CONFIG else f" -c {args.config}")
+    console = make_console()
+    for line in (
+        f"Imported {recorded.name} (deployment {recorded.id}) into the state {location}.",
+        "Nothing was changed on the control plane.",
+        f"Run `{plan_command}` to see how it differs from the config.",
+    ):
+        console.print(line, markup=False)
+    return 0
+
+
+async def import_deployment(args: argparse.Namespace) -> tuple[RecordedDeployment, str]:
+    async with Workspace.from_args(args) as ws:
+        desired = ws.config.deployments.get(args.name)
+        if desired is None:
+            raise StateError(
+                f"{args.name} is not a deployment of the config {args.config}",
+                hint=f"add [deployments.{args.name}] to the config first; it declares: "
+                + (", ".join(sorted(ws.config.deployments)) or "(nothing)"),
+            )
+        deployment = await fetch(ws, args.deployment_id)
+        check_adoptable(args.name, deployment)
+        with ws.lock("import", timeout=args.lock_timeout):
+            doc = ws.read_state()
+            recorded = observed_record(desired, deployment, ws.digest_key(doc))
+            adopt(doc, recorded)
+            ws.backend.write(doc)
+        return recorded, ws.backend.location
+
+
+async def fetch(ws: Workspace, deployment_id: str) -> Deployment:
+    try:
+        return await ws.client.get_deployment(deployment_id)
+    except NotFoundError:
+        raise PlannerError(
+            f"no deployment {deployment_id} on {ws.endpoint} (workspace {ws.tenant_id or '-'})",
+            hint="check the id (`planner state list` shows the managed ones); "
+            "PLANNER_TENANT_ID selects the workspace",
+        ) from None
+
+
+def check_adoptable(name: str, deployment: Deployment) -> None:
+    if deployment.name != name:
+        raise StateError(
+            f"deployment {deployment.id} is named {deployment.name!r}, not {name!r}",
+            hint=f"names cannot change: import it under its own name "
+            f"(`planner import {deployment.name} {deployment.id}`, with "
+            f"[deployments.{deployment.name}] in the config)",
+        )
+    if deployment.status is DeploymentStatus.AWAITING_DELETE:
+        raise StateError(f"deployment {deployment.id} ({name}) is being deleted")

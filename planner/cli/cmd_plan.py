@@ -1,17 +1,196 @@
-"""`planner plan`: show what apply would change (not built yet)."""
+"""`planner plan`: show, field by field, what apply would change (and optionally save it).
+
+The state is locked (operation "plan") while it is read, refreshed against the control
+plane and (with `--refresh-only`) written; the lock is released before printing.
+Exit codes: 0 (with `--detailed-exitcode`: no changes), 2 changes with
+`--detailed-exitcode`, 1 error, including a plan that has errors (printed first).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
-from planner.errors import PlannerError
+from planner.cli.common import (
+    add_config_option,
+    add_endpoint_options,
+    add_format_option,
+    add_lock_timeout_option,
+    add_state_option,
+)
+from planner.cli.workspace import Workspace
+from planner.errors import PlanError
+from planner.plan.diff import PlanOptions
+from planner.plan.model import Plan
+from planner.plan.refresh import record_drift
+from planner.plan.saved import SavedPlan, make_saved_plan, write_saved_plan
+from planner.render.console import make_console
+from planner.render.json import render_json
+from planner.render.markdown import render_markdown
+from planner.render.text import render_text
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_CHANGES = 2
+
+
+@dataclass
+class PlanRun:
+    """What one `planner plan` produced: the plan, the file to save, the state written."""
+
+    plan: Plan
+    saved: SavedPlan | None = None
+    recorded: list[str] | None = None
+    state_location: str = ""
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("plan", parents=parents, help="show what apply would change")
+    parser = sub.add_parser(
+        "plan",
+        parents=parents,
+        help="show what apply would change",
+        description="Compare the config with the state and the live control plane and "
+        "show, field by field, what apply would change.",
+    )
+    add_config_option(parser)
+    add_state_option(parser)
+    add_endpoint_options(parser)
+    parser.add_argument("--out", metavar="PLANFILE", help="save the plan for `planner apply`")
+    add_format_option(parser, ["text", "markdown", "json"])
+    parser.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 0 when there are no changes, 2 when there are, 1 on error",
+    )
+    for flag, text in (
+        ("--only", "plan only NAME (repeatable)"),
+        ("--exclude", "leave NAME out of the plan (repeatable)"),
+        ("--replace", "delete and re-create NAME (repeatable)"),
+    ):
+        parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
+    parser.add_argument(
+        "--refresh-only",
+        action="store_true",
+        help="record changes made outside the planner into the state; change nothing remotely",
+    )
+    parser.add_argument("--destroy", action="store_true", help="plan to delete every managed one")
+    add_lock_timeout_option(parser)
+    parser.add_argument("--verbose", action="store_true", help="show unchanged fields too")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise PlannerError("`planner plan` is not implemented yet")
+    options = plan_options(args)
+    result = asyncio.run(run_plan(args, options))
+    sys.stdout.write(render(result.plan, args))
+    sys.stdout.flush()
+    report_side_effects(result, args)
+    if result.plan.has_errors:
+        return EXIT_ERROR
+    if args.detailed_exitcode and (result.plan.has_changes or result.recorded):
+        return EXIT_CHANGES
+    return EXIT_OK
+
+
+def plan_options(args: argparse.Namespace) -> PlanOptions:
+    if args.refresh_only:
+        for flag, value in (("--destroy", args.destroy), ("--replace", args.replace)):
+            if value:
+                raise PlanError(f"--refresh-only cannot be combined with {flag}")
+        if args.out:
+            raise PlanError(
+                "--refresh-only cannot be combined with --out",
+                hint="a refresh-only plan records what it finds into the state itself; "
+                "there is nothing to apply",
+            )
+    return PlanOptions(
+        only=args.only,
+        exclude=args.exclude,
+        replace=args.replace,
+        destroy=args.destroy,
+        refresh_only=args.refresh_only,
+    )
+
+
+async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
+    async with Workspace.from_args(args) as ws:
+        warn(ws.config.warnings)
+        with ws.lock("plan", timeout=args.lock_timeout):
+            doc = ws.read_state()
+            check_names(options, ws.config.deployments, doc.deployments)
+            if args.out and doc.serial == 0:
+                ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
+            plan, observed = await ws.make_plan(options, doc)
+            result = PlanRun(plan=plan, state_location=ws.backend.location)
+            if options.refresh_only and plan.drift:
+                result.recorded = record_drift(doc, plan.drift, observed, ws.digest_key(doc))
+                ws.backend.write(doc)
+        if args.out and not plan.has_errors:
+            result.saved = make_saved_plan(
+                plan, doc, observed, config_path=args.config, options=options
+            )
+    return result
+
+
+def check_names(options: PlanOptions, desired: Collection[str], recorded: Collection[str]) -> None:
+    """Refuse --only / --exclude / --replace names the plan cannot act on."""
+    known = set(desired) | set(recorded)
+    problems = [
+        f"{flag} {name}: no deployment of that name in the config or the state"
+        for flag, names in (("--only", options.only), ("--exclude", options.exclude))
+        for name in sorted(set(names) - known)
+    ]
+    problems += [
+        f"--replace {name}: "
+        + ("not in the config" if name not in desired else "not in the state (nothing to replace)")
+        for name in sorted(set(options.replace) - (set(desired) & set(recorded)))
+    ]
+    if problems:
+        names = ", ".join(sorted(known)) or "(none)"
+        raise PlanError(
+            "unknown deployment name(s) in the options",
+            details=problems,
+            hint=f"known deployments: {names}",
+        )
+
+
+def render(plan: Plan, args: argparse.Namespace) -> str:
+    if args.format == "json":
+        return render_json(plan)
+    if args.format == "markdown":
+        return render_markdown(plan, verbose=args.verbose)
+    return render_text(plan, color=sys.stdout.isatty(), verbose=args.verbose)
+
+
+def report_side_effects(result: PlanRun, args: argparse.Namespace) -> None:
+    """The saved plan file and the state written, said apart from the plan itself."""
+    out = make_console(stderr=args.format != "text")
+    if result.recorded:
+        names = ", ".join(result.recorded)
+        out.print(
+            f"\nRecorded what changed outside the planner into the state "
+            f"{result.state_location} ({names}). Nothing was changed remotely.",
+            markup=False,
+        )
+    if not args.out:
+        return
+    if result.saved is None:
+        make_console(stderr=True).print(
+            f"The plan has errors: not saved to {args.out}.", markup=False
+        )
+        return
+    write_saved_plan(args.out, result.saved)
+    out.print(
+        f"\nSaved the plan to {args.out}. To apply exactly this plan: planner apply {args.out}",
+        markup=False,
+    )
+
+
+def warn(warnings: list[str]) -> None:
+    console = make_console(stderr=True)
+    for warning in warnings:
+        console.print(f"Warning: {warning}", markup=False)

@@ -1,0 +1,153 @@
+"""The wiring every state-using command shares: config, endpoint, client, state, digest key.
+
+A thin orchestrator, no business logic: `Workspace.open(...)` (or `from_args`) loads the
+config, resolves the endpoint and opens the client (`planner.api.endpoint.open_client`),
+and points at the state file. Use it as `async with` (it closes the client). Commands
+take `lock(...)` around a read-change-write, `read_state()` inside it, then `refresh` /
+`make_plan`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from planner.api.client import ControlPlaneClient
+from planner.api.endpoint import (
+    announce_on_stderr,
+    open_client,
+    resolve_endpoint,
+    state_dir_from,
+)
+from planner.config import Config, load_config
+from planner.controlplane.settings import EMBEDDED_API_KEY
+from planner.plan.diff import PlanOptions, make_plan
+from planner.plan.model import Plan, PlanWarning
+from planner.plan.refresh import Observed, observed_record, pending_create_names, refresh_observed
+from planner.secrets import digest_key
+from planner.state.document import StateDocument
+from planner.state.localfile import LocalFileBackend
+from planner.state.location import resolve_state_path
+from planner.state.locking import LockHandle
+from planner.state.records import RecordedDeployment
+
+
+@dataclass
+class Workspace:
+    """One config file against one control plane and one state file."""
+
+    config: Config
+    client: ControlPlaneClient
+    backend: LocalFileBackend
+    endpoint: str
+    tenant_id: str | None
+    _api_key: str = field(repr=False)
+
+    @classmethod
+    def open(
+        cls,
+        config_path: str | os.PathLike[str],
+        *,
+        state_path: str | os.PathLike[str] | None = None,
+        base_url: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        announce: Callable[[str], None] = announce_on_stderr,
+    ) -> Workspace:
+        env = os.environ if environ is None else environ
+        config = load_config(Path(config_path), environ=env)
+        state_dir = state_dir_from(env)
+        resolved = resolve_endpoint(base_url, config.control_plane, env, state_dir)
+        client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)
+        api_key = EMBEDDED_API_KEY if resolved.is_embedded else env.get("PLANNER_API_KEY", "")
+        state = resolve_state_path(str(state_path) if state_path else None, config_path, env)
+        return cls(
+            config, client, LocalFileBackend(state), client.endpoint, client.tenant_id, api_key
+        )
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Workspace:
+        """From the `-c`, `--state` and `--base-url` options (each optional on ARGS)."""
+        return cls.open(
+            getattr(args, "config", "planner.toml"),
+            state_path=getattr(args, "state", None),
+            base_url=getattr(args, "base_url", None),
+        )
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.client.aclose()
+
+    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+        """The state lock (a context manager); fails naming the holder after TIMEOUT s."""
+        return self.backend.lock(operation, timeout=timeout)
+
+    def read_state(self) -> StateDocument:
+        """The state (a new, unwritten one if there is none), refused if it is foreign."""
+        doc = self.backend.read()
+        if doc is None:
+            return StateDocument.new(self.endpoint, self.tenant_id)
+        doc.check_belongs_to(self.endpoint, self.tenant_id, source=self.backend.location)
+        return doc
+
+    def digest_key(self, doc: StateDocument) -> bytes:
+        """The key of the secret digests recorded in DOC (API key x the state's lineage)."""
+        return digest_key(self._api_key, doc.lineage)
+
+    async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
+        return await refresh_observed(
+            self.client,
+            doc.deployments,
+            names_to_create,
+            pending_creates=pending_create_names(doc),
+        )
+
+    async def make_plan(self, options: PlanOptions, doc: StateDocument) -> tuple[Plan, Observed]:
+        """Refresh, then plan the config against DOC and what is live.
+
+        A deployment an interrupted apply created but never recorded (`pending_found`) is
+        planned as if recorded with its observed values (the next apply records it).
+        """
+        desired = self.config.deployments
+        observed = await self.refresh(doc, set(desired) - set(doc.deployments))
+        key = self.digest_key(doc)
+        recorded: dict[str, RecordedDeployment] = dict(doc.deployments)
+        live = dict(observed.by_name)
+        for name, deployment in observed.pending_found.items():
+            if name in desired:
+                recorded[name] = observed_record(desired[name], deployment, key)
+                live[name] = deployment
+        plan = make_plan(
+            desired,
+            recorded,
+            live,
+            options=options,
+            digest_key=key,
+            unmanaged_existing=observed.unmanaged_existing,
+        )
+        return _with_pending_warnings(plan, observed), observed
+
+
+def _with_pending_warnings(plan: Plan, observed: Observed) -> Plan:
+    if not observed.pending_found:
+        return plan
+    warnings = [
+        PlanWarning(
+            name=name,
+            message=f"{name} was created (id {deployment.id}) by an apply that stopped before "
+            "recording it; the next apply records it instead of creating it again",
+        )
+        for name, deployment in sorted(observed.pending_found.items())
+    ]
+    return plan.model_copy(update={"warnings": [*plan.warnings, *warnings]})

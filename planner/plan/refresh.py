@@ -1,0 +1,194 @@
+"""Refresh: read what the plan needs from the control plane, in as few requests as possible.
+
+- Managed deployments (every recorded name) are read by id with the `deployment_ids`
+  filter: `ceil(N/100)` list requests for N recorded deployments, never one GET each.
+  A deployment in `AWAITING_DELETE` counts as gone (`None`): it is being deleted and
+  cannot be brought back, so the plan treats it like one deleted outside the planner.
+- Names the config wants to create are looked up by name: up to `NAME_LOOKUP_LIMIT`
+  names, one `name_contains` lookup per name, concurrently; more than that, one paged
+  listing of every deployment (`ceil(total/100)` requests) answers them all at once.
+  A deployment being deleted (`AWAITING_DELETE`) does not count as existing.
+- A name with a pending `create` intent in the state's journal (an apply stopped after
+  sending the create, before recording it) that exists remotely lands in
+  `pending_found`, not in `unmanaged_existing`: it was made by the planner, and the next
+  apply adopts it (see `observed_record`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Iterable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.api.client import ControlPlaneClient
+from planner.api.models import Deployment, DeploymentStatus
+from planner.config.desired import DesiredDeployment
+from planner.plan.model import Drift
+from planner.plan.paths import get_path, nest, set_path
+from planner.plan.views import desired_fields, observed_doc, observed_secrets
+from planner.secrets import secret_digest
+from planner.state.document import StateDocument
+from planner.state.records import RecordedDeployment
+
+NAME_LOOKUP_LIMIT = 5
+CREATE_INTENT = "create"
+
+
+@dataclass
+class Observed:
+    """What the control plane holds for the names a plan is about.
+
+    `by_name`: every recorded name -> its live deployment, None when gone (or being
+    deleted). `unmanaged_existing`: wanted names not in the state that exist remotely ->
+    id. `pending_found`: names with a pending create intent that exist remotely.
+    """
+
+    by_name: dict[str, Deployment | None] = field(default_factory=dict)
+    unmanaged_existing: dict[str, str] = field(default_factory=dict)
+    pending_found: dict[str, Deployment] = field(default_factory=dict)
+
+
+async def refresh_observed(
+    client: ControlPlaneClient,
+    recorded: Mapping[str, RecordedDeployment],
+    wanted_names: Iterable[str],
+    *,
+    pending_creates: Iterable[str] = (),
+) -> Observed:
+    """Read the recorded deployments by id and look up the names to be created."""
+    pending = set(pending_creates) - set(recorded)
+    names = sorted((set(wanted_names) | pending) - set(recorded))
+    managed, found = await asyncio.gather(read_managed(client, recorded), find_names(client, names))
+    observed = Observed(by_name=managed)
+    for name, deployment in sorted(found.items()):
+        if name in pending:
+            observed.pending_found[name] = deployment
+        else:
+            observed.unmanaged_existing[name] = deployment.id
+    return observed
+
+
+async def read_managed(
+    client: ControlPlaneClient, recorded: Mapping[str, RecordedDeployment]
+) -> dict[str, Deployment | None]:
+    """Every recorded name -> its live deployment (None: gone or being deleted)."""
+    by_id = await client.get_deployments_by_ids(r.id for r in recorded.values())
+    return {name: _alive(by_id.get(r.id)) for name, r in sorted(recorded.items())}
+
+
+async def find_names(client: ControlPlaneClient, names: list[str]) -> dict[str, Deployment]:
+    """The live (not being deleted) deployments named exactly as one of NAMES."""
+    if not names:
+        return {}
+    if len(names) <= NAME_LOOKUP_LIMIT:
+        results = await asyncio.gather(
+            *(client.find_by_name(name, include_deleting=False) for name in names)
+        )
+        return {d.name: d for d in results if d is not None}
+    wanted = set(names)
+    found: dict[str, Deployment] = {}
+    async with aclosing(client.iter_deployments()) as deployments:
+        async for deployment in deployments:
+            if deployment.name in wanted and _alive(deployment) is not None:
+                found.setdefault(deployment.name, deployment)
+    return found
+
+
+def _alive(deployment: Deployment | None) -> Deployment | None:
+    if deployment is None or deployment.status is DeploymentStatus.AWAITING_DELETE:
+        return None
+    return deployment
+
+
+def pending_create_names(doc: StateDocument) -> list[str]:
+    """Names whose create was journalled but never recorded (an apply stopped mid-way)."""
+    return sorted({i.name for i in doc.pending if i.op == CREATE_INTENT} - set(doc.deployments))
+
+
+def observed_record(
+    desired: DesiredDeployment, deployment: Deployment, key: bytes
+) -> RecordedDeployment:
+    """What the state records when adopting DEPLOYMENT as DESIRED (import, lost creates).
+
+    `managed` holds the OBSERVED values of the fields the config sets, so the next plan
+    shows no drift and the real difference with the config. When the config sets secrets,
+    the digests of every observed secret are recorded (the list is managed whole).
+    """
+    doc = observed_doc(deployment)
+    managed = nest({path: get_path(doc, path) for path in desired_fields(desired)})
+    digests: dict[str, str] = {}
+    if desired.secrets:
+        values = observed_secrets(deployment)
+        digests = {name: secret_digest(key, name, value) for name, value in values.items()}
+    return RecordedDeployment(
+        name=desired.name,
+        id=deployment.id,
+        managed=managed,
+        secret_digests=digests,
+        **revision_fields(deployment),
+    )
+
+
+def revision_fields(deployment: Deployment) -> dict[str, Any]:
+    """The ids and timestamp a record keeps to tell later whether the deployment moved."""
+    return {
+        "latest_revision_id": deployment.latest_revision_id,
+        "active_revision_id": deployment.active_revision_id,
+        "updated_at": deployment.model_dump(mode="json", include={"updated_at"})["updated_at"],
+    }
+
+
+def record_drift(
+    doc: StateDocument, drift: Iterable[Drift], observed: Observed, key: bytes
+) -> list[str]:
+    """`--refresh-only`: write the observed values of drifted fields into DOC.
+
+    A deployment deleted outside the planner is forgotten; a drifted field takes its
+    observed value (or leaves `managed` when it is gone remotely); a drifted secret takes
+    the digest of its observed value. Returns the names whose record changed.
+    """
+    changed: set[str] = set()
+    for item in drift:
+        live = observed.by_name.get(item.name)
+        if item.name not in doc.deployments:
+            continue
+        if item.path is None or live is None:
+            doc.forget(item.name)
+        else:
+            doc.record(_refreshed(doc.deployments[item.name], item.path, live, key))
+        changed.add(item.name)
+    return sorted(changed)
+
+
+def _refreshed(
+    recorded: RecordedDeployment, path: str, live: Deployment, key: bytes
+) -> RecordedDeployment:
+    managed = copy.deepcopy(recorded.managed)
+    digests = dict(recorded.secret_digests)
+    if path.startswith("secrets."):
+        name = path.removeprefix("secrets.")
+        value = observed_secrets(live).get(name)
+        if value is None:
+            digests.pop(name, None)
+        else:
+            digests[name] = secret_digest(key, name, value)
+    else:
+        value = get_path(observed_doc(live), path)
+        if value is None:
+            _unset_path(managed, path)
+        else:
+            set_path(managed, path, value)
+    update = {"managed": managed, "secret_digests": digests, **revision_fields(live)}
+    return recorded.model_copy(update=update)
+
+
+def _unset_path(doc: dict[str, Any], path: str) -> None:
+    *parents, last = path.split(".")
+    node: Any = doc
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)

@@ -1,0 +1,235 @@
+"""Saved plan files (`planner plan --out FILE`): the JSON plan plus what apply needs.
+
+The file is the JSON plan (the keys of `schemas/plan.schema.json` at the top level) with
+one more key, `saved`: the state's lineage and serial, the endpoint and workspace, the
+config path, the plan options, and for each deployment the plan touches its id,
+`updated_at` and `latest_revision_id` as seen when planning. It holds no secret value
+(the plan carries only keyed digests); it is written atomically with mode 0600.
+
+Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
+targets another endpoint, or a deployment changed, appeared or disappeared since.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner.errors import PlanError, PlanStaleError
+from planner.plan.diff import PlanOptions
+from planner.plan.model import Plan
+from planner.plan.refresh import Observed
+from planner.state.document import StateDocument
+from planner.state.localfile import write_atomic
+
+SAVED_KEY = "saved"
+STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
+
+
+class SavedOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    only: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    replace: list[str] = Field(default_factory=list)
+    destroy: bool = False
+
+    @classmethod
+    def of(cls, options: PlanOptions) -> SavedOptions:
+        return cls(
+            only=sorted(options.only),
+            exclude=sorted(options.exclude),
+            replace=sorted(options.replace),
+            destroy=options.destroy,
+        )
+
+    def plan_options(self) -> PlanOptions:
+        return PlanOptions(
+            only=frozenset(self.only),
+            exclude=frozenset(self.exclude),
+            replace=frozenset(self.replace),
+            destroy=self.destroy,
+        )
+
+
+class SeenDeployment(BaseModel):
+    """A deployment as the plan saw it; any difference at apply time makes the plan stale."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    updated_at: datetime | None = None
+    latest_revision_id: str | None = None
+
+
+class SavedPlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    plan: Plan
+    lineage: str
+    serial: int
+    endpoint: str
+    tenant_id: str | None = None
+    config_path: str
+    options: SavedOptions = Field(default_factory=SavedOptions)
+    seen: dict[str, SeenDeployment] = Field(default_factory=dict)
+
+
+def seen_deployments(plan: Plan, observed: Observed) -> dict[str, SeenDeployment]:
+    """The live deployments the plan's changes are about, as seen now."""
+    seen = {}
+    for change in plan.changes:
+        live = observed.by_name.get(change.name)
+        if live is not None:
+            seen[change.name] = SeenDeployment(
+                id=live.id,
+                updated_at=live.updated_at,
+                latest_revision_id=live.latest_revision_id,
+            )
+    return seen
+
+
+def make_saved_plan(
+    plan: Plan,
+    doc: StateDocument,
+    observed: Observed,
+    *,
+    config_path: str | os.PathLike[str],
+    options: PlanOptions,
+) -> SavedPlan:
+    return SavedPlan(
+        plan=plan,
+        lineage=doc.lineage,
+        serial=doc.serial,
+        endpoint=doc.endpoint,
+        tenant_id=doc.tenant_id,
+        config_path=str(config_path),
+        options=SavedOptions.of(options),
+        seen=seen_deployments(plan, observed),
+    )
+
+
+def saved_plan_json(saved: SavedPlan) -> str:
+    body = saved.plan.model_dump(mode="json")
+    body[SAVED_KEY] = saved.model_dump(mode="json", exclude={"plan"})
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_saved_plan(path: str | os.PathLike[str], saved: SavedPlan) -> None:
+    """Write the plan file atomically (temp file, fsync, rename), mode 0600."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, saved_plan_json(saved))
+    except OSError as error:
+        raise PlanError(f"cannot write the plan file {target}: {error.strerror or error}") from None
+
+
+def read_saved_plan(path: str | os.PathLike[str]) -> SavedPlan:
+    """Read a plan file written by `write_saved_plan`; every failure names the file."""
+    source = Path(path)
+    raw = _read_json(source)
+    extra = raw.pop(SAVED_KEY, None) if isinstance(raw, dict) else None
+    if not isinstance(extra, dict):
+        raise PlanError(
+            f"{source} is not a saved plan (no `{SAVED_KEY}` section)",
+            hint="write one with `planner plan --out FILE`; `--format json` output "
+            "cannot be applied",
+        )
+    try:
+        return SavedPlan.model_validate({**extra, "plan": raw})
+    except ValidationError as error:
+        problems = [
+            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
+            for e in error.errors()[:10]
+        ]
+        raise PlanError(
+            f"{source} is not a valid saved plan",
+            details=problems,
+            hint="it may come from another planner version: run `planner plan --out` again",
+        ) from None
+
+
+def _read_json(source: Path) -> Any:
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(f"plan file not found: {source}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise PlanError(f"cannot read the plan file {source}: {error}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise PlanError(
+            f"plan file {source} is not valid JSON (line {error.lineno}: {error.msg})"
+        ) from None
+
+
+def check_plan_fresh(saved: SavedPlan, doc: StateDocument, observed: Observed) -> None:
+    """Raise PlanStaleError listing everything that moved since the plan was made."""
+    moved = state_moves(saved, doc) + deployment_moves(saved, observed)
+    if moved:
+        raise PlanStaleError(f"the plan is stale: {moved[0]}", details=moved, hint=STALE_HINT)
+
+
+def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
+    moves = []
+    if (saved.endpoint.rstrip("/"), saved.tenant_id) != (doc.endpoint.rstrip("/"), doc.tenant_id):
+        moves.append(
+            f"the plan was made for {saved.endpoint} (workspace {saved.tenant_id or '-'}), "
+            f"the state is for {doc.endpoint} (workspace {doc.tenant_id or '-'})"
+        )
+    if doc.lineage != saved.lineage:
+        moves.append(
+            f"the state was replaced (lineage {saved.lineage} when planned, now {doc.lineage})"
+        )
+    elif doc.serial != saved.serial:
+        moves.append(f"the state moved from serial {saved.serial} to {doc.serial}")
+    return moves
+
+
+def deployment_moves(saved: SavedPlan, observed: Observed) -> list[str]:
+    moves = []
+    for change in saved.plan.changes:
+        name, seen = change.name, saved.seen.get(change.name)
+        live = observed.by_name.get(name)
+        if seen is None:
+            appeared = observed.unmanaged_existing.get(name) or (
+                live.id if live is not None else None
+            )
+            if appeared is not None and change.deployment_id is None:
+                moves.append(f"deployment {name} appeared since the plan (id {appeared})")
+            continue
+        if live is None:
+            moves.append(f"deployment {name} ({seen.id}) was deleted since the plan")
+        else:
+            moves += _compare(name, seen, live.id, live.updated_at, live.latest_revision_id)
+    return moves
+
+
+def _compare(
+    name: str, seen: SeenDeployment, id_: str, updated_at: datetime, revision: str | None
+) -> list[str]:
+    if seen.id != id_:
+        return [f"deployment {name} is now {id_} (the plan saw {seen.id})"]
+    moves = []
+    if seen.updated_at != updated_at:
+        moves.append(
+            f"deployment {name} changed since the plan "
+            f"(updated_at {_iso(seen.updated_at)} -> {_iso(updated_at)})"
+        )
+    if seen.latest_revision_id != revision:
+        moves.append(
+            f"deployment {name} has a new revision since the plan "
+            f"({seen.latest_revision_id or '-'} -> {revision or '-'})"
+        )
+    return moves
+
+
+def _iso(moment: datetime | None) -> str:
+    return moment.isoformat() if moment is not None else "-"
