@@ -158,7 +158,7 @@ async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent
                 run.finish(result, Outcome.SUCCEEDED, "deleted")
             continue
         why = outcome.failed.get(change.deployment_id or "", "not deleted")
-        run.fail(result, f"{change.name}: delete failed: {why}")
+        run.fail(result, f"delete failed: {why}")
     return intents
 
 

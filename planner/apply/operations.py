@@ -131,9 +131,9 @@ async def follow(run: Run, result: DeploymentResult, revision_id: str | None) ->
         run.finish(result, Outcome.SUBMITTED, status)
     elif waited.end is WaitEnd.TIMEOUT:
         timeout = run.options.wait_timeout
-        run.fail(result, f"{result.name}: revision still {status} after {timeout:g}s")
+        run.fail(result, f"revision {revision_id} still {status} after {timeout:g}s")
     elif status in FAILURE_STATUSES:
-        run.finish(result, Outcome.FAILED, status, f"{result.name}: revision {status}")
+        run.finish(result, Outcome.FAILED, status, f"revision {revision_id} ended {status}")
     else:
         await record_revision(run, result.name, revision_id, status)
         run.finish(result, Outcome.SUCCEEDED, status)

@@ -66,7 +66,12 @@ class StateRecorder:
     # --- changes, each followed by a commit -------------------------------------------
 
     async def journal_create(self, name: str) -> PendingIntent:
-        """Journal a create BEFORE it is sent: after a crash the next run looks NAME up."""
+        """Journal a create BEFORE it is sent: after a crash the next run looks NAME up.
+
+        A record of NAME (a deployment deleted outside the planner, created again) is
+        dropped in the same write: the journal, not a dead id, must speak for the name."""
+        if name in self.doc.deployments:
+            self.doc.forget(name)
         intent = self.doc.add_intent("create", name)
         await self.commit()
         return intent

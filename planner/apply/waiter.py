@@ -78,7 +78,8 @@ async def wait_for_revision(
     revision_id: str,
     on_status: Callable[[str], None],
 ) -> WaitResult:
-    """Poll the revision until it is final; report each new status to `on_status`."""
+    """Poll the revision until it is final; report each new status but the final one
+    (the caller reports how it ended) to `on_status`."""
     deadline = waiting.clock() + waiting.timeout
     last: str | None = None
     polls = 0
@@ -86,11 +87,11 @@ async def wait_for_revision(
         async with waiting.limiter:
             revision = await waiting.client.get_revision(deployment_id, revision_id)
         status = str(revision.status)
+        if is_final_revision_status(status):
+            return WaitResult(WaitEnd.FINAL, status)
         if status != last:
             last = status
             on_status(status)
-        if is_final_revision_status(status):
-            return WaitResult(WaitEnd.FINAL, status)
         end = await _pause(waiting, deadline, polls)
         if end is not None:
             return WaitResult(end, last)

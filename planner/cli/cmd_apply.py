@@ -1,17 +1,243 @@
-"""`planner apply`: apply the changes of a plan (not built yet)."""
+"""`planner apply [PLANFILE]`: converge the control plane to the config.
+
+Without PLANFILE: lock the state, adopt what an interrupted apply created, plan, show
+the plan, ask for `yes` on a terminal (or `--auto-approve`), execute. With PLANFILE:
+execute exactly that saved plan, without asking, unless it is stale. The state lock is
+held for the whole run. Exit codes: 0 done, 1 an error or a deployment failed, 130
+interrupted (Ctrl-C: requests in flight finish and are recorded first).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from planner.errors import PlannerError
+from planner.apply import ApplyOptions, ApplyResult, execute_plan
+from planner.apply.progress import make_reporter
+from planner.cli.common import (
+    add_config_option,
+    add_endpoint_options,
+    add_lock_timeout_option,
+    add_state_option,
+)
+from planner.cli.workspace import Workspace
+from planner.errors import PlanError, PlannerError
+from planner.plan.diff import PlanOptions
+from planner.plan.model import Plan
+from planner.plan.refresh import observed_record, pending_create_names, revision_fields
+from planner.plan.saved import check_plan_fresh, read_saved_plan
+from planner.render.apply_text import render_apply_result
+from planner.render.console import make_console
+from planner.render.text import render_text
+from planner.state.document import StateDocument
+from planner.state.records import RecordedDeployment
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+DEFAULT_CONFIG = "planner.toml"
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("apply", parents=parents, help="apply the changes of a plan")
+    parser = sub.add_parser(
+        "apply",
+        parents=parents,
+        help="apply the changes of a plan",
+        description="Plan, confirm and apply; or apply a plan saved with `planner plan --out`.",
+    )
+    parser.add_argument("planfile", nargs="?", metavar="PLANFILE", help="a saved plan to apply")
+    add_run_options(parser)
+    for flag, text in (
+        ("--only", "apply only NAME (repeatable)"),
+        ("--exclude", "leave NAME out (repeatable)"),
+        ("--replace", "delete and re-create NAME (repeatable)"),
+    ):
+        parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
     parser.set_defaults(func=run)
 
 
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options `apply` and `destroy` share."""
+    add_config_option(parser)
+    add_state_option(parser)
+    add_endpoint_options(parser)
+    parser.add_argument(
+        "--auto-approve", action="store_true", help="apply without asking for confirmation"
+    )
+    parser.add_argument(
+        "--parallelism", type=positive_int, default=10, metavar="N", help="requests at once"
+    )
+    parser.add_argument(
+        "--no-wait", action="store_true", help="return once submitted; do not wait for revisions"
+    )
+    parser.add_argument(
+        "--wait-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="how long to wait for each revision (default: 1800)",
+    )
+    add_lock_timeout_option(parser)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
-    raise PlannerError("`planner apply` is not implemented yet")
+    if args.planfile and (args.only or args.exclude or args.replace):
+        raise PlanError("--only, --exclude and --replace cannot be used with a saved plan")
+    options = PlanOptions(only=args.only, exclude=args.exclude, replace=args.replace)
+    return asyncio.run(run_apply(args, options, operation="apply"))
+
+
+async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation: str) -> int:
+    """Lock, plan (or load the saved plan), confirm, execute, report."""
+    saved = read_saved_plan(args.planfile) if getattr(args, "planfile", None) else None
+    if saved is not None and args.config == DEFAULT_CONFIG:
+        args.config = saved.config_path
+    async with Workspace.from_args(args) as ws:
+        warn(ws.config.warnings)
+        with ws.lock(operation, timeout=args.lock_timeout):
+            doc = ws.read_state()
+            if saved is not None:
+                observed = await ws.refresh(doc, set(ws.config.deployments) - set(doc.deployments))
+                check_plan_fresh(saved, doc, observed)
+                await adopt_pending(ws, doc)
+                plan = saved.plan
+            else:
+                await adopt_pending(ws, doc)
+                plan, _ = await ws.make_plan(options, doc)
+                show_plan(plan)
+                if plan.has_errors:
+                    raise PlanError("the plan has errors (listed above): nothing was applied")
+                if plan.has_changes:
+                    confirm(args.auto_approve, operation)
+            result = await execute(ws, doc, plan, args)
+    print_result(result)
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_ERROR if result.failed else EXIT_OK
+
+
+async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:
+    """Record what an apply that stopped mid-way created (journalled, never recorded),
+    so it is neither created twice nor forgotten; then clear the journal."""
+    if not pending_create_names(doc):
+        return
+    observed = await ws.refresh(doc, [])
+    key = ws.digest_key(doc)
+    for name, deployment in sorted(observed.pending_found.items()):
+        wanted = ws.config.deployments.get(name)
+        if wanted is not None:
+            doc.record(observed_record(wanted, deployment, key))
+        else:  # left the config since: record it so the plan deletes it
+            doc.record(
+                RecordedDeployment(name=name, id=deployment.id, **revision_fields(deployment))
+            )
+        make_console(stderr=True).print(
+            f"Adopted {name} ({deployment.id}): created by an apply that stopped before "
+            "recording it.",
+            markup=False,
+        )
+    for intent in [i for i in doc.pending if i.op == "create"]:
+        doc.clear_intent(intent)
+    ws.backend.write(doc)
+
+
+def show_plan(plan: Plan) -> None:
+    sys.stdout.write(render_text(plan, color=sys.stdout.isatty()))
+    sys.stdout.flush()
+
+
+def confirm(auto_approve: bool, operation: str) -> None:
+    """Ask for `yes` on a terminal; refuse to go on without one unless --auto-approve."""
+    if auto_approve:
+        return
+    if not sys.stdin.isatty():
+        raise PlannerError(
+            "cannot ask for confirmation: the input is not a terminal",
+            hint=f"pass --auto-approve to {operation} without asking",
+        )
+    question = (
+        "Do you really want to destroy every deployment in the state?"
+        if operation == "destroy"
+        else "Do you want to apply these changes?"
+    )
+    print(f"\n{question}\n  Only 'yes' will be accepted.\n")
+    answer = input("  Enter a value: ").strip()
+    if answer != "yes":
+        raise PlannerError(f"{operation.capitalize()} cancelled.")
+
+
+async def execute(
+    ws: Workspace, doc: StateDocument, plan: Plan, args: argparse.Namespace
+) -> ApplyResult:
+    console = make_console()
+    stop = asyncio.Event()
+    options = ApplyOptions(
+        parallelism=args.parallelism, wait=not args.no_wait, wait_timeout=args.wait_timeout
+    )
+    reporter = make_reporter(console, live=console.is_terminal and plan.has_changes)
+    with interrupts(stop, console.print):
+        return await execute_plan(
+            plan,
+            client=ws.client,
+            backend=ws.backend,
+            doc=doc,
+            desired=ws.config.deployments,
+            digest_key=ws.digest_key(doc),
+            options=options,
+            reporter=reporter,
+            stop=stop,
+        )
+
+
+@contextmanager
+def interrupts(stop: asyncio.Event, say: Callable[[str], None]) -> Iterator[None]:
+    """First Ctrl-C: stop submitting, let requests in flight finish, record, exit 130.
+    Second Ctrl-C: cancel at once (the journal covers what was cut off)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_sigint() -> None:
+        if stop.is_set():
+            if task is not None:
+                task.cancel()
+            return
+        stop.set()
+        say("Interrupted: finishing the requests in flight, then stopping (Ctrl-C again: now).")
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError):  # not the main thread: plain KeyboardInterrupt
+        yield
+        return
+    try:
+        yield
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def print_result(result: ApplyResult) -> None:
+    sys.stdout.write("\n" + render_apply_result(result, color=sys.stdout.isatty()))
+    sys.stdout.flush()
+
+
+def warn(warnings: list[str]) -> None:
+    console = make_console(stderr=True)
+    for warning in warnings:
+        console.print(f"Warning: {warning}", markup=False)

@@ -1,0 +1,54 @@
+"""The end of an apply for a terminal or a log: the result table, failures, the summary.
+
+Pure: returns a string. Only deployments something was done to get a row (no-ops do
+not); revision ids are shortened to their first 8 characters, like git.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.table import Table
+from rich.text import Text
+
+from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+from planner.render.console import make_console
+
+_STYLES = {
+    Outcome.SUCCEEDED: "green",
+    Outcome.FAILED: "red",
+    Outcome.SUBMITTED: "yellow",
+    Outcome.NOT_STARTED: "dim",
+}
+
+
+def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
+    out = io.StringIO()
+    console = make_console(out, force_terminal=color)
+    rows = [r for r in result.results if r.changed]
+    if rows:
+        console.print(result_table(rows))
+    for row in result.failed:
+        console.print(Text.assemble(("✗ ", "red"), f"{row.name}: {row.error or row.status}"))
+    style = "red" if result.failed else "yellow" if result.interrupted else "green"
+    console.print(Text(result.summary_line(), style=f"bold {style}"))
+    return out.getvalue()
+
+
+def result_table(rows: list[DeploymentResult]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for column in ("Deployment", "Action", "Revision", "Status", "Time"):
+        table.add_column(column, justify="right" if column == "Time" else "left")
+    for row in rows:
+        table.add_row(
+            Text(row.name),
+            Text(f"{row.action.symbol} {row.action.value}"),
+            Text(short_id(row.revision_id)),
+            Text(row.status, style=_STYLES[row.outcome]),
+            Text(f"{row.seconds:.1f}s"),
+        )
+    return table
+
+
+def short_id(value: str | None) -> str:
+    return value[:8] if value else "-"
