@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# Property tests run on a shared 2-core CI box: never fail on timing, only on behaviour.
+settings.register_profile(
+    "planner", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("planner")

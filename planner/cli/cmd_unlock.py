@@ -1,17 +1,37 @@
-"""`planner unlock`: release a stuck state lock (not built yet)."""
+"""`planner unlock LOCK_ID`: clear a state lock whose holder died.
+
+With the local state file the OS lock is released when its process dies, so what is
+left to clear is the lock's recorded info; a lock a live process holds is refused.
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from planner.errors import PlannerError
+from planner.cli.common import add_config_option, add_state_option, open_state_backend
+from planner.render.console import make_console
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("unlock", parents=parents, help="release a stuck state lock")
+    parser = sub.add_parser(
+        "unlock", parents=parents, help="clear a state lock left by a process that died"
+    )
+    parser.add_argument("lock_id", metavar="LOCK_ID", help="the id the lock error printed")
+    add_config_option(parser)
+    add_state_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise PlannerError("`planner unlock` is not implemented yet")
+    backend = open_state_backend(args)
+    cleared = backend.force_unlock(args.lock_id)
+    console = make_console()
+    lines = [
+        f"Cleared lock {cleared.id} on the state {backend.location}.",
+        f"It was taken by {cleared.who} (pid {cleared.pid}) for `{cleared.operation}` "
+        f"at {cleared.created}; that process is no longer running.",
+    ]
+    for line in lines:
+        console.print(line, markup=False)
+    return 0

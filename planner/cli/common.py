@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+from planner.state.localfile import LocalFileBackend
+from planner.state.location import resolve_state_path
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -25,3 +29,43 @@ def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
 
 def add_format_option(parser: argparse.ArgumentParser, choices: list[str]) -> None:
     parser.add_argument("--format", choices=choices, default=choices[0], help="output format")
+
+
+def add_state_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--state",
+        default=None,
+        metavar="PATH",
+        help="state file (default: state/<config stem>.state.json; "
+        "$PLANNER_STATE_DIR replaces state/)",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    return value
+
+
+def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock-timeout",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for the state lock (default: 0, fail at once)",
+    )
+
+
+def state_path_from_args(args: argparse.Namespace) -> Path:
+    """`--state`, else the default state path of `-c FILE`."""
+    return resolve_state_path(getattr(args, "state", None), args.config)
+
+
+def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:
+    """The state store the command's `-c` / `--state` options point at."""
+    return LocalFileBackend(state_path_from_args(args))

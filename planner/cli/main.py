@@ -11,6 +11,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from rich.text import Text
+
 from planner import __version__
 from planner.errors import PlannerError
 from planner.render.console import make_console
@@ -36,7 +38,9 @@ EXIT_INTERRUPTED = 130
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
+    )
     parser = argparse.ArgumentParser(
         prog="planner",
         description="Plan and apply deployments on the control plane.",
@@ -52,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def report_error(error: PlannerError) -> None:
     console = make_console(stderr=True)
-    console.print(f"[bold red]Error:[/] {error.message}", markup=True, highlight=False)
+    console.print(Text.assemble(("Error:", "bold red"), " ", error.message))
     for line in error.details:
         console.print(f"  {line}", markup=False)
     if error.hint:
@@ -63,11 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; map errors to exit codes (1 error, 130 interrupted)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
     try:
         result: int = args.func(args)
         return result
     except PlannerError as error:
-        if args.debug:
+        if debug:
             raise
         report_error(error)
         return error.exit_code
@@ -75,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("Interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as error:  # the boundary: one line, no traceback unless --debug
-        if args.debug:
+        if debug:
             raise
         print(f"Error: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("  (run again with --debug for the traceback)", file=sys.stderr)

@@ -1,7 +1,185 @@
-"""Routes under /v2/deployments (placeholder until they land)."""
+"""Routes under /v2/deployments (and the local-only tracing project listing).
+
+HTTP only: parameters in, `service.Deployments` does the work, its exceptions become
+404 / 409 / 400 `{detail}` or 422 `HTTPValidationError`.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from planner.api.models import (
+    BulkDeleteResult,
+    Deployment,
+    DeploymentCreate,
+    DeploymentList,
+    DeploymentType,
+    ErrorBody,
+    HTTPValidationError,
+    Revision,
+    RevisionList,
+)
+from planner.api.rules import Problem
+from planner.controlplane.context import RequestContext, get_context
+from planner.controlplane.patching import PatchBody, PatchRejected
+from planner.controlplane.service import Conflict, Deployments, NotFound
+from planner.controlplane.store import DeploymentFilter
+from planner.controlplane.validation import (
+    check_secret_names,
+    create_problems,
+    parse_uuid_list,
+    validation_errors,
+)
 
 router = APIRouter()
+
+Context = Annotated[RequestContext, Depends(get_context)]
+Limit = Annotated[int, Query(ge=1, le=100, description="Page size, 1..100.")]
+Offset = Annotated[int, Query(ge=0, description="Where the page starts.")]
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "Not found (or in another workspace)."},
+    422: {"model": HTTPValidationError, "description": "Validation error."},
+}
+
+
+def _deployments(ctx: RequestContext) -> Deployments:
+    return Deployments(ctx.store, ctx.settings, ctx.tenant_id)
+
+
+def _invalid(problems: list[Problem], where: str = "body") -> RequestValidationError:
+    return RequestValidationError(validation_errors(problems, where))
+
+
+@contextmanager
+def _http_errors() -> Iterator[None]:
+    """Map the service's failures to HTTP responses."""
+    try:
+        yield
+    except NotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+    except Conflict as exc:
+        raise HTTPException(409, str(exc)) from None
+    except PatchRejected as exc:
+        raise HTTPException(400, exc.detail) from None
+
+
+@router.post(
+    "/v2/deployments",
+    status_code=201,
+    response_model=Deployment,
+    responses={409: {"model": ErrorBody, "description": "Name taken in this workspace."}},
+)
+def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONResponse:
+    """Create a deployment, its first revision and its tracing project."""
+    problems = create_problems(body, ctx.settings)
+    if problems:
+        raise _invalid(problems)
+    with _http_errors():
+        return JSONResponse(_deployments(ctx).create(body), status_code=201)
+
+
+@router.get("/v2/deployments", response_model=DeploymentList, responses=ERRORS)
+def list_deployments(
+    ctx: Context,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    name_contains: str | None = None,
+    status: str | None = None,
+    remote_reconciled: bool | None = None,
+    tag_value_ids: Annotated[str | None, Query(description="Comma-separated uuids.")] = None,
+    image_version: str | None = None,
+    deployment_type: DeploymentType | None = None,
+    deployment_ids: Annotated[str | None, Query(description="Comma-separated uuids.")] = None,
+) -> JSONResponse:
+    """One page of the workspace's deployments, oldest first; `offset` = next page."""
+    ids, problems = parse_uuid_list(deployment_ids, "deployment_ids")
+    tags, tag_problems = parse_uuid_list(tag_value_ids, "tag_value_ids")
+    if problems or tag_problems:
+        raise _invalid(problems + tag_problems, "query")
+    where = DeploymentFilter(
+        name_contains=name_contains,
+        status=status,
+        image_version=image_version,
+        deployment_type=deployment_type,
+        deployment_ids=ids,
+        # Local deployments are never remote-reconciled and carry no tags.
+        match_nothing=bool(remote_reconciled) or bool(tags),
+    )
+    return JSONResponse(_deployments(ctx).list_page(where, limit, offset))
+
+
+@router.delete(
+    "/v2/deployments",
+    response_model=BulkDeleteResult,
+    responses={**ERRORS, 207: {"model": BulkDeleteResult, "description": "Some failed."}},
+)
+def delete_deployments(
+    ctx: Context,
+    deployment_ids: Annotated[list[uuid.UUID], Query(min_length=1, max_length=100)],
+) -> JSONResponse:
+    """Start deleting deployments; 207 when some are already being deleted."""
+    with _http_errors():
+        result = _deployments(ctx).delete([str(i) for i in deployment_ids])
+    return JSONResponse(result, status_code=207 if result["failed"] else 200)
+
+
+@router.get("/v2/deployments/{deployment_id}", response_model=Deployment, responses=ERRORS)
+def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
+    """The deployment, with its secrets' values."""
+    with _http_errors():
+        return JSONResponse(_deployments(ctx).get(str(deployment_id)))
+
+
+@router.patch(
+    "/v2/deployments/{deployment_id}",
+    response_model=Deployment,
+    responses={
+        **ERRORS,
+        400: {"model": ErrorBody, "description": "A rule broken; the detail names the field."},
+        409: {"model": ErrorBody, "description": "The deployment is being deleted."},
+    },
+)
+def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
+    """Merge a PATCH; ONE new revision when any new-revision field changes."""
+    problems = check_secret_names(body.secrets or [], ("secrets",))
+    if problems:
+        raise _invalid(problems)
+    with _http_errors():
+        return JSONResponse(_deployments(ctx).patch(str(deployment_id), body))
+
+
+@router.get(
+    "/v2/deployments/{deployment_id}/revisions",
+    response_model=RevisionList,
+    responses=ERRORS,
+)
+def list_revisions(
+    deployment_id: uuid.UUID, ctx: Context, limit: Limit = 20, offset: Offset = 0
+) -> JSONResponse:
+    """The deployment's revisions, newest first; `offset` = next page."""
+    with _http_errors():
+        return JSONResponse(_deployments(ctx).list_revisions(str(deployment_id), limit, offset))
+
+
+@router.get(
+    "/v2/deployments/{deployment_id}/revisions/{revision_id}",
+    response_model=Revision,
+    responses=ERRORS,
+)
+def get_revision(deployment_id: uuid.UUID, revision_id: uuid.UUID, ctx: Context) -> JSONResponse:
+    """One revision of the deployment (polled for `status`)."""
+    with _http_errors():
+        return JSONResponse(_deployments(ctx).get_revision(str(deployment_id), str(revision_id)))
+
+
+@router.get("/local/tracing-projects", tags=["local"])
+def list_tracing_projects(ctx: Context) -> JSONResponse:
+    """Local only: the workspace's tracing projects (one per deployment, same name)."""
+    return JSONResponse(_deployments(ctx).tracing_projects())

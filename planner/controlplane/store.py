@@ -1,13 +1,302 @@
-"""SQLite store of the local control plane (placeholder until the store lands)."""
+"""SQLite store of the local control plane: one file, WAL, every query workspace-scoped.
+
+All SQL lives here. One connection is shared by the request threads behind a lock, and
+every unit of work is one `BEGIN IMMEDIATE` transaction (`Store.transaction()`), so a
+read-modify-write (a PATCH, a bulk delete) can never interleave with another, in this
+process or in another one opening the same file (`busy_timeout` makes those wait).
+
+Deployments whose deletion time has passed are purged (with their revisions and tracing
+project) at the start of every transaction, so "gone" needs no background task.
+"""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from planner.controlplane.rows import (
+    DeploymentFilter,
+    DeploymentRow,
+    RevisionRow,
+    TracingProjectRow,
+)
 from planner.controlplane.settings import ServerSettings
+
+__all__ = [
+    "DeploymentFilter",
+    "DeploymentRow",
+    "RevisionRow",
+    "Store",
+    "TracingProjectRow",
+    "Transaction",
+]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS deployments (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    source TEXT NOT NULL,
+    source_config TEXT NOT NULL,
+    source_revision_config TEXT NOT NULL,
+    secrets TEXT NOT NULL,
+    secret_references TEXT NOT NULL,
+    image_version TEXT,
+    latest_revision_id TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    ready_at REAL NOT NULL,
+    delete_at REAL,
+    UNIQUE (tenant_id, name)
+);
+CREATE INDEX IF NOT EXISTS deployments_by_tenant ON deployments (tenant_id, created_at, id);
+CREATE INDEX IF NOT EXISTS deployments_by_delete_at ON deployments (delete_at);
+CREATE TABLE IF NOT EXISTS revisions (
+    id TEXT PRIMARY KEY,
+    deployment_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    source_revision_config TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    build_seconds REAL NOT NULL,
+    deploy_seconds REAL NOT NULL,
+    skipped_at REAL,
+    UNIQUE (deployment_id, seq)
+);
+CREATE TABLE IF NOT EXISTS tracing_projects (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    deployment_id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+# The status a deployment shows, in SQL (mirrors lifecycle.deployment_status) for filtering.
+STATUS_SQL = (
+    "CASE WHEN delete_at IS NOT NULL THEN 'AWAITING_DELETE' "
+    "WHEN ready_at <= :now THEN 'READY' ELSE 'AWAITING_DATABASE' END"
+)
+
+
+_DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secret_references")
+_REVISION_JSON = ("source_revision_config",)
+
+
+def _deployment(row: sqlite3.Row) -> DeploymentRow:
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118 (sqlite3.Row is not a dict)
+    for key in _DEPLOYMENT_JSON:
+        values[key] = json.loads(values[key])
+    return DeploymentRow(**values)
+
+
+def _revision(row: sqlite3.Row) -> RevisionRow:
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118
+    for key in _REVISION_JSON:
+        values[key] = json.loads(values[key])
+    return RevisionRow(**values)
+
+
+def _encoded(values: dict[str, Any], json_keys: Sequence[str]) -> dict[str, Any]:
+    return {k: json.dumps(v) if k in json_keys else v for k, v in values.items()}
+
+
+class Transaction:
+    """The queries of one unit of work; only valid inside `Store.transaction()`."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    # --- deployments ---------------------------------------------------------------
+
+    def insert_deployment(self, row: DeploymentRow) -> None:
+        values = _encoded(vars(row), _DEPLOYMENT_JSON)
+        columns = ", ".join(values)
+        marks = ", ".join(f":{k}" for k in values)
+        self.conn.execute(f"INSERT INTO deployments ({columns}) VALUES ({marks})", values)
+
+    def update_deployment(self, row: DeploymentRow) -> None:
+        values = _encoded(vars(row), _DEPLOYMENT_JSON)
+        sets = ", ".join(f"{k} = :{k}" for k in values if k not in ("id", "tenant_id"))
+        self.conn.execute(
+            f"UPDATE deployments SET {sets} WHERE id = :id AND tenant_id = :tenant_id", values
+        )
+
+    def get_deployment(self, tenant_id: str, deployment_id: str) -> DeploymentRow | None:
+        found = self.conn.execute(
+            "SELECT * FROM deployments WHERE tenant_id = ? AND id = ?", (tenant_id, deployment_id)
+        ).fetchone()
+        return _deployment(found) if found else None
+
+    def has_name(self, tenant_id: str, name: str) -> bool:
+        found = self.conn.execute(
+            "SELECT 1 FROM deployments WHERE tenant_id = ? AND name = ?", (tenant_id, name)
+        ).fetchone()
+        return found is not None
+
+    def list_deployments(
+        self, tenant_id: str, where: DeploymentFilter, now: float, limit: int, offset: int
+    ) -> list[DeploymentRow]:
+        """One page in a stable order (created_at, id)."""
+        if where.match_nothing or where.deployment_ids == []:
+            return []
+        clauses, params = _filter_sql(where)
+        params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
+        sql = (
+            f"SELECT * FROM deployments WHERE tenant_id = :tenant_id {clauses} "
+            "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
+        )
+        return [_deployment(r) for r in self.conn.execute(sql, params)]
+
+    def count_deployments(self, tenant_id: str) -> int:
+        found = self.conn.execute(
+            "SELECT COUNT(*) FROM deployments WHERE tenant_id = ?", (tenant_id,)
+        ).fetchone()
+        return int(found[0])
+
+    def mark_deleting(self, deployment_ids: Sequence[str], now: float, delete_at: float) -> None:
+        self.conn.executemany(
+            "UPDATE deployments SET delete_at = ?, updated_at = ? WHERE id = ?",
+            [(delete_at, now, i) for i in deployment_ids],
+        )
+
+    def purge_deleted(self, now: float) -> None:
+        """Remove deployments whose deletion time has passed, with what hangs off them."""
+        gone = "SELECT id FROM deployments WHERE delete_at IS NOT NULL AND delete_at <= ?"
+        self.conn.execute(f"DELETE FROM revisions WHERE deployment_id IN ({gone})", (now,))
+        self.conn.execute(f"DELETE FROM tracing_projects WHERE deployment_id IN ({gone})", (now,))
+        self.conn.execute(
+            "DELETE FROM deployments WHERE delete_at IS NOT NULL AND delete_at <= ?", (now,)
+        )
+
+    # --- revisions -----------------------------------------------------------------
+
+    def insert_revision(self, row: RevisionRow) -> None:
+        values = _encoded(vars(row), _REVISION_JSON)
+        columns = ", ".join(values)
+        marks = ", ".join(f":{k}" for k in values)
+        self.conn.execute(f"INSERT INTO revisions ({columns}) VALUES ({marks})", values)
+
+    def next_revision_seq(self, deployment_id: str) -> int:
+        found = self.conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM revisions WHERE deployment_id = ?",
+            (deployment_id,),
+        ).fetchone()
+        return int(found[0]) + 1
+
+    def revisions_of(self, deployment_ids: Sequence[str]) -> dict[str, list[RevisionRow]]:
+        """Every revision of each deployment, newest first."""
+        found: dict[str, list[RevisionRow]] = {i: [] for i in deployment_ids}
+        for chunk in _chunks(list(deployment_ids), 500):
+            marks = ", ".join("?" for _ in chunk)
+            sql = (
+                f"SELECT * FROM revisions WHERE deployment_id IN ({marks}) "
+                "ORDER BY deployment_id, seq DESC"
+            )
+            for row in self.conn.execute(sql, chunk):
+                found[row["deployment_id"]].append(_revision(row))
+        return found
+
+    def list_revisions(self, deployment_id: str, limit: int, offset: int) -> list[RevisionRow]:
+        rows = self.conn.execute(
+            "SELECT * FROM revisions WHERE deployment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
+            (deployment_id, limit, offset),
+        )
+        return [_revision(r) for r in rows]
+
+    def get_revision(self, deployment_id: str, revision_id: str) -> RevisionRow | None:
+        found = self.conn.execute(
+            "SELECT * FROM revisions WHERE deployment_id = ? AND id = ?",
+            (deployment_id, revision_id),
+        ).fetchone()
+        return _revision(found) if found else None
+
+    def mark_skipped(self, revision_ids: Sequence[str], at: float) -> None:
+        self.conn.executemany(
+            "UPDATE revisions SET skipped_at = ? WHERE id = ?", [(at, i) for i in revision_ids]
+        )
+
+    # --- tracing projects ----------------------------------------------------------
+
+    def insert_tracing_project(self, row: TracingProjectRow) -> None:
+        self.conn.execute(
+            "INSERT INTO tracing_projects (id, tenant_id, deployment_id, name, created_at) "
+            "VALUES (:id, :tenant_id, :deployment_id, :name, :created_at)",
+            vars(row),
+        )
+
+    def tracing_projects(self, tenant_id: str) -> list[TracingProjectRow]:
+        rows = self.conn.execute(
+            "SELECT id, tenant_id, deployment_id, name, created_at FROM tracing_projects "
+            "WHERE tenant_id = ? ORDER BY created_at, id",
+            (tenant_id,),
+        )
+        return [TracingProjectRow(*r) for r in rows]
+
+
+def _filter_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if where.name_contains:
+        clauses.append("instr(lower(name), lower(:name_contains)) > 0")
+        params["name_contains"] = where.name_contains
+    if where.status is not None:
+        clauses.append(f"({STATUS_SQL}) = :status")
+        params["status"] = where.status
+    if where.image_version is not None:
+        clauses.append("image_version = :image_version")
+        params["image_version"] = where.image_version
+    if where.deployment_type is not None:
+        clauses.append("json_extract(source_config, '$.deployment_type') = :deployment_type")
+        params["deployment_type"] = where.deployment_type
+    if where.deployment_ids is not None:
+        names = [f":id{n}" for n in range(len(where.deployment_ids))]
+        clauses.append(f"id IN ({', '.join(names)})")
+        params.update({f"id{n}": v for n, v in enumerate(where.deployment_ids)})
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 class Store:
+    """The control plane's SQLite file. Thread-safe; `close()` when done."""
+
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
+        self.path = Path(settings.db_path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves.
+        self._conn = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA busy_timeout=30000")
+        self._conn.executescript(SCHEMA)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One serialised unit of work: committed on success, rolled back on any error."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                tx = Transaction(self._conn)
+                tx.purge_deleted(self.settings.clock())
+                yield tx
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
 
     def close(self) -> None:
-        pass
+        with self._lock:
+            self._conn.close()

@@ -1,1 +1,30 @@
-"""State: the local record of what the planner manages (file format, lock, atomic store)."""
+"""State: the local record of what the planner manages (file format, lock, atomic store).
+
+Import what you need from here: the document, the backend interface and its two
+implementations, and the helpers other stages call.
+"""
+
+from planner.state.backend import StateBackend, read_or_create
+from planner.state.document import PendingIntent, StateDocument, adopt, embedded_endpoint
+from planner.state.inmemory import InMemoryBackend, MemoryStore
+from planner.state.localfile import LocalFileBackend
+from planner.state.location import default_state_path, resolve_state_path
+from planner.state.locking import LockHandle, LockInfo
+from planner.state.records import RecordedDeployment
+
+__all__ = [
+    "InMemoryBackend",
+    "LocalFileBackend",
+    "LockHandle",
+    "LockInfo",
+    "MemoryStore",
+    "PendingIntent",
+    "RecordedDeployment",
+    "StateBackend",
+    "StateDocument",
+    "adopt",
+    "default_state_path",
+    "embedded_endpoint",
+    "read_or_create",
+    "resolve_state_path",
+]

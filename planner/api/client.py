@@ -1,0 +1,330 @@
+"""The async client of the control-plane API: one method per endpoint, typed results.
+
+One `httpx.AsyncClient` (one connection pool) per `ControlPlaneClient`. The API key is
+added by an `httpx.Auth` flow, so it lives in no default header, no repr, no message.
+The base URL may carry a path prefix (`https://host/api-host`): requests go to
+`<prefix>/v2/...`. GET, PATCH and DELETE are retried (see `planner.api.retry`); a POST
+is retried only after looking up what the failed attempt may have created.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from contextlib import aclosing
+from types import TracebackType
+from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
+
+import httpx
+from pydantic import TypeAdapter, ValidationError
+
+from planner.api import bulk_delete
+from planner.api.auth import URL_HINT, KeyAuth, check_base_url, display_url
+from planner.api.bulk_delete import DeleteOutcome
+from planner.api.errors import connection_error, error_from_response, unexpected_body
+from planner.api.models import (
+    Deployment,
+    DeploymentCreate,
+    DeploymentList,
+    DeploymentPatch,
+    DeploymentStatus,
+    DeploymentType,
+    Integration,
+    OAuthProvider,
+    Repository,
+    Revision,
+    RevisionList,
+)
+from planner.api.retry import RetryPolicy, run_with_retries
+from planner.errors import ConfigError
+
+logger = logging.getLogger("planner.api")
+
+T = TypeVar("T")
+PAGE_SIZE = 100
+IDS_PER_REQUEST = 100
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+Params = list[tuple[str, str | int | float | bool | None]]
+
+
+class DeploymentFilters(TypedDict, total=False):
+    """Filters of `GET /v2/deployments` (lists are joined with commas on the wire)."""
+
+    name_contains: str
+    status: DeploymentStatus | str
+    remote_reconciled: bool
+    tag_value_ids: Sequence[str] | str
+    image_version: str
+    deployment_type: DeploymentType | str
+    deployment_ids: Sequence[str] | str
+
+
+def filter_params(filters: DeploymentFilters) -> Params:
+    params: Params = []
+    for name, value in filters.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            params.append((name, "true" if value else "false"))
+        elif isinstance(value, str):
+            params.append((name, str(value)))
+        else:
+            items = cast(Iterable[object], value)
+            params.append((name, ",".join(str(item) for item in items)))
+    return params
+
+
+def chunked(items: Sequence[T], size: int) -> list[list[T]]:
+    return [list(items[start : start + size]) for start in range(0, len(items), size)]
+
+
+def unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class ControlPlaneClient:
+    """Typed access to every endpoint of the control plane; use as `async with`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        tenant_id: str | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+        endpoint: str | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        if not api_key:
+            raise ConfigError("no API key given", hint="set PLANNER_API_KEY")
+        self.base_url = base_url.rstrip("/")
+        self.tenant_id = tenant_id
+        self.endpoint = endpoint or display_url(self.base_url)
+        self.retry = retry or RetryPolicy()
+        self._auth = KeyAuth(api_key, tenant_id)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
+        self._on_close = on_close
+
+    def __repr__(self) -> str:
+        return f"ControlPlaneClient(endpoint={self.endpoint!r}, tenant_id={self.tenant_id!r})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+        if self._on_close is not None:
+            self._on_close()
+            self._on_close = None
+
+    @classmethod
+    def from_environment(
+        cls,
+        environ: Mapping[str, str],
+        config_base_url: str | None = None,
+        config_tenant_id: str | None = None,
+        base_url_flag: str | None = None,
+        **kwargs: Any,
+    ) -> ControlPlaneClient:
+        """A client for `--base-url`, else PLANNER_BASE_URL, else the config's base_url.
+
+        The key comes only from PLANNER_API_KEY; the workspace from PLANNER_TENANT_ID,
+        else the config's tenant_id.
+        """
+        base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or config_base_url
+        if not base_url:
+            raise ConfigError("no control plane URL configured", hint=URL_HINT)
+        check_base_url(base_url)
+        api_key = environ.get("PLANNER_API_KEY")
+        if not api_key:
+            raise ConfigError(
+                f"PLANNER_API_KEY is not set (needed for {display_url(base_url)})",
+                hint="export PLANNER_API_KEY=<your key>; it is never read from the config file",
+            )
+        tenant_id = environ.get("PLANNER_TENANT_ID") or config_tenant_id
+        return cls(base_url, api_key, tenant_id, **kwargs)
+
+    # --- the one request path ---------------------------------------------------------
+
+    async def _send(
+        self, method: str, path: str, *, params: Params | None = None, body: Any = None
+    ) -> httpx.Response:
+        """One attempt; a non-2xx answer or no answer raises an `ApiError`."""
+        try:
+            response = await self._http.request(
+                method, self.base_url + path, params=params, json=body, auth=self._auth
+            )
+        except httpx.TransportError as exc:
+            raise connection_error(method, path, self.endpoint, exc) from exc
+        logger.debug("%s %s -> %s", method, path, response.status_code)
+        if response.is_success:
+            return response
+        raise error_from_response(method, path, response)
+
+    async def _call(
+        self, method: str, path: str, *, params: Params | None = None, body: Any = None
+    ) -> httpx.Response:
+        """`_send` with retries (for idempotent requests only)."""
+        return await run_with_retries(
+            self.retry, lambda: self._send(method, path, params=params, body=body)
+        )
+
+    def _parse(self, adapter: TypeAdapter[T], method: str, path: str, r: httpx.Response) -> T:
+        try:
+            return adapter.validate_json(r.content)
+        except ValidationError as exc:
+            problem = f"{exc.error_count()} problem(s), first: {exc.errors()[0]['msg']}"
+            raise unexpected_body(method, path, r.status_code, problem) from None
+
+    async def _get(self, path: str, adapter: TypeAdapter[T], params: Params | None = None) -> T:
+        response = await self._call("GET", path, params=params)
+        return self._parse(adapter, "GET", path, response)
+
+    # --- deployments ------------------------------------------------------------------
+
+    async def list_deployments(
+        self, *, limit: int = 20, offset: int = 0, **filters: Unpack[DeploymentFilters]
+    ) -> DeploymentList:
+        params: Params = [("limit", limit), ("offset", offset), *filter_params(filters)]
+        return await self._get("/v2/deployments", _DEPLOYMENT_LIST, params)
+
+    async def iter_deployments(
+        self, *, page_size: int = PAGE_SIZE, **filters: Unpack[DeploymentFilters]
+    ) -> AsyncGenerator[Deployment, None]:
+        """Every deployment matching `filters`, page after page (a short page is the last).
+
+        Stops too when a page brings nothing new, so a server that ignores the offset
+        cannot make it loop forever.
+        """
+        offset = 0
+        seen: set[str] = set()
+        while True:
+            page = await self.list_deployments(limit=page_size, offset=offset, **filters)
+            fresh = [d for d in page.resources if d.id not in seen]
+            for deployment in fresh:
+                seen.add(deployment.id)
+                yield deployment
+            if len(page.resources) < page_size or not fresh:
+                return
+            offset = page.offset if page.offset > offset else offset + len(page.resources)
+
+    async def get_deployments_by_ids(self, ids: Iterable[str]) -> dict[str, Deployment]:
+        """The deployments among `ids` that exist, by id (chunks of 100, concurrently)."""
+        wanted = unique(ids)
+        chunks = chunked(wanted, IDS_PER_REQUEST)
+        pages = await asyncio.gather(*(self._collect_ids(chunk) for chunk in chunks))
+        found = {d.id: d for page in pages for d in page}
+        return {i: found[i] for i in wanted if i in found}
+
+    async def _collect_ids(self, ids: list[str]) -> list[Deployment]:
+        """One chunk: stop as soon as every id is found (one request when all exist)."""
+        wanted = set(ids)
+        found: list[Deployment] = []
+        async with aclosing(self.iter_deployments(deployment_ids=ids)) as deployments:
+            async for deployment in deployments:
+                found.append(deployment)
+                wanted.discard(deployment.id)
+                if not wanted:
+                    break
+        return found
+
+    async def find_by_name(self, name: str, *, include_deleting: bool = True) -> Deployment | None:
+        """The deployment named exactly `name`, or None."""
+        async with aclosing(self.iter_deployments(name_contains=name)) as deployments:
+            async for deployment in deployments:
+                if deployment.name != name:
+                    continue
+                if include_deleting or deployment.status != DeploymentStatus.AWAITING_DELETE:
+                    return deployment
+        return None
+
+    async def create_deployment(self, create: DeploymentCreate) -> Deployment:
+        """POST; after a retryable failure, adopt what that attempt made before re-posting.
+
+        A deployment of the same name that is being deleted is not adopted. 409 (name
+        taken) raises `ConflictError` for the caller to decide.
+        """
+        path = "/v2/deployments"
+        body = create.model_dump(mode="json", exclude_none=True)
+
+        async def attempt() -> Deployment:
+            response = await self._send("POST", path, body=body)
+            return self._parse(_DEPLOYMENT, "POST", path, response)
+
+        async def adopt() -> Deployment | None:
+            found = await self.find_by_name(create.name, include_deleting=False)
+            if found is not None:
+                logger.info("adopting deployment %s made by a failed attempt", found.id)
+            return found
+
+        return await run_with_retries(self.retry, attempt, before_retry=adopt)
+
+    async def get_deployment(self, deployment_id: str) -> Deployment:
+        return await self._get(f"/v2/deployments/{deployment_id}", _DEPLOYMENT)
+
+    async def patch_deployment(self, deployment_id: str, patch: DeploymentPatch) -> Deployment:
+        """PATCH with only the non-null fields (the server ignores nulls anyway)."""
+        path = f"/v2/deployments/{deployment_id}"
+        body = patch.model_dump(mode="json", exclude_none=True)
+        response = await self._call("PATCH", path, body=body)
+        return self._parse(_DEPLOYMENT, "PATCH", path, response)
+
+    async def delete_deployments(self, ids: Iterable[str]) -> DeleteOutcome:
+        """Bulk delete in chunks of 100; see `planner.api.bulk_delete` for the outcome."""
+        return await bulk_delete.delete_deployments(self, unique(ids))
+
+    async def send_bulk_delete(self, ids: Sequence[str]) -> httpx.Response:
+        """One `DELETE /v2/deployments` for `ids` (retried); 200 or 207 come back."""
+        params: Params = [("deployment_ids", deployment_id) for deployment_id in ids]
+        return await self._call("DELETE", "/v2/deployments", params=params)
+
+    # --- revisions --------------------------------------------------------------------
+
+    async def get_revision(self, deployment_id: str, revision_id: str) -> Revision:
+        return await self._get(f"/v2/deployments/{deployment_id}/revisions/{revision_id}", _REV)
+
+    async def list_revisions(self, deployment_id: str) -> list[Revision]:
+        """Every revision of the deployment, newest first."""
+        path = f"/v2/deployments/{deployment_id}/revisions"
+        revisions: list[Revision] = []
+        offset = 0
+        while True:
+            params: Params = [("limit", PAGE_SIZE), ("offset", offset)]
+            page = await self._get(path, _REVISION_LIST, params)
+            revisions.extend(page.resources)
+            if len(page.resources) < PAGE_SIZE or page.offset <= offset:
+                return revisions
+            offset = page.offset
+
+    # --- catalog ----------------------------------------------------------------------
+
+    async def list_providers(self) -> list[OAuthProvider]:
+        return await self._get("/v2/auth/providers", _PROVIDERS)
+
+    async def list_integrations(self) -> list[Integration]:
+        return await self._get("/v1/integrations/git_host/install", _INTEGRATIONS)
+
+    async def list_repositories(self, integration_id: str) -> list[Repository]:
+        return await self._get(f"/v1/integrations/git_host/{integration_id}/repos", _REPOS)
+
+
+_DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
+_DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
+_REV: TypeAdapter[Revision] = TypeAdapter(Revision)
+_REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
+_PROVIDERS: TypeAdapter[list[OAuthProvider]] = TypeAdapter(list[OAuthProvider])
+_INTEGRATIONS: TypeAdapter[list[Integration]] = TypeAdapter(list[Integration])
+_REPOS: TypeAdapter[list[Repository]] = TypeAdapter(list[Repository])

@@ -1,0 +1,193 @@
+"""Which control plane to talk to, and the embedded local one.
+
+Resolution: `--base-url`, else `PLANNER_BASE_URL`, else `[control_plane].base_url`, else
+the EMBEDDED local control plane: `create_app` over `<state dir>/local-control-plane.db`,
+in-process through `httpx.ASGITransport` (no server, no port), announced on stderr.
+The state directory is `PLANNER_STATE_DIR`, else `state`.
+
+`endpoint` is the identity a state file records: the base URL (without user info), or
+`embedded:<db path>`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from planner.api.auth import display_url
+from planner.api.client import ControlPlaneClient
+from planner.api.retry import RetryPolicy
+from planner.api.rules import Mode
+from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
+from planner.errors import ConfigError
+from planner.state.document import embedded_endpoint  # the one spelling the state records
+
+STATE_DIR_ENV = "PLANNER_STATE_DIR"
+DEFAULT_STATE_DIR = Path("state")
+EMBEDDED_DB_NAME = "local-control-plane.db"
+EMBEDDED_BASE_URL = "http://embedded.local"
+EMBEDDED_BUILD_SECONDS = 2.0
+EMBEDDED_DEPLOY_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class ResolvedEndpoint:
+    """Where requests go: `base_url` (None for the embedded plane) and the workspace."""
+
+    base_url: str | None
+    tenant_id: str | None
+    db_path: Path | None = None
+    mode: Mode = Mode.CLOUD  # the embedded plane's source availability
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.base_url is None
+
+    @property
+    def endpoint(self) -> str:
+        if self.db_path is not None:
+            return embedded_endpoint(self.db_path)
+        return display_url(self.base_url or "")
+
+
+def state_dir_from(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get(STATE_DIR_ENV) or DEFAULT_STATE_DIR)
+
+
+def config_value(control_plane: object, key: str) -> str | None:
+    """`key` of a `[control_plane]` table given as a mapping or as an object (or None)."""
+    if control_plane is None:
+        return None
+    if isinstance(control_plane, Mapping):
+        value = control_plane.get(key)
+    else:
+        value = getattr(control_plane, key, None)
+    return str(value) if value else None
+
+
+def resolve_endpoint(
+    base_url_flag: str | None,
+    config_control_plane: object,
+    environ: Mapping[str, str],
+    state_dir: Path,
+) -> ResolvedEndpoint:
+    config_url = config_value(config_control_plane, "base_url")
+    base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or config_url
+    tenant_id = environ.get("PLANNER_TENANT_ID") or config_value(config_control_plane, "tenant_id")
+    if base_url:
+        return ResolvedEndpoint(base_url=base_url, tenant_id=tenant_id)
+    return ResolvedEndpoint(
+        base_url=None,
+        tenant_id=tenant_id or DEFAULT_TENANT_ID,
+        db_path=state_dir / EMBEDDED_DB_NAME,
+        mode=_mode(config_value(config_control_plane, "mode")),
+    )
+
+
+def _mode(value: str | None) -> Mode:
+    try:
+        return Mode(value or Mode.CLOUD)
+    except ValueError:
+        choices = ", ".join(m.value for m in Mode)
+        raise ConfigError(f"control_plane.mode: {value!r} is not one of {choices}") from None
+
+
+def embedded_settings(db_path: Path, tenant_id: str, mode: Mode = Mode.CLOUD) -> ServerSettings:
+    """Short revision timings so a quickstart finishes in seconds; the embedded key may
+    use the default workspace and the configured one."""
+    tenants = list(dict.fromkeys([DEFAULT_TENANT_ID, tenant_id]))
+    return ServerSettings(
+        db_path=db_path,
+        api_keys={EMBEDDED_API_KEY: tenants},
+        build_seconds=EMBEDDED_BUILD_SECONDS,
+        deploy_seconds=EMBEDDED_DEPLOY_SECONDS,
+        mode=mode,
+    )
+
+
+def embedded_client(
+    db_path: Path,
+    tenant_id: str,
+    *,
+    mode: Mode = Mode.CLOUD,
+    retry: RetryPolicy | None = None,
+) -> ControlPlaneClient:
+    """A client on a local control plane app running in this process."""
+    from planner.controlplane.app import create_app  # FastAPI only when embedded
+
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    app = create_app(embedded_settings(db_path, tenant_id, mode))
+    # ASGITransport runs no lifespan events: the store is opened by create_app and
+    # closed here when the client closes.
+    return ControlPlaneClient(
+        EMBEDDED_BASE_URL,
+        EMBEDDED_API_KEY,
+        tenant_id,
+        transport=httpx.ASGITransport(app=app),
+        retry=retry,
+        endpoint=embedded_endpoint(db_path),
+        on_close=app.state.store.close,
+    )
+
+
+def announce_on_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def open_client(
+    base_url_flag: str | None,
+    config_control_plane: object,
+    environ: Mapping[str, str],
+    state_dir: Path,
+    *,
+    announce: Callable[[str], None] = announce_on_stderr,
+    retry: RetryPolicy | None = None,
+) -> ControlPlaneClient:
+    """The client every command uses (see the module docstring for the resolution)."""
+    resolved = resolve_endpoint(base_url_flag, config_control_plane, environ, state_dir)
+    if resolved.db_path is not None and resolved.tenant_id is not None:
+        announce(
+            f"Using the embedded local control plane ({resolved.db_path}); "
+            "set PLANNER_BASE_URL or [control_plane].base_url to use a real one."
+        )
+        return embedded_client(
+            resolved.db_path, resolved.tenant_id, mode=resolved.mode, retry=retry
+        )
+    return ControlPlaneClient.from_environment(
+        environ,
+        config_tenant_id=resolved.tenant_id,
+        base_url_flag=resolved.base_url,
+        retry=retry,
+    )
+
+
+def read_control_plane_table(path: Path, *, required: bool) -> dict[str, Any] | None:
+    """Just the `[control_plane]` table of a TOML or JSON config (None when absent).
+
+    For commands that need the endpoint but not the deployments (`providers`, `repos`):
+    a missing file is fine unless `required`.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"config file not found: {path}") from None
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError and JSONDecodeError are ValueErrors
+        kind = "JSON" if path.suffix == ".json" else "TOML"
+        raise ConfigError(f"{path}: not valid {kind}: {exc}") from None
+    table = data.get("control_plane") if isinstance(data, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: control_plane must be a table")
+    return table

@@ -1,0 +1,144 @@
+"""Errors of the control-plane client: one hierarchy under `planner.errors.ApiError`.
+
+Every error names the method and the API path (`PATCH /v2/deployments/<id> failed: 400
+...`) and carries the HTTP status and the server's `detail`. Nothing here ever sees the
+API key: messages are built from the method, the path and the response body only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from planner.errors import ApiError
+
+MAX_TEXT_DETAIL = 300
+
+
+class BadRequestError(ApiError):
+    """400: a rule was broken (e.g. an unmodifiable field)."""
+
+
+class AuthError(ApiError):
+    """401/403: the key is wrong or has no access to the workspace."""
+
+
+class NotFoundError(ApiError):
+    """404: the deployment (or revision, integration) does not exist."""
+
+
+class ConflictError(ApiError):
+    """409: e.g. a deployment of that name already exists; the caller may adopt it."""
+
+
+class ValidationFailedError(ApiError):
+    """422: the body or query was invalid; `problems` holds every `(loc, msg)`."""
+
+
+class RateLimitedError(ApiError):
+    """429: too many requests; `retry_after` is the server's `Retry-After` in seconds."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ServerError(ApiError):
+    """5xx: the control plane failed."""
+
+
+class ConnectionFailedError(ApiError):
+    """No response came: connection refused, reset or timed out."""
+
+
+def dotted_loc(loc: Sequence[object]) -> str:
+    """`["body", "source_config", "repo_url"]` -> `source_config.repo_url`."""
+    parts = [str(part) for part in loc]
+    if len(parts) > 1 and parts[0] == "body":
+        parts = parts[1:]
+    return ".".join(parts) or "(request)"
+
+
+def _body_detail(response: httpx.Response) -> object:
+    try:
+        body = response.json()
+    except ValueError:
+        text = response.text.strip()
+        return text[:MAX_TEXT_DETAIL] or None
+    return body.get("detail") if isinstance(body, dict) else body
+
+
+def _validation_problems(detail: object) -> list[tuple[str, str]]:
+    if not isinstance(detail, list):
+        return []
+    problems = []
+    for item in detail:
+        if isinstance(item, dict):
+            problems.append((dotted_loc(item.get("loc") or []), str(item.get("msg", ""))))
+    return problems
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _error_class(status: int) -> type[ApiError]:
+    by_status: dict[int, type[ApiError]] = {
+        400: BadRequestError,
+        401: AuthError,
+        403: AuthError,
+        404: NotFoundError,
+        409: ConflictError,
+        422: ValidationFailedError,
+        429: RateLimitedError,
+    }
+    if status >= 500:
+        return ServerError
+    return by_status.get(status, ApiError)
+
+
+def _hint(status: int, detail: object) -> str | None:
+    if status == 403 and "workspace" in str(detail):
+        return "set PLANNER_TENANT_ID or [control_plane].tenant_id to choose the workspace"
+    if status in (401, 403):
+        return "check PLANNER_API_KEY (and PLANNER_TENANT_ID for the workspace)"
+    return None
+
+
+def error_from_response(method: str, path: str, response: httpx.Response) -> ApiError:
+    """The error for a non-2xx response to `method path`."""
+    status = response.status_code
+    detail = _body_detail(response)
+    problems = _validation_problems(detail) if status == 422 else []
+    summary = "validation failed" if problems else str(detail or response.reason_phrase)
+    message = f"{method} {path} failed: {status} {summary}".rstrip()
+    kwargs: dict[str, Any] = {
+        "status": status,
+        "detail": detail,
+        "problems": problems,
+        "hint": _hint(status, detail),
+    }
+    if status == 429:
+        return RateLimitedError(message, retry_after=_retry_after(response), **kwargs)
+    return _error_class(status)(message, **kwargs)
+
+
+def connection_error(method: str, path: str, base_url: str, exc: Exception) -> ApiError:
+    """The error for a request that got no response (the cause's text never holds the key)."""
+    reason = "timed out" if isinstance(exc, httpx.TimeoutException) else "could not connect"
+    cause = str(exc) or type(exc).__name__
+    return ConnectionFailedError(
+        f"{method} {path} failed: {reason} ({cause})",
+        hint=f"is the control plane reachable at {base_url}?",
+    )
+
+
+def unexpected_body(method: str, path: str, status: int, problem: str) -> ApiError:
+    """A 2xx whose body does not have the documented shape."""
+    return ApiError(f"{method} {path} returned an unexpected body ({status}): {problem}")

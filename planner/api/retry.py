@@ -1,0 +1,95 @@
+"""Retries with exponential backoff and full jitter, bounded in attempts and total time.
+
+Retried: no response at all (connection error, timeout), 429 (after `Retry-After`
+seconds when the server gives them, capped) and 502/503/504. Everything else is final.
+Sleep, randomness and the clock are injectable so tests run instantly and exactly.
+A POST is never retried blindly: the caller passes `before_retry`, which looks for what
+the failed attempt may have made and, when it finds it, ends the retries with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random as _random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from planner.api.errors import ConnectionFailedError, RateLimitedError
+from planner.errors import ApiError
+
+T = TypeVar("T")
+RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
+
+logger = logging.getLogger("planner.api")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to retry; `sleep`, `random` and `clock` are seams for tests."""
+
+    max_attempts: int = 5
+    max_total_seconds: float = 60.0
+    base_delay: float = 0.5
+    max_delay: float = 10.0
+    max_retry_after: float = 30.0
+    sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, repr=False)
+    random: Callable[[], float] = field(default=_random.random, repr=False)
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
+
+    def backoff(self, failed_attempts: int) -> float:
+        """Full jitter: uniform in [0, min(max_delay, base * 2^(n-1)))."""
+        ceiling = min(self.max_delay, self.base_delay * 2.0 ** (failed_attempts - 1))
+        return self.random() * ceiling
+
+    def delay_for(self, error: ApiError, failed_attempts: int) -> float:
+        """The server's `Retry-After` (capped) when a 429 gives one, else the backoff."""
+        if isinstance(error, RateLimitedError) and error.retry_after is not None:
+            return min(error.retry_after, self.max_retry_after)
+        return self.backoff(failed_attempts)
+
+
+NO_RETRIES = RetryPolicy(max_attempts=1)
+
+
+def is_retryable(error: ApiError) -> bool:
+    return isinstance(error, ConnectionFailedError) or error.status in RETRYABLE_STATUSES
+
+
+def _give_up(error: ApiError, attempts: int, elapsed: float) -> ApiError:
+    error.details.append(f"gave up after {attempts} attempt(s) in {elapsed:.1f} s")
+    return error
+
+
+async def run_with_retries(
+    policy: RetryPolicy,
+    operation: Callable[[], Awaitable[T]],
+    *,
+    before_retry: Callable[[], Awaitable[T | None]] | None = None,
+) -> T:
+    """`operation()` until it succeeds, fails for good, or the attempts/time run out.
+
+    `before_retry` runs before each retry; a non-None result is returned instead of
+    retrying (the first attempt did the work after all).
+    """
+    started = policy.clock()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            return await operation()
+        except ApiError as error:
+            if not is_retryable(error):
+                raise
+            delay = policy.delay_for(error, attempts)
+            elapsed = policy.clock() - started
+            if attempts >= policy.max_attempts or elapsed + delay > policy.max_total_seconds:
+                raise _give_up(error, attempts, elapsed) from None
+            logger.info("retrying in %.2f s after: %s", delay, error.message)
+            await policy.sleep(delay)
+        if before_retry is not None:
+            found = await before_retry()
+            if found is not None:
+                return found

@@ -1,0 +1,180 @@
+"""One deployment of the config: merged with `[defaults]`, validated, made desired state.
+
+Problems carry locations relative to the deployment; the loader prefixes them. A value
+that came from `[defaults]` says so, and a problem already reported under `[defaults]`
+is not repeated for every deployment that inherits it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from planner.api.rules import Mode
+from planner.config.checks import (
+    check_ignore_changes,
+    check_name,
+    check_resource_spec,
+    check_secret_references,
+    check_wire_rules,
+)
+from planner.config.desired import DesiredDeployment, Lifecycle
+from planner.config.diagnostics import Loc, Problem, has_path, under
+from planner.config.merge import deep_merge
+from planner.config.models import DeploymentSpec
+from planner.config.secret_values import resolve_secrets
+
+SpecT = TypeVar("SpecT", bound=BaseModel)
+_WIRE_KEYS = ("source_config", "source_revision_config", "secret_references")
+
+
+@dataclass
+class Loaded:
+    """The outcome for one deployment: desired state when it is valid, and findings."""
+
+    desired: DesiredDeployment | None = None
+    problems: list[Problem] = field(default_factory=list)
+    literal_secrets: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """The raw `[defaults]` table and the locations of problems already reported in it."""
+
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    problem_locs: tuple[Loc, ...] = ()
+
+
+def validate_model(
+    model: type[SpecT], raw: Mapping[str, Any]
+) -> tuple[SpecT | None, list[Problem]]:
+    """Strict validation of raw data (secrets excluded; unknown keys reported by the walk).
+
+    Strict JSON validation treats TOML and JSON alike: no bool-as-number, no 1.5 for an
+    integer, enum values as strings.
+    """
+    body = {key: value for key, value in raw.items() if key != "secrets"}
+    try:
+        return model.model_validate_json(json.dumps(body, default=str), strict=True), []
+    except ValidationError as error:
+        return None, [
+            _problem_of(item) for item in error.errors() if item["type"] != "extra_forbidden"
+        ]
+    except ValueError:  # non-finite numbers (reported by the raw walk)
+        return None, []
+
+
+# Type problems in the words of the file (TOML tables / arrays) rather than pydantic's.
+_MESSAGES = {
+    "missing": "required",
+    "int_type": "must be a whole number",
+    "float_type": "must be a number",
+    "string_type": "must be a string",
+    "bool_type": "must be true or false",
+    "dict_type": "must be a table (object)",
+    "model_type": "must be a table (object)",
+    "list_type": "must be an array",
+    "tuple_type": "must be an array",
+}
+
+
+def _problem_of(item: Mapping[str, Any]) -> Problem:
+    message = _MESSAGES.get(item["type"]) or str(item["msg"]).removeprefix("Value error, ")
+    if item["type"] == "enum" or message.startswith("Input should be "):
+        message = "must be " + message.removeprefix("Input should be ")
+    return Problem(tuple(item["loc"]), message)
+
+
+def load_deployment(
+    name: str, own: Mapping[str, Any], defaults: Defaults, *, mode: Mode, environ: Mapping[str, str]
+) -> Loaded:
+    """Validate one deployment table (after merging defaults) into desired state."""
+    merged = deep_merge(defaults.raw, own)
+    loaded = Loaded(problems=check_name(name))
+    spec, problems = validate_model(DeploymentSpec, merged)
+    loaded.problems.extend(problems)
+    secrets = resolve_secrets(
+        merged.get("secrets", {}), deployment=name, loc=("secrets",), environ=environ
+    )
+    loaded.problems.extend(secrets.problems)
+    loaded.literal_secrets = [s for s in secrets.literal_names if has_path(own, ("secrets", s))]
+    # Values of the wrong type are set aside so the other checks still run (all at once).
+    pruned = [_prunable(problem.loc) for problem in problems]
+    if spec is None:
+        spec, _ = validate_model(DeploymentSpec, _without(merged, pruned))
+    if spec is not None:
+        desired = _desired(name, spec, merged, secrets.values, secrets.env)
+        checked = _check_desired(desired, mode)
+        loaded.problems.extend(p for p in checked if not under(p.loc, pruned))
+        if not loaded.problems:
+            loaded.desired = desired
+    loaded.problems = _attribute(loaded.problems, own, defaults)
+    return loaded
+
+
+def _prunable(loc: Loc) -> Loc:
+    """The table key to set aside for a type problem at `loc` (never inside a list)."""
+    for index, part in enumerate(loc):
+        if isinstance(part, int):
+            return loc[:index]
+    return loc
+
+
+def _without(data: Mapping[str, Any], locs: list[Loc]) -> dict[str, Any]:
+    """A copy of `data` without the values at `locs` (keys only)."""
+    copy = dict(data)
+    for loc in locs:
+        if not loc:
+            continue
+        head, *rest = loc
+        if not rest:
+            copy.pop(str(head), None)
+        elif isinstance(copy.get(str(head)), Mapping):
+            copy[str(head)] = _without(copy[str(head)], [tuple(rest)])
+    return copy
+
+
+def _desired(
+    name: str, spec: DeploymentSpec, merged: Mapping[str, Any], values: Any, env: Any
+) -> DesiredDeployment:
+    # Only what the config set is passed, so `managed()` (exclude_unset) is exactly that.
+    # A pruned or null value is not set (both are reported as problems already).
+    fields: dict[str, Any] = {
+        key: getattr(spec, key)
+        for key in _WIRE_KEYS
+        if key in spec.model_fields_set and getattr(spec, key) is not None
+    }
+    if "secrets" in merged:
+        fields.update(secrets=values, secret_env=env)
+    lifecycle = spec.lifecycle or Lifecycle()
+    return DesiredDeployment(name=name, source=spec.source, lifecycle=lifecycle, **fields)
+
+
+def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
+    body = desired.managed()
+    problems = check_wire_rules(body, str(desired.source), mode)
+    problems += check_resource_spec(desired.source_config.resource_spec)
+    problems += check_secret_references(desired)
+    problems += check_ignore_changes(
+        desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")
+    )
+    return problems
+
+
+def _attribute(
+    problems: list[Problem], own: Mapping[str, Any], defaults: Defaults
+) -> list[Problem]:
+    """Mark problems whose value came from `[defaults]`; drop those reported there already."""
+    kept = []
+    for problem in problems:
+        inherited = bool(problem.loc) and not has_path(own, problem.loc)
+        if inherited and has_path(defaults.raw, problem.loc):
+            if under(problem.loc, defaults.problem_locs):
+                continue
+            problem = Problem(problem.loc, f"{problem.message} (set in [defaults])")
+        kept.append(problem)
+    return kept

@@ -1,0 +1,68 @@
+"""Problems found in a config file: a location, a message, and how they print.
+
+A location is a tuple of keys and list indexes from the top of the file
+(`("deployments", "api", "source_config", "resource_spec", "cpu")`); it prints as
+`deployments.api.source_config.resource_spec.cpu`, list items as `sidecars[0]`, and keys
+that are not plain words in double quotes (`deployments."my.app"`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Loc = tuple[str | int, ...]
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_$-]+$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the config, at `loc`."""
+
+    loc: Loc
+    message: str
+
+    def render(self, file_label: str) -> str:
+        where = format_loc(self.loc)
+        return (
+            f"{file_label}: {where}: {self.message}" if where else f"{file_label}: {self.message}"
+        )
+
+
+def format_loc(loc: Iterable[str | int]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+            continue
+        key = part if _PLAIN_KEY.match(part) else f'"{part}"'
+        text += f".{key}" if text else key
+    return text
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the closest option, or '' when nothing is close."""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def has_path(data: Any, loc: Loc) -> bool:
+    """Whether `loc` names a value present in raw config data."""
+    node = data
+    for part in loc:
+        if isinstance(part, int):
+            if not isinstance(node, list) or part >= len(node):
+                return False
+        elif not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def under(loc: Loc, prefixes: Iterable[Loc]) -> bool:
+    """Whether `loc` is one of `prefixes` or lies below one of them."""
+    return any(loc[: len(prefix)] == prefix for prefix in prefixes)

@@ -1,0 +1,79 @@
+"""The JSON Schema of the config file, for editors (TOML and JSON completion) and docs.
+
+Generated from the config models, then tightened to match what the loader accepts:
+no nulls, unknown keys forbidden everywhere, response-only fields left out, numeric
+bounds and `ignore_changes` paths spelled out, and descriptions on the wire fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.api.models import ResourceSpec
+from planner.config.checks import ignorable_paths
+from planner.config.json_schema_docs import FIELD_DOCS, resource_spec_doc
+from planner.config.models import ConfigFile
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_ID = "https://planner.invalid/schemas/config.schema.json"
+
+
+def config_schema() -> dict[str, Any]:
+    """The config file's JSON Schema (draft 2020-12), deterministic for a given codebase."""
+    schema = ConfigFile.model_json_schema(by_alias=True)
+    _tighten(schema)
+    defs = schema["$defs"]
+    for name, definition in defs.items():
+        if "properties" in definition:
+            definition.setdefault("additionalProperties", False)
+        _describe(name, definition)
+    defs["SourceRevisionConfig"]["properties"].pop("repo_commit_sha")
+    _bound_resource_numbers(defs["ResourceSpec"]["properties"])
+    paths = sorted(ignorable_paths())
+    defs["Lifecycle"]["properties"]["ignore_changes"]["items"] = {"enum": paths}
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": SCHEMA_ID,
+        "title": "planner config",
+        "description": "Deployments for `planner` (TOML or JSON). See docs/config.md.",
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+    }
+
+
+def _tighten(node: Any) -> None:
+    """Drop null alternatives and null defaults; close pattern-keyed objects."""
+    if isinstance(node, list):
+        for item in node:
+            _tighten(item)
+        return
+    if not isinstance(node, dict):
+        return
+    options = node.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        options.remove({"type": "null"})
+        if len(options) == 1:
+            del node["anyOf"]
+            node.update(options[0])
+    if "default" in node and node["default"] is None:
+        del node["default"]
+    if "patternProperties" in node:
+        node.setdefault("additionalProperties", False)
+    for value in node.values():
+        _tighten(value)
+
+
+def _describe(name: str, definition: dict[str, Any]) -> None:
+    docs = FIELD_DOCS.get(name, {})
+    for field, prop in definition.get("properties", {}).items():
+        text = docs.get(field) or (resource_spec_doc(field) if name == "ResourceSpec" else None)
+        if text and "description" not in prop:
+            prop["description"] = text
+
+
+def _bound_resource_numbers(properties: dict[str, Any]) -> None:
+    """Mirror the loader: numbers are non-negative, CPU values strictly positive."""
+    for field, info in ResourceSpec.model_fields.items():
+        if info.annotation not in (int | None, float | None):
+            continue
+        bound = "exclusiveMinimum" if "cpu" in field else "minimum"
+        properties[field][bound] = 0

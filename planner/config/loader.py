@@ -1,0 +1,146 @@
+"""`load_config`: a TOML/JSON file -> validated desired state, or every problem at once.
+
+Nothing here touches the network. Stages: read the file, walk the raw data for unknown
+keys / nulls / duplicates, validate `[control_plane]` and `[defaults]`, then each
+deployment (merged with the defaults). Any problem anywhere raises one ConfigError whose
+details hold one line per problem: `<file>: <path>: <message>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from planner.api.rules import Mode
+from planner.config.deployment import Defaults, load_deployment, validate_model
+from planner.config.desired import DesiredDeployment
+from planner.config.diagnostics import Loc, Problem, format_loc
+from planner.config.keys import check_keys, check_raw_values
+from planner.config.models import (
+    Config,
+    ConfigFile,
+    ControlPlaneConfig,
+    DefaultsSpec,
+    DeploymentSpec,
+)
+from planner.config.reader import read_raw
+from planner.config.secret_values import resolve_secrets
+from planner.errors import ConfigError
+
+CONFIG_HINT = "fix the problems listed above (the format is described in docs/config.md)"
+
+
+def load_config(
+    path: Path, *, environ: Mapping[str, str], mode: Mode | str | None = None
+) -> Config:
+    """Load and validate a config file; `mode` overrides `[control_plane] mode`."""
+    raw = read_raw(path)
+    label = str(path)
+    problems: list[Problem] = [*check_raw_values(raw), *_check_top_level(raw)]
+    control_plane = _load_control_plane(_section(raw, "control_plane"), problems)
+    if mode is not None:
+        control_plane = control_plane.model_copy(update={"mode": Mode(mode)})
+    defaults, warnings = _load_defaults(_section(raw, "defaults"), problems, label)
+    deployments: dict[str, DesiredDeployment] = {}
+    for name, own in _deployment_tables(_section(raw, "deployments"), problems):
+        loaded = load_deployment(
+            name, own, defaults, mode=Mode(control_plane.mode), environ=environ
+        )
+        problems.extend(_prefixed(("deployments", name), loaded.problems))
+        warnings.extend(
+            literal_warning(label, ("deployments", name, "secrets", secret))
+            for secret in loaded.literal_secrets
+        )
+        if loaded.desired is not None:
+            deployments[name] = loaded.desired
+    if problems:
+        raise _config_error(label, _in_file_order(problems, raw))
+    return Config(
+        path=path, control_plane=control_plane, deployments=deployments, warnings=warnings
+    )
+
+
+def literal_warning(label: str, loc: Loc) -> str:
+    secret = loc[-1]
+    return (
+        f"{label}: {format_loc(loc)}: secret value written in the config file; "
+        f'prefer {secret} = {{ env = "{secret}" }} to read it from the environment'
+    )
+
+
+def _section(raw: Mapping[str, Any], key: str) -> Any:
+    value = raw.get(key)
+    return {} if value is None else value  # a null is reported by the top-level walk
+
+
+def _check_top_level(raw: Mapping[str, Any]) -> list[Problem]:
+    shallow = {key: {} if isinstance(value, Mapping) else value for key, value in raw.items()}
+    return list(check_keys(ConfigFile, shallow, ()))
+
+
+def _load_control_plane(raw: Any, problems: list[Problem]) -> ControlPlaneConfig:
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(("control_plane",), "must be a table"))
+        return ControlPlaneConfig()
+    problems.extend(check_keys(ControlPlaneConfig, raw, ("control_plane",)))
+    model, found = validate_model(ControlPlaneConfig, raw)
+    problems.extend(_prefixed(("control_plane",), found))
+    return model or ControlPlaneConfig()
+
+
+def _load_defaults(raw: Any, problems: list[Problem], label: str) -> tuple[Defaults, list[str]]:
+    loc: Loc = ("defaults",)
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(loc, "must be a table"))
+        return Defaults(), []
+    found = list(check_keys(DefaultsSpec, raw, loc))
+    found += _prefixed(loc, validate_model(DefaultsSpec, raw)[1])
+    secrets = resolve_secrets(raw.get("secrets", {}), deployment="", loc=(), environ=None)
+    found += _prefixed((*loc, "secrets"), secrets.problems)
+    problems.extend(found)
+    warnings = [literal_warning(label, (*loc, "secrets", s)) for s in secrets.literal_names]
+    relative = tuple(problem.loc[1:] for problem in found)
+    return Defaults(raw=raw, problem_locs=relative), warnings
+
+
+def _deployment_tables(
+    raw: Any, problems: list[Problem]
+) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(("deployments",), "must be a table of deployments by name"))
+        return
+    for name, own in raw.items():
+        if not isinstance(own, Mapping):
+            problems.append(Problem(("deployments", name), "must be a table"))
+            continue
+        problems.extend(check_keys(DeploymentSpec, own, ("deployments", name)))
+        yield name, own
+
+
+def _prefixed(prefix: Loc, problems: Iterable[Problem]) -> list[Problem]:
+    return [Problem((*prefix, *problem.loc), problem.message) for problem in problems]
+
+
+def _in_file_order(problems: list[Problem], raw: Mapping[str, Any]) -> list[Problem]:
+    """Problems grouped by section and deployment, in the order the file declares them."""
+    sections = {key: index for index, key in enumerate(raw)}
+    names = raw.get("deployments")
+    order = {name: index for index, name in enumerate(names)} if isinstance(names, Mapping) else {}
+
+    def position(problem: Problem) -> tuple[int, int]:
+        section = sections.get(str(problem.loc[0]), -1) if problem.loc else -1
+        is_deployment = problem.loc[:1] == ("deployments",) and len(problem.loc) > 1
+        return section, order.get(str(problem.loc[1]), -1) if is_deployment else -1
+
+    return sorted(problems, key=position)
+
+
+def _config_error(label: str, problems: list[Problem]) -> ConfigError:
+    count = len(problems)
+    noun = "problem" if count == 1 else "problems"
+    return ConfigError(
+        f"{label} is invalid ({count} {noun})",
+        details=[problem.render(label) for problem in problems],
+        hint=CONFIG_HINT,
+    )

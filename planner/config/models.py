@@ -1,0 +1,133 @@
+"""The shape of the config file, reusing the wire models of `planner.api.models`.
+
+These models describe the file for the JSON Schema and for the unknown-key walk
+(`planner.config.keys`); values are validated per deployment by the loader. The wire
+models ignore unknown keys; the walk makes them errors at every level.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
+from planner.api.rules import Mode
+from planner.config.desired import DesiredDeployment, Lifecycle
+
+NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+NAME_MAX_LENGTH = 63
+SECRET_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=63)]
+SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
+
+
+def _check_http_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL with a host")
+    return value
+
+
+HttpUrlStr = Annotated[str, AfterValidator(_check_http_url)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+
+
+class EnvRef(StrictModel):
+    """A secret value read from an environment variable when the config is loaded."""
+
+    env: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="name of the environment variable holding the value"
+    )
+
+
+SecretValue = str | EnvRef
+
+
+class ControlPlaneConfig(StrictModel):
+    """Where the control plane is. The API key is never here: set PLANNER_API_KEY."""
+
+    base_url: HttpUrlStr | None = Field(
+        default=None,
+        description="control plane URL (PLANNER_BASE_URL and --base-url take precedence); "
+        "unset: the embedded local control plane",
+    )
+    tenant_id: UuidStr | None = Field(
+        default=None, description="workspace id, a uuid (PLANNER_TENANT_ID takes precedence)"
+    )
+    mode: Mode = Field(
+        default=Mode.CLOUD,
+        description="cloud (git_host, internal_*) or self-hosted (external_docker)",
+    )
+
+
+class DeploymentSpec(StrictModel):
+    """One deployment; the table key is its name."""
+
+    source: Source = Field(description="where the deployment is built from (immutable)")
+    source_config: SourceConfig | None = Field(default=None, description="source settings")
+    source_revision_config: SourceRevisionConfig | None = Field(
+        default=None, description="what each revision is built from"
+    )
+    secrets: dict[SecretName, SecretValue] | None = Field(
+        default=None,
+        description='secret name -> literal value, or { env = "VAR" } to read it from the '
+        "environment (preferred)",
+    )
+    secret_references: list[SecretReference] | None = Field(
+        default=None, description="Kubernetes Secret references (external_docker only)"
+    )
+    lifecycle: Lifecycle | None = Field(
+        default=None, description="protect, ignore_changes (planner-side, never sent)"
+    )
+
+
+class DefaultsSpec(DeploymentSpec):
+    """Merged under every deployment (tables deep-merged, lists replaced)."""
+
+    source: Source | None = Field(default=None, description="default source")  # type: ignore[assignment]
+
+
+class ConfigFile(StrictModel):
+    """planner config file (TOML or JSON)."""
+
+    model_config = ConfigDict(title="planner config", populate_by_name=True)
+
+    schema_: str | None = Field(
+        default=None, alias="$schema", description="JSON Schema of this file, for editors"
+    )
+    control_plane: ControlPlaneConfig | None = Field(
+        default=None, description="the control plane endpoint and workspace"
+    )
+    defaults: DefaultsSpec | None = Field(
+        default=None, description="merged under every deployment; a deployment's own value wins"
+    )
+    deployments: dict[DeploymentName, DeploymentSpec] | None = Field(
+        default=None, description="deployments by name (lowercase letters, digits, '-')"
+    )
+
+
+@dataclass(frozen=True)
+class Config:
+    """A loaded, validated config: desired deployments by name, plus warnings to show."""
+
+    path: Path
+    control_plane: ControlPlaneConfig
+    deployments: dict[str, DesiredDeployment]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def mode(self) -> Mode:
+        return Mode(self.control_plane.mode)
+
+
+def is_valid_name(name: str) -> bool:
+    return len(name) <= NAME_MAX_LENGTH and re.match(NAME_PATTERN, name) is not None

@@ -1,0 +1,63 @@
+"""Read a config file into raw data: TOML or JSON, chosen by the file's extension."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from planner.config.keys import json_object
+from planner.errors import ConfigError
+
+SUFFIXES = (".toml", ".json")
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """The file's top-level table; ConfigError naming the file when it cannot be read."""
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ConfigError(
+            f"{path}: unsupported config file type '{path.suffix or '(none)'}'",
+            hint="use a .toml or .json file",
+        )
+    text = _read_text(path)
+    data = _parse_toml(path, text) if suffix == ".toml" else _parse_json(path, text)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be an object (a table)")
+    return data
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: config file not found",
+            hint="create it (see examples/), or pass -c FILE",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot read config file: {reason}") from None
+
+
+def _parse_toml(path: Path, text: str) -> Any:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = _TOML_POSITION.search(message)
+        if found is None:
+            raise ConfigError(f"{path}: invalid TOML: {message}") from None
+        line, column = found.groups()
+        reason = message[: found.start()]
+        raise ConfigError(f"{path}:{line}:{column}: invalid TOML: {reason}") from None
+
+
+def _parse_json(path: Path, text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=json_object)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None

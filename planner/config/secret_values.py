@@ -1,0 +1,86 @@
+"""Secrets in the config: `NAME = { env = "VAR" }` (read from the environment) or a literal.
+
+Values never appear in problems or warnings; only names of secrets and variables do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import SecretStr
+
+from planner.config.diagnostics import Loc, Problem
+from planner.config.models import SECRET_NAME_PATTERN
+
+_SECRET_NAME = re.compile(SECRET_NAME_PATTERN)
+_FORM = 'must be a string or { env = "VARIABLE" }'
+
+
+@dataclass
+class ResolvedSecrets:
+    """Secret values by name, the variable each env-sourced one came from, and findings."""
+
+    values: dict[str, SecretStr] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    literal_names: list[str] = field(default_factory=list)
+
+
+def resolve_secrets(
+    raw: Any, *, deployment: str, loc: Loc, environ: Mapping[str, str] | None
+) -> ResolvedSecrets:
+    """Resolve the raw `secrets` table of one deployment (unknown keys are reported elsewhere).
+
+    With `environ` None, only names and forms are checked (for `[defaults]`, whose
+    variables are looked up per deployment).
+    """
+    resolved = ResolvedSecrets()
+    if not isinstance(raw, Mapping):
+        resolved.problems.append(Problem(loc, "must be a table of NAME = value"))
+        return resolved
+    for name, value in raw.items():
+        here = (*loc, name)
+        if not _SECRET_NAME.match(name):
+            resolved.problems.append(Problem(here, _bad_name_message()))
+            continue
+        _resolve_one(resolved, name, value, here, deployment, environ)
+    return resolved
+
+
+def _bad_name_message() -> str:
+    return (
+        "secret name must be a valid environment variable name "
+        "(letters, digits and '_', not starting with a digit)"
+    )
+
+
+def _resolve_one(
+    resolved: ResolvedSecrets,
+    name: str,
+    value: Any,
+    loc: Loc,
+    deployment: str,
+    environ: Mapping[str, str] | None,
+) -> None:
+    if isinstance(value, str):
+        resolved.values[name] = SecretStr(value)
+        resolved.literal_names.append(name)
+    elif isinstance(value, Mapping) and isinstance(value.get("env"), str) and value["env"]:
+        variable = value["env"]
+        if environ is None:
+            return
+        if variable not in environ:
+            message = (
+                f"environment variable {variable} is not set (secret of deployment {deployment})"
+            )
+            resolved.problems.append(Problem(loc, message))
+            return
+        resolved.values[name] = SecretStr(environ[variable])
+        resolved.env[name] = variable
+    elif isinstance(value, Mapping) and value and "env" not in value:
+        return  # only unknown keys: the key walk reports them with a suggestion
+    else:
+        resolved.problems.append(Problem(loc, _FORM))

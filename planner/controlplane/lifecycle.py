@@ -1,0 +1,132 @@
+"""Time math of the local control plane: revision and deployment statuses from timestamps.
+
+Nothing runs in the background. A revision stores when it was created, the build and
+deploy durations in force at that moment, and (once superseded) when it was skipped; its
+status at any instant is a pure function of those and the clock. A revision walks
+
+    QUEUED -> AWAITING_BUILD -> BUILDING -> AWAITING_DEPLOY -> DEPLOYING -> DEPLOYED
+
+Each phase spends `QUEUE_SHARE` of its duration in its waiting status first. Docker
+sources skip the build phase: QUEUED -> AWAITING_DEPLOY -> DEPLOYING -> DEPLOYED over
+`deploy_seconds`. A `fail-build` / `fail-deploy` marker in the revision's artifact
+(`repo_ref`, `image_uri`, `source_tarball_path`) ends the walk in BUILD_FAILED at the end
+of the build phase (for docker sources: at the end of QUEUED, when the image is pulled) /
+DEPLOY_FAILED at the end of the deploy phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from planner.api.models import DeploymentStatus, RevisionStatus, is_final_revision_status
+
+QUEUE_SHARE = 0.1
+DOCKER_SOURCES = frozenset({"external_docker", "internal_docker"})
+# Sources whose first revision may be created empty and wait for its artifact.
+ARTIFACT_FIELDS: dict[str, str] = {
+    "internal_docker": "image_uri",
+    "internal_source": "source_tarball_path",
+}
+FAILURE_FIELDS = ("repo_ref", "image_uri", "source_tarball_path")
+BUILD_FAILURE_MARK = "fail-build"
+DEPLOY_FAILURE_MARK = "fail-deploy"
+
+S = RevisionStatus
+
+
+@dataclass(frozen=True)
+class RevisionTiming:
+    """What decides a revision's status over time (all timestamps in epoch seconds)."""
+
+    source: str
+    source_revision_config: Mapping[str, Any]
+    created_at: float
+    build_seconds: float
+    deploy_seconds: float
+    skipped_at: float | None = None
+
+
+@dataclass(frozen=True)
+class StatusAt:
+    """A status and the instant it began (the revision's `updated_at`)."""
+
+    status: RevisionStatus
+    since: float
+
+
+def is_waiting_for_artifact(source: str, source_revision_config: Mapping[str, Any]) -> bool:
+    """internal_docker / internal_source revisions without an image / tarball never start."""
+    field = ARTIFACT_FIELDS.get(source)
+    return field is not None and not source_revision_config.get(field)
+
+
+def failure_mark(source_revision_config: Mapping[str, Any]) -> RevisionStatus | None:
+    """BUILD_FAILED or DEPLOY_FAILED when an artifact field carries a failure marker."""
+    values = [str(source_revision_config.get(f) or "") for f in FAILURE_FIELDS]
+    if any(BUILD_FAILURE_MARK in v for v in values):
+        return S.BUILD_FAILED
+    if any(DEPLOY_FAILURE_MARK in v for v in values):
+        return S.DEPLOY_FAILED
+    return None
+
+
+def timeline(timing: RevisionTiming) -> list[tuple[float, RevisionStatus]]:
+    """(offset from creation, status) steps in order; the last step is final."""
+    failure = failure_mark(timing.source_revision_config)
+    deploy = timing.deploy_seconds
+    if timing.source in DOCKER_SOURCES:
+        pulled = QUEUE_SHARE * deploy
+        if failure is S.BUILD_FAILED:
+            return [(0.0, S.QUEUED), (pulled, S.BUILD_FAILED)]
+        steps = [(0.0, S.QUEUED), (pulled, S.AWAITING_DEPLOY), (2 * pulled, S.DEPLOYING)]
+        return [*steps, (deploy, failure or S.DEPLOYED)]
+    build = timing.build_seconds
+    queued = QUEUE_SHARE * build
+    steps = [(0.0, S.QUEUED), (queued, S.AWAITING_BUILD), (2 * queued, S.BUILDING)]
+    if failure is S.BUILD_FAILED:
+        return [*steps, (build, S.BUILD_FAILED)]
+    steps += [(build, S.AWAITING_DEPLOY), (build + QUEUE_SHARE * deploy, S.DEPLOYING)]
+    return [*steps, (build + deploy, failure or S.DEPLOYED)]
+
+
+def revision_status(timing: RevisionTiming, now: float) -> StatusAt:
+    """The status of a revision at `now`, and since when it has held."""
+    if timing.skipped_at is not None and now >= timing.skipped_at:
+        return StatusAt(S.SKIPPED, timing.skipped_at)
+    if is_waiting_for_artifact(timing.source, timing.source_revision_config):
+        return StatusAt(S.QUEUED, timing.created_at)
+    current = StatusAt(S.QUEUED, timing.created_at)
+    for offset, status in timeline(timing):
+        if timing.created_at + offset > now:
+            break
+        current = StatusAt(status, timing.created_at + offset)
+    return current
+
+
+def is_unfinished(timing: RevisionTiming, now: float) -> bool:
+    """Still walking (or waiting) at `now`: a newer revision would supersede it."""
+    return not is_final_revision_status(revision_status(timing, now).status)
+
+
+def active_revision(revisions: Sequence[tuple[str, RevisionTiming]], now: float) -> str | None:
+    """The id of the newest DEPLOYED revision; `revisions` come newest first."""
+    for revision_id, timing in revisions:
+        if revision_status(timing, now).status is S.DEPLOYED:
+            return revision_id
+    return None
+
+
+def database_seconds(deploy_seconds: float) -> float:
+    """How long a new deployment waits for its database (AWAITING_DATABASE) before READY."""
+    return QUEUE_SHARE * deploy_seconds
+
+
+def deployment_status(ready_at: float, delete_at: float | None, now: float) -> DeploymentStatus:
+    """AWAITING_DELETE once deletion is requested, else READY once the database is up."""
+    if delete_at is not None:
+        return DeploymentStatus.AWAITING_DELETE
+    if now >= ready_at:
+        return DeploymentStatus.READY
+    return DeploymentStatus.AWAITING_DATABASE

@@ -1,0 +1,61 @@
+"""What the store holds, as plain values (JSON columns already decoded).
+
+Timestamps are epoch seconds from `ServerSettings.clock`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class DeploymentRow:
+    id: str
+    tenant_id: str
+    name: str
+    source: str
+    source_config: dict[str, Any]
+    source_revision_config: dict[str, Any]
+    secrets: list[dict[str, Any]]
+    secret_references: list[dict[str, Any]]
+    image_version: str | None
+    latest_revision_id: str | None
+    created_at: float
+    updated_at: float
+    ready_at: float
+    delete_at: float | None = None
+
+
+@dataclass
+class RevisionRow:
+    id: str
+    deployment_id: str
+    seq: int
+    source: str
+    source_revision_config: dict[str, Any]
+    created_at: float
+    build_seconds: float
+    deploy_seconds: float
+    skipped_at: float | None = None
+
+
+@dataclass
+class TracingProjectRow:
+    id: str
+    tenant_id: str
+    deployment_id: str
+    name: str
+    created_at: float
+
+
+@dataclass
+class DeploymentFilter:
+    """Filters of `GET /v2/deployments`, already parsed; None = not filtered."""
+
+    name_contains: str | None = None
+    status: str | None = None
+    image_version: str | None = None
+    deployment_type: str | None = None
+    deployment_ids: list[str] | None = None
+    match_nothing: bool = False  # e.g. remote_reconciled=true: none of ours is

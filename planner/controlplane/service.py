@@ -1,0 +1,191 @@
+"""Deployment and revision operations of the local control plane (no HTTP here).
+
+Each operation is one store transaction in one workspace (`tenant_id`), and returns wire
+JSON computed at the clock's `now`. Failures raise the exceptions below; the routes map
+them to HTTP statuses.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from planner import __version__
+from planner.api.models import DeploymentCreate, DeploymentPatch
+from planner.controlplane import lifecycle, views
+from planner.controlplane.patching import apply_patch
+from planner.controlplane.settings import ServerSettings
+from planner.controlplane.store import (
+    DeploymentFilter,
+    DeploymentRow,
+    RevisionRow,
+    Store,
+    TracingProjectRow,
+    Transaction,
+)
+
+IMAGE_VERSION = __version__
+
+
+class NotFound(Exception):
+    """HTTP 404 `{detail}`."""
+
+
+class Conflict(Exception):
+    """HTTP 409 `{detail}`."""
+
+
+def deployment_not_found(deployment_id: str) -> NotFound:
+    return NotFound(f"Deployment ID {deployment_id} not found.")
+
+
+class Deployments:
+    """Operations on one workspace's deployments."""
+
+    def __init__(self, store: Store, settings: ServerSettings, tenant_id: str) -> None:
+        self.store = store
+        self.settings = settings
+        self.tenant_id = tenant_id
+
+    def _now(self) -> float:
+        return self.settings.clock()
+
+    def _new_revision(self, tx: Transaction, row: DeploymentRow, now: float) -> RevisionRow:
+        """Insert a revision of `row`'s current config; unfinished older ones are SKIPPED."""
+        older = tx.revisions_of([row.id])[row.id]
+        tx.mark_skipped(
+            [r.id for r in older if lifecycle.is_unfinished(views.timing_of(r), now)], now
+        )
+        config = dict(row.source_revision_config)
+        if row.source == "git_host":
+            sha = views.commit_sha(row.source_config.get("repo_url"), config.get("repo_ref"))
+            config["repo_commit_sha"] = sha
+        revision = RevisionRow(
+            id=str(uuid.uuid4()),
+            deployment_id=row.id,
+            seq=tx.next_revision_seq(row.id),
+            source=row.source,
+            source_revision_config=config,
+            created_at=now,
+            build_seconds=self.settings.build_seconds,
+            deploy_seconds=self.settings.deploy_seconds,
+        )
+        tx.insert_revision(revision)
+        row.latest_revision_id = revision.id
+        return revision
+
+    def _view(self, tx: Transaction, row: DeploymentRow, now: float) -> dict[str, Any]:
+        return views.deployment_view(row, tx.revisions_of([row.id])[row.id], now)
+
+    def _get(self, tx: Transaction, deployment_id: str) -> DeploymentRow:
+        row = tx.get_deployment(self.tenant_id, deployment_id)
+        if row is None:
+            raise deployment_not_found(deployment_id)
+        return row
+
+    def create(self, body: DeploymentCreate) -> dict[str, Any]:
+        """A new deployment with its first revision and its tracing project."""
+        now = self._now()
+        wire = body.model_dump(mode="json", exclude_none=True)
+        source_config = {k: v for k, v in wire["source_config"].items() if v != {}}
+        if body.source != "external_docker":
+            source_config.setdefault("deployment_type", "prod")
+        row = DeploymentRow(
+            id=str(uuid.uuid4()),
+            tenant_id=self.tenant_id,
+            name=body.name,
+            source=body.source,
+            source_config=source_config,
+            source_revision_config=wire["source_revision_config"],
+            secrets=wire["secrets"],
+            secret_references=wire.get("secret_references", []),
+            image_version=IMAGE_VERSION,
+            latest_revision_id=None,
+            created_at=now,
+            updated_at=now,
+            ready_at=now + lifecycle.database_seconds(self.settings.deploy_seconds),
+        )
+        with self.store.transaction() as tx:
+            if tx.has_name(self.tenant_id, body.name):
+                raise Conflict(f"A deployment named '{body.name}' already exists.")
+            tx.insert_deployment(row)
+            self._new_revision(tx, row, now)
+            tx.update_deployment(row)
+            tx.insert_tracing_project(
+                TracingProjectRow(str(uuid.uuid4()), self.tenant_id, row.id, row.name, now)
+            )
+            return self._view(tx, row, now)
+
+    def get(self, deployment_id: str) -> dict[str, Any]:
+        now = self._now()
+        with self.store.transaction() as tx:
+            return self._view(tx, self._get(tx, deployment_id), now)
+
+    def list_page(self, where: DeploymentFilter, limit: int, offset: int) -> dict[str, Any]:
+        """One page `{resources, offset}`; `offset` is where the next page starts."""
+        now = self._now()
+        with self.store.transaction() as tx:
+            rows = tx.list_deployments(self.tenant_id, where, now, limit, offset)
+            revisions = tx.revisions_of([r.id for r in rows])
+        resources = [views.deployment_view(r, revisions[r.id], now) for r in rows]
+        return {"resources": resources, "offset": offset + len(resources)}
+
+    def patch(self, deployment_id: str, patch: DeploymentPatch) -> dict[str, Any]:
+        """Merge `patch`; one new revision when a new-revision field changed."""
+        now = self._now()
+        with self.store.transaction() as tx:
+            row = self._get(tx, deployment_id)
+            if row.delete_at is not None:
+                raise Conflict(f"Deployment ID {deployment_id} is being deleted.")
+            patched = apply_patch(vars(row), patch)
+            if patched.changed:
+                row.source_config = patched.source_config
+                row.source_revision_config = patched.source_revision_config
+                row.secrets = patched.secrets
+                row.secret_references = patched.secret_references
+                row.updated_at = now
+                if patched.needs_revision:
+                    self._new_revision(tx, row, now)
+                tx.update_deployment(row)
+            return self._view(tx, row, now)
+
+    def delete(self, deployment_ids: Sequence[str]) -> dict[str, Any]:
+        """Start deleting every id (all must exist); ids already being deleted fail."""
+        now = self._now()
+        unique = list(dict.fromkeys(deployment_ids))
+        with self.store.transaction() as tx:
+            rows = [self._get(tx, i) for i in unique]
+            failed = [r.id for r in rows if r.delete_at is not None]
+            deleted = [r.id for r in rows if r.delete_at is None]
+            tx.mark_deleting(deleted, now, now + self.settings.delete_seconds)
+        return {
+            "deleted": deleted,
+            "failed": [
+                {"deployment_id": i, "detail": f"Deployment ID {i} is already being deleted."}
+                for i in failed
+            ],
+        }
+
+    def get_revision(self, deployment_id: str, revision_id: str) -> dict[str, Any]:
+        now = self._now()
+        with self.store.transaction() as tx:
+            self._get(tx, deployment_id)
+            revision = tx.get_revision(deployment_id, revision_id)
+        if revision is None:
+            raise NotFound(f"Revision ID {revision_id} not found.")
+        return views.revision_view(revision, now)
+
+    def list_revisions(self, deployment_id: str, limit: int, offset: int) -> dict[str, Any]:
+        """Newest first, `{resources, offset}` like the deployment list."""
+        now = self._now()
+        with self.store.transaction() as tx:
+            self._get(tx, deployment_id)
+            rows = tx.list_revisions(deployment_id, limit, offset)
+        resources = [views.revision_view(r, now) for r in rows]
+        return {"resources": resources, "offset": offset + len(resources)}
+
+    def tracing_projects(self) -> list[dict[str, Any]]:
+        with self.store.transaction() as tx:
+            rows = tx.tracing_projects(self.tenant_id)
+        return [views.tracing_project_view(r) for r in rows]

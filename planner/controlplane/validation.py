@@ -1,0 +1,89 @@
+"""Rules the local control plane enforces beyond the wire models' shapes.
+
+Problems are `(loc, message)` pairs as in `planner.api.rules`; the routes turn them into
+422 `HTTPValidationError` entries (`loc` prefixed with "body" / "query") or, for a PATCH
+that breaks a rule, into one 400 `{detail}` naming every field.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from planner.api.models import DeploymentCreate, Secret
+from planner.api.rules import Problem, check_mode, check_source_rules
+from planner.controlplane.settings import ServerSettings
+
+NAME_PATTERN = re.compile(r"[a-z0-9-]{1,63}")
+# Sources whose create must already be complete; internal_* are created empty by the
+# real client and receive their image or tarball in a later PATCH.
+COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
+
+
+def check_name(name: str) -> list[Problem]:
+    if NAME_PATTERN.fullmatch(name):
+        return []
+    return [(("name",), "must be 1 to 63 characters: lowercase letters, digits and '-'")]
+
+
+def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> list[Problem]:
+    """Two secrets with one name would make the environment ambiguous."""
+    seen: set[str] = set()
+    problems: list[Problem] = []
+    for index, secret in enumerate(secrets):
+        if secret.name in seen:
+            problems.append(((*where, str(index), "name"), f"duplicate secret '{secret.name}'"))
+        seen.add(secret.name)
+    return problems
+
+
+def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Problem]:
+    """Every problem of a create body, all at once."""
+    wire = body.model_dump(mode="json", exclude_none=True)
+    problems = check_name(body.name)
+    problems += check_mode(body.source, settings.mode)
+    complete = body.source in COMPLETE_ON_CREATE
+    problems += check_source_rules(wire, body.source, require_complete=complete)
+    problems += check_secret_names(body.secrets, ("secrets",))
+    return problems
+
+
+def merged_problems(merged: Mapping[str, Any], source: str) -> list[Problem]:
+    """Rules on a deployment as a PATCH would leave it."""
+    complete = source in COMPLETE_ON_CREATE
+    return check_source_rules(merged, source, require_complete=complete)
+
+
+def validation_errors(problems: Iterable[Problem], where: str = "body") -> list[dict[str, Any]]:
+    """422 entries `{loc, msg, type}`, one per problem."""
+    return [
+        {
+            "loc": [where, *(int(p) if p.isdigit() else p for p in loc)],
+            "msg": msg,
+            "type": "value_error",
+        }
+        for loc, msg in problems
+    ]
+
+
+def describe(problems: Iterable[Problem]) -> str:
+    """One `{detail}` line naming every field (dotted path) and what is wrong with it."""
+    return "; ".join(f"{'.'.join(loc)}: {msg}" for loc, msg in problems)
+
+
+def parse_uuid_list(raw: str | None, param: str) -> tuple[list[str] | None, list[Problem]]:
+    """A comma-separated list of uuids (blank items skipped); None when none is given."""
+    if raw is None or not raw.replace(",", "").strip():
+        return None, []
+    ids: list[str] = []
+    problems: list[Problem] = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        try:
+            ids.append(str(uuid.UUID(item)))
+        except ValueError:
+            problems.append(((param,), f"'{item}' is not a valid UUID"))
+    return ids, problems

@@ -1,0 +1,113 @@
+"""The requests a planned change sends: bodies built at plan time, secrets added at apply.
+
+PATCH semantics (PRODUCT.md) shape the body: nulls are ignored, so only changed fields are
+sent; a non-null `resource_spec` replaces the stored spec wholesale, so the whole spec is
+sent (observed, overlaid with the planned fields); `secrets` is sent whole, and only when
+a secret changes; `secret_references: []` clears them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from planner.api.fields import ChangeClass
+from planner.api.models import Deployment
+from planner.config.desired import DesiredDeployment
+from planner.errors import PlanStaleError
+from planner.plan.model import Action, Change, FieldChange
+from planner.plan.paths import RESOURCE_SPEC, normalize, set_path
+from planner.plan.views import desired_raw
+from planner.secrets import secret_digest
+
+_CREATE_ACTIONS = (Action.CREATE, Action.REPLACE)
+_PATCH_ACTIONS = (Action.UPDATE, Action.NEW_REVISION)
+
+
+def create_request_body(desired: DesiredDeployment) -> dict[str, Any]:
+    """The POST body without secrets: the name and every field the config sets."""
+    return {"name": desired.name, **desired.managed()}
+
+
+def patch_request_body(
+    desired: DesiredDeployment, observed: Deployment, fields: Iterable[FieldChange]
+) -> dict[str, Any]:
+    """The PATCH body without secrets for the changed (non-immutable) fields."""
+    body: dict[str, Any] = {}
+    spec_changes: list[str] = []
+    for field in fields:
+        if field.change_class is ChangeClass.IMMUTABLE or field.path.startswith("secrets."):
+            continue
+        if field.path.startswith(RESOURCE_SPEC + "."):
+            spec_changes.append(field.path)
+        elif field.path == "secret_references":
+            body["secret_references"] = desired_raw(desired, field.path) or []
+        else:
+            set_path(body, field.path, desired_raw(desired, field.path))
+    if spec_changes:
+        set_path(body, RESOURCE_SPEC, merged_spec(desired, observed, spec_changes))
+    return body
+
+
+def merged_spec(
+    desired: DesiredDeployment, observed: Deployment, paths: Iterable[str]
+) -> dict[str, Any]:
+    """The observed resource_spec with the planned fields laid over it."""
+    spec = observed.source_config.resource_spec
+    merged = spec.model_dump(mode="json", exclude_none=True) if spec is not None else {}
+    for path in paths:
+        key = path[len(RESOURCE_SPEC) + 1 :]
+        value = desired_raw(desired, path)
+        if normalize(value) is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def planned_patch_body(
+    change: Change, secret_values: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The PATCH body of an update/new_revision; secrets (the whole desired list) when
+    any changed, taken from `secret_values` (which `check_secret_values` vouches for)."""
+    if change.action not in _PATCH_ACTIONS:
+        raise ValueError(f"{change.name}: a {change.action.value} change sends no PATCH")
+    body = copy.deepcopy(change.request_body)
+    if change.send_secrets:
+        body["secrets"] = _secret_list(change, secret_values or {})
+    return body
+
+
+def planned_create_body(
+    change: Change, secret_values: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The POST body of a create/replace, with the desired secrets (possibly none)."""
+    if change.action not in _CREATE_ACTIONS:
+        raise ValueError(f"{change.name}: a {change.action.value} change sends no POST")
+    body = copy.deepcopy(change.request_body)
+    body["secrets"] = _secret_list(change, secret_values or {})
+    return body
+
+
+def _secret_list(change: Change, values: Mapping[str, str]) -> list[dict[str, str]]:
+    missing = sorted(set(change.secret_digests) - set(values))
+    if missing:
+        raise ValueError(f"{change.name}: no value for secrets {', '.join(missing)}")
+    return [{"name": name, "value": values[name]} for name in sorted(change.secret_digests)]
+
+
+def check_secret_values(change: Change, secret_values: Mapping[str, str], key: bytes) -> None:
+    """Refuse to send secrets that differ from the ones the plan was made with."""
+    digests = {name: secret_digest(key, name, v) for name, v in secret_values.items()}
+    moved = sorted(
+        name
+        for name in set(change.secret_digests) | set(digests)
+        if change.secret_digests.get(name) != digests.get(name)
+    )
+    if moved:
+        raise PlanStaleError(
+            f"the saved plan is stale: secrets of {change.name} changed since it was made",
+            details=[f"secrets.{name}" for name in moved],
+            hint="run `planner plan` again",
+        )

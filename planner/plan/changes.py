@@ -1,0 +1,166 @@
+"""One Change per action: what is compared, what is shown, what is sent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from planner.api.fields import REASONS, ChangeClass, classify
+from planner.api.models import Deployment
+from planner.config.desired import DesiredDeployment
+from planner.plan.body import create_request_body
+from planner.plan.model import Action, Change, FieldChange, PlanProblem
+from planner.plan.paths import flatten, is_ignored
+from planner.plan.views import (
+    desired_fields,
+    observed_fields,
+    observed_secrets,
+    view,
+    view_patch,
+)
+from planner.secrets import SENSITIVE, secret_digest
+from planner.state.records import RecordedDeployment
+
+DRIFT_REASON = "changed outside the planner; planned back to the config"
+
+
+def field_change(
+    path: str, before: Any, after: Any, *, reason: str | None = None, drifted: bool = False
+) -> FieldChange:
+    change_class = classify(path)
+    why = reason or REASONS[change_class]
+    if drifted:
+        why = f"{why}; {DRIFT_REASON}"
+    return FieldChange(path=path, change_class=change_class, before=before, after=after, reason=why)
+
+
+def secret_changes(
+    desired: Mapping[str, str],
+    observed: Mapping[str, str],
+    *,
+    ignore: Collection[str] = (),
+    drifted: Collection[str] = (),
+) -> list[FieldChange]:
+    """Secrets added, removed or changed, by name; values never leave this function."""
+    changes = []
+    for name in sorted(set(desired) | set(observed)):
+        path = f"secrets.{name}"
+        if is_ignored(path, ignore) or desired.get(name) == observed.get(name):
+            continue
+        kind = "added" if name not in observed else "removed" if name not in desired else "changed"
+        changes.append(
+            field_change(
+                path,
+                SENSITIVE if name in observed else None,
+                SENSITIVE if name in desired else None,
+                reason=f"secret {kind}; {REASONS[ChangeClass.NEW_REVISION]}",
+                drifted=path in drifted,
+            )
+        )
+    return changes
+
+
+def secret_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
+    return {n: secret_digest(key, n, v) for n, v in sorted(desired.secret_values().items())}
+
+
+def build_create(desired: DesiredDeployment, key: bytes, notes: list[str]) -> Change:
+    want = desired_fields(desired)
+    fields = [
+        field_change(path, None, value, reason="set at creation")
+        for path, value in sorted(want.items())
+        if value is not None
+    ]
+    fields += secret_changes(desired.secret_values(), {})
+    after = view(want, desired.secrets)
+    return Change(
+        name=desired.name,
+        action=Action.CREATE,
+        fields=fields,
+        after=after,
+        patch=view_patch({}, after),
+        notes=notes,
+        request_body=create_request_body(desired),
+        send_secrets=True,
+        secret_digests=secret_digests(desired, key),
+    )
+
+
+def build_delete(recorded: RecordedDeployment, observed: Deployment) -> Change:
+    paths = [p for p in flatten(recorded.managed) if classify(p) is not ChangeClass.READ_ONLY]
+    have = observed_fields(observed, paths)
+    secrets = sorted(observed_secrets(observed)) if recorded.secret_digests else []
+    fields = [
+        field_change(path, value, None, reason="deleted with the deployment")
+        for path, value in sorted(have.items())
+        if value is not None
+    ]
+    fields += [
+        field_change(f"secrets.{n}", SENSITIVE, None, reason="secret deleted") for n in secrets
+    ]
+    before = view(have, secrets)
+    return Change(
+        name=recorded.name,
+        action=Action.DELETE,
+        deployment_id=recorded.id,
+        fields=fields,
+        before=before,
+        patch=view_patch(before, {}),
+    )
+
+
+def build_replace(
+    desired: DesiredDeployment, recorded: RecordedDeployment, observed: Deployment, key: bytes
+) -> Change:
+    """Delete and create again: every desired field counts, ignore_changes included."""
+    want = desired_fields(desired)
+    have = observed_fields(observed, want)
+    fields = [field_change(p, have[p], want[p]) for p in sorted(want) if have[p] != want[p]]
+    seen_secrets = observed_secrets(observed) if desired.secrets else {}
+    fields += secret_changes(desired.secret_values(), seen_secrets)
+    before, after = view(have, seen_secrets), view(want, desired.secrets)
+    changed = [f.path.removeprefix("secrets.") for f in fields if f.path.startswith("secrets.")]
+    return Change(
+        name=desired.name,
+        action=Action.REPLACE,
+        deployment_id=recorded.id,
+        fields=fields,
+        before=before,
+        after=after,
+        patch=view_patch(before, after, changed),
+        notes=[
+            f"replaced on request (--replace {desired.name}): deleted, then created again "
+            "with a new id"
+        ],
+        request_body=create_request_body(desired),
+        send_secrets=True,
+        secret_digests=secret_digests(desired, key),
+    )
+
+
+def action_for(fields: list[FieldChange]) -> Action:
+    classes = {field.change_class for field in fields}
+    if ChangeClass.NEW_REVISION in classes:
+        return Action.NEW_REVISION
+    if ChangeClass.IN_PLACE in classes:
+        return Action.UPDATE
+    return Action.NO_OP
+
+
+def immutable_error(name: str, field: FieldChange) -> PlanProblem:
+    old, new = show(field.before), show(field.after)
+    return PlanProblem(
+        name=name,
+        path=field.path,
+        message=f"{field.path} cannot change after creation: {old} → {new}",
+        hint=f"to delete and re-create {name} (it gets a new id), plan with --replace {name}; "
+        f"or set {field.path} back to {old}",
+    )
+
+
+def show(value: Any) -> str:
+    """A value as one line of JSON (secrets are already masked by the caller)."""
+    if value == SENSITIVE:
+        return SENSITIVE
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)

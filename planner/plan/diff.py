@@ -1,0 +1,196 @@
+"""`make_plan`: desired (config) x recorded (state) x observed (server) -> Plan. Pure.
+
+No I/O, no clock, no environment: the same inputs give the same Plan whatever the order
+of the mappings (every name is visited in sorted order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+
+from planner.api.models import Deployment
+from planner.config.desired import DesiredDeployment
+from planner.plan.changes import build_create, build_delete, build_replace
+from planner.plan.drift import deployment_drift
+from planner.plan.model import (
+    Action,
+    Change,
+    Drift,
+    Plan,
+    PlanMode,
+    PlanProblem,
+    PlanWarning,
+    summarize,
+)
+from planner.plan.update import build_update
+from planner.state.records import RecordedDeployment
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """What to plan: `only`/`exclude` select names, `replace` forces delete + create."""
+
+    only: AbstractSet[str] = frozenset()
+    exclude: AbstractSet[str] = frozenset()
+    replace: AbstractSet[str] = frozenset()
+    destroy: bool = False
+    refresh_only: bool = False
+
+    def __post_init__(self) -> None:
+        # Callers pass argparse lists; the plan needs sets (and a hashable, frozen value).
+        for name in ("only", "exclude", "replace"):
+            object.__setattr__(self, name, frozenset(getattr(self, name)))
+
+    @property
+    def mode(self) -> PlanMode:
+        if self.refresh_only:
+            return "refresh-only"
+        return "destroy" if self.destroy else "normal"
+
+
+@dataclass
+class _Outcome:
+    changes: list[Change] = field(default_factory=list)
+    drift: list[Drift] = field(default_factory=list)
+    errors: list[PlanProblem] = field(default_factory=list)
+    warnings: list[PlanWarning] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Subject:
+    name: str
+    desired: DesiredDeployment | None
+    recorded: RecordedDeployment | None
+    observed: Deployment | None
+
+
+def make_plan(
+    desired: Mapping[str, DesiredDeployment],
+    recorded: Mapping[str, RecordedDeployment],
+    observed: Mapping[str, Deployment | None],
+    *,
+    options: PlanOptions | None = None,
+    digest_key: bytes,
+    unmanaged_existing: Mapping[str, str] | None = None,
+) -> Plan:
+    """The plan that converges the selected deployments to the config.
+
+    `observed` holds the live deployment of each recorded name (None: deleted outside);
+    `unmanaged_existing` maps desired names that are not in the state but exist remotely
+    to their ids (a plan error: they must be imported, never created twice).
+    """
+    opts = options or PlanOptions()
+    existing = unmanaged_existing or {}
+    out = _Outcome(warnings=option_warnings(desired, recorded, opts))
+    for name in selected_names(desired, recorded, opts):
+        subject = _Subject(name, desired.get(name), recorded.get(name), observed.get(name))
+        plan_deployment(out, subject, opts, digest_key, existing.get(name))
+    changes = sorted(out.changes, key=lambda c: c.name)
+    return Plan(
+        mode=opts.mode,
+        summary=summarize(changes),
+        changes=changes,
+        drift=sorted(out.drift, key=lambda d: (d.name, d.path or "")),
+        errors=sorted(out.errors, key=lambda e: (e.name, e.path or "", e.message)),
+        warnings=out.warnings,
+    )
+
+
+def selected_names(
+    desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
+) -> list[str]:
+    names = set(recorded) if options.destroy else set(desired) | set(recorded)
+    if options.only:
+        names &= options.only
+    return sorted(names - options.exclude)
+
+
+def option_warnings(
+    desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
+) -> list[PlanWarning]:
+    known = set(desired) | set(recorded)
+    warnings = []
+    for flag, names in (("--only", options.only), ("--exclude", options.exclude)):
+        for name in sorted(names - known):
+            warnings.append(PlanWarning(name=name, message=f"{flag} {name}: no such deployment"))
+    for name in sorted(options.replace - (set(desired) & set(recorded))):
+        message = f"--replace {name}: not both in the config and the state; nothing to replace"
+        warnings.append(PlanWarning(name=name, message=message))
+    return warnings
+
+
+def plan_deployment(
+    out: _Outcome, subject: _Subject, options: PlanOptions, key: bytes, existing_id: str | None
+) -> None:
+    """Add the drift, change and errors of one deployment to `out`."""
+    desired, recorded, observed = subject.desired, subject.recorded, subject.observed
+    ignore = desired.lifecycle.ignore_changes if desired is not None else ()
+    drift = []
+    if recorded is not None:
+        drift = deployment_drift(recorded, observed, ignore_changes=ignore, digest_key=key)
+        out.drift += drift
+    if options.refresh_only:
+        return
+    if recorded is None:
+        _plan_new(out, subject, existing_id, key)
+    elif observed is None:
+        _plan_gone(out, subject, key, destroy=options.destroy)
+    elif desired is None or options.destroy:
+        _protect(out, subject, "deleted")
+        out.changes.append(build_delete(recorded, observed))
+    elif subject.name in options.replace:
+        _protect(out, subject, "replaced")
+        out.changes.append(build_replace(desired, recorded, observed, key))
+    else:
+        drifted = {d.path for d in drift if d.path is not None}
+        result = build_update(desired, recorded, observed, key=key, drifted=drifted)
+        out.changes.append(result.change)
+        out.errors += result.errors
+        out.warnings += result.warnings
+
+
+def _plan_new(out: _Outcome, subject: _Subject, existing_id: str | None, key: bytes) -> None:
+    assert subject.desired is not None  # a name not in the state comes from the config
+    if existing_id is None:
+        out.changes.append(build_create(subject.desired, key, []))
+        return
+    command = f"planner import {subject.name} {existing_id}"
+    out.errors.append(
+        PlanProblem(
+            name=subject.name,
+            message=f"{subject.name} already exists (id {existing_id}) but is not in the "
+            f"state; adopt it with `{command}`",
+            hint=f"`{command}` adopts it; or rename the deployment in the config",
+        )
+    )
+
+
+def _plan_gone(out: _Outcome, subject: _Subject, key: bytes, *, destroy: bool) -> None:
+    """A recorded deployment deleted outside the planner: create it again if still wanted."""
+    note = "deleted outside the planner"
+    if subject.desired is not None and not destroy:
+        out.changes.append(build_create(subject.desired, key, [f"{note}: will be created again"]))
+        return
+    assert subject.recorded is not None
+    out.changes.append(
+        Change(
+            name=subject.name,
+            action=Action.NO_OP,
+            deployment_id=subject.recorded.id,
+            notes=[f"{note}: it will be forgotten from the state"],
+        )
+    )
+
+
+def _protect(out: _Outcome, subject: _Subject, verb: str) -> None:
+    if subject.desired is None or not subject.desired.lifecycle.protect:
+        return
+    out.errors.append(
+        PlanProblem(
+            name=subject.name,
+            message=f"{subject.name} is protected (lifecycle.protect) and would be {verb}",
+            hint=f"set protect = false in [deployments.{subject.name}.lifecycle] first",
+        )
+    )

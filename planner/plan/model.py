@@ -1,0 +1,197 @@
+"""The Plan value: what `planner plan` decided, as data (rendered by `planner.render`).
+
+Invariants:
+- no secret value ever appears in a Plan: secrets print as `(sensitive)` and are carried
+  only as keyed digests (`Change.secret_digests`) so apply can check it sends what was
+  planned;
+- lists are sorted (changes by name, fields by path, drift and errors by name and path),
+  so two plans of the same inputs are equal and serialize byte for byte alike;
+- `model_dump(mode="json")` gives the JSON plan of PRODUCT.md (`class` is the key of a
+  field's change class).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.api.fields import ChangeClass
+
+FORMAT_VERSION: Literal["1.0"] = "1.0"
+
+
+class Action(StrEnum):
+    """The closed set of things a plan can do to one deployment (value = JSON name)."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    NEW_REVISION = "new_revision"
+    DELETE = "delete"
+    REPLACE = "replace"
+    NO_OP = "no_op"
+
+    @property
+    def symbol(self) -> str:
+        return _SYMBOLS[self]
+
+    @property
+    def label(self) -> str:
+        """How the action reads after a deployment name (`api will be ...`)."""
+        return _TITLES[self]
+
+
+_SYMBOLS = {
+    Action.CREATE: "+",
+    Action.UPDATE: "~",
+    Action.NEW_REVISION: "↻",
+    Action.DELETE: "-",
+    Action.REPLACE: "±",
+    Action.NO_OP: " ",
+}
+_TITLES = {
+    Action.CREATE: "create",
+    Action.UPDATE: "update in place",
+    Action.NEW_REVISION: "new revision",
+    Action.DELETE: "delete",
+    Action.REPLACE: "replace (delete, then create)",
+    Action.NO_OP: "no changes",
+}
+
+
+class PlanModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True
+    )
+
+
+class FieldChange(PlanModel):
+    """One managed field that differs: `before` is observed, `after` is planned."""
+
+    path: str
+    change_class: ChangeClass = Field(alias="class")
+    before: Any = None
+    after: Any = None
+    reason: str = ""
+
+
+class Change(PlanModel):
+    """What the plan does to one deployment.
+
+    `before`/`after` are the managed view of the deployment (only the fields the config
+    sets, secrets masked) as observed and as planned; `patch` is the RFC 6902 patch that
+    turns `before` into `after`. `request_body` is the non-secret part of the request apply
+    sends (PATCH body for update/new_revision, POST body for create/replace); apply adds
+    the secrets (see `planner.plan.body`), checking them against `secret_digests`.
+    """
+
+    name: str
+    action: Action
+    deployment_id: str | None = None
+    fields: list[FieldChange] = Field(default_factory=list)
+    patch: list[dict[str, Any]] = Field(default_factory=list)
+    before: dict[str, Any] = Field(default_factory=dict)
+    after: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    request_body: dict[str, Any] = Field(default_factory=dict)
+    send_secrets: bool = False
+    secret_digests: dict[str, str] = Field(default_factory=dict)
+
+
+class Drift(PlanModel):
+    """A managed value changed outside the planner (`path` None: the whole deployment)."""
+
+    name: str
+    path: str | None = None
+    recorded: Any = None
+    observed: Any = None
+
+
+class PlanProblem(PlanModel):
+    """An error that blocks apply: what, where, and the way out."""
+
+    name: str
+    path: str | None = None
+    message: str
+    hint: str | None = None
+
+
+class PlanWarning(PlanModel):
+    name: str | None = None
+    message: str
+
+
+class Summary(PlanModel):
+    create: int = 0
+    update: int = 0
+    new_revision: int = 0
+    delete: int = 0
+    replace: int = 0
+    no_op: int = 0
+
+
+PlanMode = Literal["normal", "destroy", "refresh-only"]
+
+
+class Plan(PlanModel):
+    format_version: Literal["1.0"] = FORMAT_VERSION
+    mode: PlanMode = "normal"
+    summary: Summary = Field(default_factory=Summary)
+    changes: list[Change] = Field(default_factory=list)
+    drift: list[Drift] = Field(default_factory=list)
+    errors: list[PlanProblem] = Field(default_factory=list)
+    warnings: list[PlanWarning] = Field(default_factory=list)
+
+    @property
+    def has_changes(self) -> bool:
+        return any(change.action is not Action.NO_OP for change in self.changes)
+
+    @property
+    def has_drift(self) -> bool:
+        return bool(self.drift)
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.errors)
+
+    def changes_with(self, *actions: Action) -> list[Change]:
+        return [change for change in self.changes if change.action in actions]
+
+    def summary_line(self) -> str:
+        """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`"""
+        if not self.has_changes:
+            if self.mode == "refresh-only":
+                if self.drift:
+                    return f"No changes. {_count(len(self.drift), 'drifted value')} to record."
+                return "No changes. Nothing changed outside the planner."
+            return "No changes. The deployments match the configuration."
+        s = self.summary
+        parts = [
+            f"{s.create} to create",
+            f"{s.update} to update in place",
+            _count(s.new_revision, "new revision"),
+            f"{s.delete} to delete",
+        ]
+        if s.replace:
+            parts.append(f"{s.replace} to replace")
+        return f"Plan: {', '.join(parts)}."
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def summarize(changes: list[Change]) -> Summary:
+    counts = {action.value: 0 for action in Action}
+    for change in changes:
+        counts[change.action.value] += 1
+    return Summary(**counts)
+
+
+def plan_json_schema() -> dict[str, Any]:
+    """The JSON Schema of the JSON plan (checked in as `schemas/plan.schema.json`)."""
+    schema = Plan.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "plan.schema.json"
+    return schema

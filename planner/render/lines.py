@@ -1,0 +1,141 @@
+"""What every plan view shows, before it is styled: ordered changes and diff lines.
+
+Lists of named objects (containers, volumes, mounts, env, image_pull_secrets,
+secret_references) are diffed by element `name`, so one changed sidecar image reads as
+one line, not as a whole new list.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from planner.plan.changes import DRIFT_REASON
+from planner.plan.model import Action, Change, FieldChange, Plan
+from planner.plan.paths import flatten
+from planner.secrets import SENSITIVE
+
+_FIRST = (Action.DELETE, Action.REPLACE)
+
+HEADLINES = {
+    Action.CREATE: "will be created",
+    Action.UPDATE: "will be updated in place",
+    Action.NEW_REVISION: "will get a new revision",
+    Action.DELETE: "will be deleted",
+    Action.REPLACE: "will be replaced (deleted, then created again)",
+    Action.NO_OP: "has no changes",
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One row of a diff: `sign` is `+`, `-`, `~` or ` ` (unchanged, verbose only)."""
+
+    sign: str
+    path: str
+    before: Any = None
+    after: Any = None
+    note: str = ""
+
+
+def ordered_changes(plan: Plan, *, verbose: bool = False) -> list[Change]:
+    """Deletions and replacements first, then the rest by name; quiet no-ops left out."""
+    shown = [c for c in plan.changes if c.action is not Action.NO_OP or c.notes or verbose]
+    first = [c for c in shown if c.action in _FIRST]
+    return first + [c for c in shown if c.action not in _FIRST]
+
+
+def change_lines(change: Change, *, verbose: bool = False) -> list[Line]:
+    lines = [line for field in change.fields for line in field_lines(field, change.action)]
+    if verbose:
+        lines += unchanged_lines(change)
+    return lines
+
+
+def field_lines(field: FieldChange, action: Action) -> list[Line]:
+    note = field_note(field, action)
+    if _is_named_list(field.before) and _is_named_list(field.after):
+        return list(_element_lines(field.path, field.before or [], field.after or [], note))
+    return [Line(_sign(field.before, field.after), field.path, field.before, field.after, note)]
+
+
+def field_note(field: FieldChange, action: Action) -> str:
+    if action in (Action.CREATE, Action.DELETE):
+        return ""
+    parts = [field.change_class.value]
+    if field.before == SENSITIVE and field.after == SENSITIVE:
+        parts.append("value changed")
+    if DRIFT_REASON in field.reason:
+        parts.append("drifted")
+    return ", ".join(parts)
+
+
+def unchanged_lines(change: Change) -> list[Line]:
+    """The managed fields that stay as they are (shown with --verbose)."""
+    if change.action not in (Action.UPDATE, Action.NEW_REVISION, Action.REPLACE, Action.NO_OP):
+        return []
+    changed = {field.path for field in change.fields}
+    view = {k: v for k, v in flatten(change.after).items() if k != "secrets"}
+    view |= {f"secrets.{s['name']}": SENSITIVE for s in change.after.get("secrets", [])}
+    return [
+        Line(" ", path, value, value) for path, value in sorted(view.items()) if path not in changed
+    ]
+
+
+def _sign(before: Any, after: Any) -> str:
+    if before is None:
+        return "+"
+    return "-" if after is None else "~"
+
+
+def _is_named_list(value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, list) and all(isinstance(v, dict) and "name" in v for v in value)
+
+
+def _element_lines(path: str, before: list[Any], after: list[Any], note: str) -> Iterator[Line]:
+    old = {str(item["name"]): item for item in before}
+    new = {str(item["name"]): item for item in after}
+    order = list(new) + [name for name in old if name not in new]
+    for name in order:
+        label = f"{path}[{name}]"
+        if name not in old:
+            yield Line("+", label, None, new[name], note)
+        elif name not in new:
+            yield Line("-", label, old[name], None, note)
+        elif old[name] != new[name]:
+            yield from _member_lines(label, old[name], new[name], note)
+
+
+def _member_lines(
+    label: str, old: dict[str, Any], new: dict[str, Any], note: str
+) -> Iterator[Line]:
+    """The differing keys of one element; named lists inside (env, volumeMounts) recurse."""
+    for key in sorted(set(old) | set(new)):
+        was, now = old.get(key), new.get(key)
+        if was == now:
+            continue
+        if was and now and _is_named_list(was) and _is_named_list(now):
+            yield from _element_lines(f"{label}.{key}", was, now, note)
+        else:
+            yield Line(_sign(was, now), f"{label}.{key}", was, now, note)
+
+
+def show(value: Any) -> str:
+    """A value as one line: JSON, except `(sensitive)` which prints bare."""
+    if value == SENSITIVE:
+        return SENSITIVE
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def drift_text(recorded: Any, observed: Any) -> str:
+    if recorded == SENSITIVE and observed == SENSITIVE:
+        return "value changed"
+    if recorded is None:
+        return f"added: {show(observed)}"
+    if observed is None:
+        return f"{show(recorded)} → removed"
+    return f"{show(recorded)} → {show(observed)}"

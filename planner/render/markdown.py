@@ -1,0 +1,140 @@
+"""The plan as a pull-request comment (GitHub-flavoured markdown).
+
+A hidden marker lets sticky-comment tools find and update the comment; the summary line,
+then alerts for errors and deletions, a table of deployments, and one collapsible
+`<details>` block with a ```diff fence per deployment. The whole comment stays within
+`BUDGET` characters (GitHub refuses comments over 65,536): details that do not fit are
+left out with a notice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.plan.model import Action, Change, Plan
+from planner.render.lines import HEADLINES, Line, change_lines, drift_text, ordered_changes, show
+
+MARKER = "<!-- planner-plan -->"
+BUDGET = 65_000
+_NOTICE = (
+    "\n> [!NOTE]\n> Output truncated: {n} more deployment(s) not shown (the comment is limited "
+    "to 65,000 characters). Run `planner plan` to see the whole plan.\n"
+)
+_NOTICE_RESERVE = 300
+
+
+def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
+    changes = ordered_changes(plan, verbose=verbose)
+    head = "\n".join(
+        part
+        for part in (MARKER, f"**{plan.summary_line()}**", *alerts(plan), table(changes))
+        if part
+    )
+    blocks = [drift_details(plan)] + [details(c, verbose=verbose) for c in changes]
+    return _fit(head + "\n", [b for b in blocks if b], budget)
+
+
+def _fit(head: str, blocks: list[str], budget: int) -> str:
+    if len(head) + _NOTICE_RESERVE > budget:
+        return head[: budget - _NOTICE_RESERVE] + _NOTICE.format(n=len(blocks))
+    out = head
+    for index, block in enumerate(blocks):
+        if len(out) + len(block) + _NOTICE_RESERVE > budget:
+            return out + _NOTICE.format(n=len(blocks) - index)
+        out += block
+    return out
+
+
+def alerts(plan: Plan) -> list[str]:
+    parts = []
+    if plan.errors:
+        lines = ["> [!CAUTION]", "> **The plan has errors and cannot be applied.**"]
+        for error in plan.errors:
+            hint = f" — hint: {inline(error.hint)}" if error.hint else ""
+            lines.append(f"> - {code(error.name)}: {inline(error.message)}{hint}")
+        parts.append("\n" + "\n".join(lines))
+    deleted = plan.changes_with(Action.DELETE, Action.REPLACE)
+    if deleted or plan.warnings:
+        lines = ["> [!WARNING]"]
+        for change in deleted:
+            what = "deleted" if change.action is Action.DELETE else "deleted and re-created"
+            lines.append(f"> - {code(change.name)} will be **{what}**")
+        lines += [f"> - {inline(w.message)}" for w in plan.warnings]
+        parts.append("\n" + "\n".join(lines))
+    return parts
+
+
+def table(changes: list[Change]) -> str:
+    if not changes:
+        return ""
+    rows = ["", "| | Deployment | Action | Fields |", "|---|---|---|---|"]
+    for change in changes:
+        symbol = change.action.symbol if change.action is not Action.NO_OP else ""
+        rows.append(
+            f"| {symbol} | {code(change.name)} | {change.action.label} | {len(change.fields)} |"
+        )
+    return "\n".join(rows)
+
+
+def details(change: Change, *, verbose: bool) -> str:
+    lines = [diff_line(line) for line in change_lines(change, verbose=verbose)]
+    lines += [f"# note: {note}" for note in change.notes]
+    summary = f"{change.action.symbol} {change.name} {HEADLINES[change.action]}".strip()
+    return _details_block(summary, lines)
+
+
+def drift_details(plan: Plan) -> str:
+    if not plan.drift:
+        return ""
+    lines = []
+    for drift in plan.drift:
+        if drift.path is None:
+            lines.append(f"! {drift.name}: deleted outside the planner (was id {drift.recorded})")
+        else:
+            lines.append(
+                f"! {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
+            )
+    return _details_block(f"Drift: {len(plan.drift)} change(s) outside the planner", lines)
+
+
+def _details_block(summary: str, lines: list[str]) -> str:
+    body = "\n".join(lines) if lines else "# no field changes"
+    fence = _fence(body)
+    return (
+        f"\n<details><summary>{escape_html(summary)}</summary>\n\n"
+        f"{fence}diff\n{body}\n{fence}\n\n</details>\n"
+    )
+
+
+def diff_line(line: Line) -> str:
+    note = f"  # {line.note}" if line.note else ""
+    if line.sign == "~":
+        return f"- {line.path}: {show(line.before)}\n+ {line.path}: {show(line.after)}{note}"
+    if line.sign == "-":
+        return f"- {line.path}: {show(line.before)}{note}"
+    if line.sign == "+":
+        return f"+ {line.path}: {show(line.after)}{note}"
+    return f"  {line.path}: {show(line.after)}"
+
+
+def _fence(body: str) -> str:
+    """A backtick fence longer than any backtick run inside the body."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def code(text: str) -> str:
+    """Inline code that survives backticks and table pipes in the text."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}".replace("|", "\\|")
+
+
+def inline(text: str) -> str:
+    """Plain text safe in a list item or a table cell."""
+    return escape_html(text).replace("|", "\\|").replace("\n", " ")
+
+
+def escape_html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

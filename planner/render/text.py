@@ -1,0 +1,106 @@
+"""The plan for a terminal: errors and deletions first, one block per deployment, summary.
+
+Pure: returns a string. Colour only when the caller says its output is a terminal
+(`color=True`), and never with NO_COLOR set (`make_console` honours it).
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.text import Text
+
+from planner.plan.model import Action, Change, Plan
+from planner.render.console import make_console
+from planner.render.lines import (
+    HEADLINES,
+    Line,
+    change_lines,
+    drift_text,
+    ordered_changes,
+    show,
+)
+
+STYLES = {
+    Action.CREATE: "green",
+    Action.UPDATE: "yellow",
+    Action.NEW_REVISION: "cyan",
+    Action.DELETE: "red",
+    Action.REPLACE: "magenta",
+    Action.NO_OP: "dim",
+}
+_SIGN_STYLES = {"+": "green", "-": "red", "~": "yellow", " ": "dim"}
+
+
+def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> str:
+    out = io.StringIO()
+    console = make_console(out, force_terminal=color)
+    for block in plan_blocks(plan, verbose=verbose):
+        for line in block:
+            console.print(line)
+        console.print()
+    console.print(Text(plan.summary_line(), style="bold"))
+    return out.getvalue()
+
+
+def plan_blocks(plan: Plan, *, verbose: bool) -> list[list[Text]]:
+    """Errors, warnings, drift, then one block per shown deployment (deletions first)."""
+    blocks = [errors_block(plan), warnings_block(plan), drift_block(plan)]
+    blocks += [change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose)]
+    return [block for block in blocks if block]
+
+
+def errors_block(plan: Plan) -> list[Text]:
+    if not plan.errors:
+        return []
+    lines = [Text("Errors: the plan cannot be applied", style="bold red")]
+    for error in plan.errors:
+        lines.append(Text(f"  ✗ {error.name}: {error.message}", style="red"))
+        if error.hint:
+            lines.append(Text(f"      hint: {error.hint}"))
+    return lines
+
+
+def warnings_block(plan: Plan) -> list[Text]:
+    if not plan.warnings:
+        return []
+    lines = [Text("Warnings:", style="bold yellow")]
+    lines += [Text(f"  ! {w.message}", style="yellow") for w in plan.warnings]
+    return lines
+
+
+def drift_block(plan: Plan) -> list[Text]:
+    if not plan.drift:
+        return []
+    lines = [Text("Drift: changed outside the planner (recorded → observed)", style="bold yellow")]
+    for drift in plan.drift:
+        if drift.path is None:
+            text = f"  {drift.name}: deleted outside the planner (was id {drift.recorded})"
+        else:
+            text = f"  {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
+        lines.append(Text(text, style="yellow"))
+    return lines
+
+
+def change_block(change: Change, *, verbose: bool) -> list[Text]:
+    style = STYLES[change.action]
+    head = Text(f"{change.action.symbol} {change.name} {HEADLINES[change.action]}", style=style)
+    if change.deployment_id:
+        head.append(f"  (id {change.deployment_id})", style="dim")
+    lines = [head]
+    lines += [line_text(line) for line in change_lines(change, verbose=verbose)]
+    lines += [Text(f"    note: {note}", style="dim") for note in change.notes]
+    return lines
+
+
+def line_text(line: Line) -> Text:
+    text = Text(f"    {line.sign} ", style=_SIGN_STYLES[line.sign])
+    if line.sign == "~":
+        text.append(f"{line.path}: {show(line.before)} → {show(line.after)}")
+    elif line.sign == "-":
+        text.append(f"{line.path} = {show(line.before)}")
+    else:
+        text.append(f"{line.path} = {show(line.after)}")
+    if line.note:
+        text.append(f"  ({line.note})", style="dim")
+    return text

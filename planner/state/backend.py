@@ -1,0 +1,69 @@
+"""The interface every state store implements, and the write rules they share."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from planner.errors import StateError
+from planner.state.document import StateDocument
+from planner.state.locking import LockHandle, LockInfo
+
+
+class StateBackend(Protocol):
+    """Where a state document lives, and the lock that serialises writers.
+
+    - `read()` returns None when there is no state yet; a corrupt, foreign-format or
+      hand-edited state is a StateError.
+    - `write(doc)` bumps the serial, recomputes the checksum and returns what was
+      written; it also advances DOC's serial, so DOC can be changed and written again.
+      A document older than the stored one (lower serial, or another lineage) is refused.
+    - `lock(operation, timeout)` waits up to TIMEOUT seconds (0: fail at once), then
+      raises StateLockedError naming the holder. The handle is a context manager.
+    - `lock_info()` is the live holder, or None when the lock is free.
+    - `force_unlock(lock_id)` clears a lock left by a holder that died, when the id
+      matches; it refuses a lock a live holder still has. Returns what it cleared.
+    """
+
+    @property
+    def location(self) -> str: ...
+
+    def read(self) -> StateDocument | None: ...
+
+    def write(self, doc: StateDocument) -> StateDocument: ...
+
+    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle: ...
+
+    def lock_info(self) -> LockInfo | None: ...
+
+    def force_unlock(self, lock_id: str) -> LockInfo: ...
+
+
+def next_serial(current: StateDocument | None, doc: StateDocument, location: str) -> int:
+    """The serial of the next write of DOC over CURRENT, or a StateError if DOC is stale."""
+    if current is None:
+        return doc.serial + 1
+    if current.lineage != doc.lineage:
+        raise StateError(
+            f"state {location} was replaced by a different state since it was read "
+            f"(lineage {current.lineage}, not {doc.lineage})",
+            hint="run the command again; if you replaced the file on purpose, check it first",
+        )
+    if doc.serial < current.serial:
+        raise StateError(
+            f"state {location} changed since it was read (serial {current.serial} stored, "
+            f"{doc.serial} here): someone else wrote it in between",
+            hint="run the command again, so it plans from the current state",
+        )
+    return max(doc.serial, current.serial) + 1
+
+
+def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:
+    """The stored state, checked to belong to ENDPOINT and TENANT_ID, or a new empty one.
+
+    The new document is not written: the first `write` creates the store.
+    """
+    doc = backend.read()
+    if doc is None:
+        return StateDocument.new(endpoint, tenant_id)
+    doc.check_belongs_to(endpoint, tenant_id, source=backend.location)
+    return doc

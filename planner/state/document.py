@@ -1,0 +1,289 @@
+"""The state document: what the planner manages, for which endpoint, with a checksum.
+
+Invariants:
+- `lineage` is fixed when the document is created and never changes;
+- `serial` only grows: a backend bumps it on every write;
+- `checksum` is `sha256:` + the hex sha256 of the canonical body (every key except
+  `checksum`, `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`);
+- no secret value is stored: `RecordedDeployment.secret_digests` holds keyed digests only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from planner import __version__
+from planner.errors import StateError
+from planner.state.records import RecordedDeployment
+
+FORMAT_VERSION = 1
+EMBEDDED_PREFIX = "embedded:"
+SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
+_DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class PendingIntent(BaseModel):
+    """An operation apply started but has not recorded yet (journalled before it is sent).
+
+    After a crash, an intent left here tells the next run that e.g. a create may have
+    happened remotely without being recorded, so it can look the name up before creating.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    op: str
+    name: str
+    started_at: str
+    deployment_id: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class StateDocument(BaseModel):
+    """The whole state of one config file against one endpoint and workspace."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    format_version: Literal[1] = 1
+    lineage: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    serial: int = Field(default=0, ge=0)
+    tool_version: str = __version__
+    endpoint: str
+    tenant_id: str | None = None
+    deployments: dict[str, RecordedDeployment] = Field(default_factory=dict)
+    pending: list[PendingIntent] = Field(default_factory=list)
+    checksum: str | None = None
+
+    @field_validator("deployments")
+    @classmethod
+    def _no_secret_values(
+        cls, deployments: dict[str, RecordedDeployment]
+    ) -> dict[str, RecordedDeployment]:
+        for key, recorded in deployments.items():
+            check_recorded(key, recorded)
+        return deployments
+
+    @classmethod
+    def new(cls, endpoint: str, tenant_id: str | None) -> StateDocument:
+        """A fresh, empty state (serial 0, new lineage) for one endpoint and workspace."""
+        return cls(endpoint=endpoint, tenant_id=tenant_id)
+
+    def body(self) -> dict[str, Any]:
+        """Everything the checksum covers (all keys but `checksum`), as JSON values."""
+        return self.model_dump(mode="json", exclude={"checksum"})
+
+    def check_belongs_to(
+        self, endpoint: str, tenant_id: str | None, *, source: str | None = None
+    ) -> None:
+        """Refuse a state written for another control plane or workspace (SOURCE: its file)."""
+        if _same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
+            return
+        raise StateError(
+            f"{f'state {source}' if source else 'the state'} belongs to another control "
+            "plane or workspace",
+            details=[
+                f"state written for: {self.endpoint} (workspace {self.tenant_id or '-'})",
+                f"this run targets:  {endpoint} (workspace {tenant_id or '-'})",
+            ],
+            hint="point --state at the state file of this endpoint and workspace, "
+            "or target the endpoint the state was written for",
+        )
+
+    def record(self, recorded: RecordedDeployment) -> None:
+        """Insert or replace one managed deployment (what apply calls after each change)."""
+        check_recorded(recorded.name, recorded)
+        # in place: reassigning would revalidate every deployment (O(n) per record)
+        self.deployments[recorded.name] = recorded
+
+    def forget(self, name: str) -> RecordedDeployment:
+        """Drop one deployment from the state (the remote deployment is not touched)."""
+        if name not in self.deployments:
+            raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
+        return self.deployments.pop(name)
+
+    def get(self, name: str) -> RecordedDeployment:
+        """The recorded deployment NAME, or a StateError listing the known names."""
+        if name not in self.deployments:
+            raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
+        return self.deployments[name]
+
+    def add_intent(
+        self,
+        op: str,
+        name: str,
+        *,
+        deployment_id: str | None = None,
+        details: dict[str, Any] | None = None,
+        now: datetime | None = None,
+    ) -> PendingIntent:
+        """Journal an operation about to be sent; write the state before sending it."""
+        intent = PendingIntent(
+            op=op,
+            name=name,
+            deployment_id=deployment_id,
+            details=dict(details or {}),
+            started_at=(now or utc_now()).isoformat(),
+        )
+        self.pending.append(intent)
+        return intent
+
+    def clear_intent(self, intent: PendingIntent | str) -> None:
+        """Drop a journalled operation once its outcome is recorded (unknown ids are ignored)."""
+        intent_id = intent if isinstance(intent, str) else intent.id
+        self.pending[:] = [entry for entry in self.pending if entry.id != intent_id]
+
+    def intents_for(self, name: str) -> list[PendingIntent]:
+        return [entry for entry in self.pending if entry.name == name]
+
+
+def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:
+    """The `endpoint` recorded for the embedded local control plane at DB_PATH."""
+    return f"{EMBEDDED_PREFIX}{Path(db_path).as_posix()}"
+
+
+def check_recorded(key: str, recorded: RecordedDeployment) -> None:
+    """Refuse anything that could be a secret value: only keyed digests may be stored."""
+    if key != recorded.name:
+        raise ValueError(f"deployment recorded under {key!r} is named {recorded.name!r}")
+    if "secrets" in recorded.managed:
+        raise ValueError(f"{key}: secret values must not be recorded in `managed`")
+    for secret_name, digest in recorded.secret_digests.items():
+        if not _DIGEST_FORMAT.match(digest):
+            # Never echo the value: it may be the secret itself.
+            raise ValueError(f"{key}: secret {secret_name} is not a keyed digest (hmac-sha256)")
+
+
+def adopt(doc: StateDocument, recorded: RecordedDeployment) -> None:
+    """Start managing an existing deployment (what `planner import` records)."""
+    if recorded.name in doc.deployments:
+        current = doc.deployments[recorded.name]
+        raise StateError(
+            f"{recorded.name} is already in the state (deployment {current.id})",
+            hint=f"to adopt another deployment under this name, first run "
+            f"`planner state rm {recorded.name}`",
+        )
+    for other in doc.deployments.values():
+        if other.id == recorded.id:
+            raise StateError(
+                f"deployment {recorded.id} is already in the state as {other.name}",
+                hint="one remote deployment can be managed under one name only",
+            )
+    doc.record(recorded)
+
+
+def canonical_json(body: dict[str, Any]) -> str:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def compute_checksum(body: dict[str, Any]) -> str:
+    """`sha256:<hex>` of the canonical body (a dict without the `checksum` key)."""
+    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+    return f"sha256:{digest}"
+
+
+def sealed(doc: StateDocument, serial: int) -> StateDocument:
+    """A validated copy of DOC with SERIAL, the current tool version and a fresh checksum."""
+    body = doc.model_dump(mode="json", exclude={"checksum"})
+    body.update(serial=serial, tool_version=__version__)
+    try:
+        copy = StateDocument.model_validate(body)
+    except ValidationError as error:
+        raise StateError("refusing to write an invalid state", details=_problems(error)) from None
+    copy.checksum = compute_checksum(copy.body())
+    return copy
+
+
+def advance(doc: StateDocument, written: StateDocument) -> None:
+    """Bring DOC to the serial (and checksum) it was just written with, so it can be
+    changed and written again; a document some other writer overtook stays stale."""
+    doc.serial = written.serial
+    doc.tool_version = written.tool_version
+    doc.checksum = written.checksum
+
+
+def dump_state(doc: StateDocument) -> str:
+    """The file text: indented for humans; the checksum is over the canonical form."""
+    if doc.checksum is None:
+        raise ValueError("dump_state needs a sealed document (see `sealed`)")
+    payload = {**doc.body(), "checksum": doc.checksum}
+    return json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDocument:
+    """Parse and verify a state file's text; every failure is a StateError naming SOURCE."""
+    raw = _load_json_object(text, source)
+    version = raw.get("format_version")
+    if version not in SUPPORTED_FORMAT_VERSIONS:
+        raise StateError(
+            f"state file {source} has format_version {version!r}, which this planner "
+            f"({__version__}) does not know",
+            hint=f"supported: {', '.join(map(str, SUPPORTED_FORMAT_VERSIONS))}; "
+            "use the planner version that wrote it",
+        )
+    _verify_checksum(raw, source, backup)
+    try:
+        return StateDocument.model_validate(raw)
+    except ValidationError as error:
+        raise StateError(
+            f"state file {source} is not a valid state", details=_problems(error)
+        ) from None
+
+
+def _load_json_object(text: str, source: str) -> dict[str, Any]:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise StateError(
+            f"state file {source} is not valid JSON (line {error.lineno}, "
+            f"column {error.colno}: {error.msg})"
+        ) from None
+    if not isinstance(raw, dict):
+        raise StateError(f"state file {source} is not a JSON object")
+    return raw
+
+
+def _verify_checksum(raw: dict[str, Any], source: str, backup: str | None) -> None:
+    stored = raw.get("checksum")
+    body = {key: value for key, value in raw.items() if key != "checksum"}
+    if isinstance(stored, str) and stored == compute_checksum(body):
+        return
+    hint = (
+        f"restore the previous version from {backup} (copy it over {source}) if it is intact"
+        if backup
+        else "restore the file from a copy you trust"
+    )
+    raise StateError(
+        f"state file {source} is corrupt or was edited by hand (checksum mismatch)",
+        hint=hint + "; never edit a state file by hand: use `planner state` commands",
+    )
+
+
+def _problems(error: ValidationError) -> list[str]:
+    # input values are left out on purpose: a field could hold something sensitive
+    return [
+        f"{'.'.join(str(part) for part in problem['loc']) or '(root)'}: {problem['msg']}"
+        for problem in error.errors()
+    ]
+
+
+def _same_endpoint(recorded: str, current: str) -> bool:
+    return recorded.rstrip("/") == current.rstrip("/")
+
+
+def _known_names_hint(doc: StateDocument) -> str:
+    if not doc.deployments:
+        return "the state manages no deployments"
+    return "names in the state: " + ", ".join(sorted(doc.deployments))

@@ -1,0 +1,97 @@
+"""A state store in memory, with the same rules as the file one (for tests of other parts).
+
+It keeps the serialized text, not the object, so checksums and parsing are exercised
+exactly as with a file. Two `InMemoryBackend`s on one `MemoryStore` behave like two
+processes on one state file.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from planner.state.backend import next_serial
+from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
+from planner.state.locking import (
+    LockHandle,
+    LockInfo,
+    acquire_polling,
+    held_lock_error,
+    locked_error,
+    wrong_id_error,
+)
+
+
+@dataclass
+class MemoryStore:
+    """The shared storage: the state text, its backup, and the lock."""
+
+    text: str | None = None
+    backup: str | None = None
+    holder: LockInfo | None = None
+    holder_alive: bool = False
+    mutex: threading.Lock = field(default_factory=threading.Lock)
+
+
+class InMemoryBackend:
+    """A `StateBackend` over a `MemoryStore` (a new one unless given)."""
+
+    def __init__(self, store: MemoryStore | None = None, *, name: str = "memory") -> None:
+        self.store = store if store is not None else MemoryStore()
+        self.name = name
+
+    @property
+    def location(self) -> str:
+        return self.name
+
+    def read(self) -> StateDocument | None:
+        text = self.store.text
+        return None if text is None else self._parse(text)
+
+    def write(self, doc: StateDocument) -> StateDocument:
+        with self.store.mutex:
+            previous = self.store.text
+            current = None if previous is None else self._parse(previous)
+            written = sealed(doc, next_serial(current, doc, self.location))
+            self.store.backup = previous if previous is not None else self.store.backup
+            self.store.text = dump_state(written)
+        advance(doc, written)
+        return written
+
+    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+        info = LockInfo.for_this_process(operation)
+        if not acquire_polling(lambda: self._try_take(info), timeout):
+            raise locked_error(self.location, self.lock_info(), timeout)
+        return LockHandle(info, lambda: self._drop(info, forget=True), lambda: self._drop(info))
+
+    def lock_info(self) -> LockInfo | None:
+        with self.store.mutex:
+            return self.store.holder if self.store.holder_alive else None
+
+    def force_unlock(self, lock_id: str) -> LockInfo:
+        with self.store.mutex:
+            recorded, live = self.store.holder, self.store.holder_alive
+            if live and recorded is not None and recorded.id == lock_id:
+                raise held_lock_error(self.location, recorded)
+            if recorded is None or recorded.id != lock_id:
+                raise wrong_id_error(self.location, lock_id, recorded, live=live)
+            self.store.holder = None
+            return recorded
+
+    def _try_take(self, info: LockInfo) -> bool:
+        with self.store.mutex:
+            if self.store.holder_alive:
+                return False
+            self.store.holder, self.store.holder_alive = info, True
+            return True
+
+    def _drop(self, info: LockInfo, *, forget: bool = False) -> None:
+        with self.store.mutex:
+            if self.store.holder is not None and self.store.holder.id == info.id:
+                self.store.holder_alive = False
+                if forget:
+                    self.store.holder = None
+
+    def _parse(self, text: str) -> StateDocument:
+        backup = f"{self.name}.backup" if self.store.backup is not None else None
+        return parse_state(text, source=self.location, backup=backup)

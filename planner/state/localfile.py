@@ -1,0 +1,186 @@
+"""The state as a local JSON file: atomic writes, a backup, and an OS file lock.
+
+Files next to the state `X`: `X.backup` (the previous version), `X.lock` (the file the
+OS lock is taken on; never deleted, so every process locks the same inode) and
+`X.lock.json` (who holds the lock, for messages only: the OS lock is the truth, so info
+left behind by a process that died blocks nobody).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import uuid
+from pathlib import Path
+
+from planner.errors import StateError
+from planner.state.backend import next_serial
+from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
+from planner.state.locking import (
+    LockHandle,
+    LockInfo,
+    acquire_polling,
+    held_lock_error,
+    locked_error,
+    wrong_id_error,
+)
+
+FILE_MODE = 0o600
+
+
+class LocalFileBackend:
+    """A state file on the local disk (see the module docstring for the files it uses)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.backup_path = _sibling(self.path, ".backup")
+        self.lock_path = _sibling(self.path, ".lock")
+        self.lock_info_path = _sibling(self.path, ".lock.json")
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def read(self) -> StateDocument | None:
+        text = self._read_text()
+        return None if text is None else self._parse(text)
+
+    def write(self, doc: StateDocument) -> StateDocument:
+        previous_text = self._read_text()
+        current = None if previous_text is None else self._parse(previous_text)
+        written = sealed(doc, next_serial(current, doc, self.location))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if previous_text is not None:
+                write_atomic(self.backup_path, previous_text)
+            write_atomic(self.path, dump_state(written))
+        except OSError as error:
+            raise StateError(
+                f"cannot write state file {self.path}: {error.strerror or error}",
+                hint="the previous state (if any) is unchanged",
+            ) from None
+        advance(doc, written)
+        return written
+
+    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+        fd = self._open_lock_file()
+        try:
+            if not acquire_polling(lambda: _try_flock(fd), timeout):
+                raise locked_error(self.location, self._read_lock_info(), timeout)
+            info = LockInfo.for_this_process(operation)
+            write_atomic(self.lock_info_path, info.model_dump_json(indent=2) + "\n")
+        except BaseException:
+            os.close(fd)  # closing also drops the OS lock if it was taken
+            raise
+        return LockHandle(info, lambda: self._release(fd), lambda: os.close(fd))
+
+    def lock_info(self) -> LockInfo | None:
+        if not self.lock_path.exists():
+            return None
+        fd = self._open_lock_file()
+        try:
+            return None if _try_flock(fd) else self._read_lock_info()
+        finally:
+            os.close(fd)
+
+    def force_unlock(self, lock_id: str) -> LockInfo:
+        if not self.lock_path.exists():
+            raise wrong_id_error(self.location, lock_id, None, live=False)
+        fd = self._open_lock_file()
+        try:
+            recorded = self._read_lock_info()
+            if not _try_flock(fd):
+                if recorded is not None and recorded.id == lock_id:
+                    raise held_lock_error(self.location, recorded)
+                raise wrong_id_error(self.location, lock_id, recorded, live=True)
+            if recorded is None or recorded.id != lock_id:
+                raise wrong_id_error(self.location, lock_id, recorded, live=False)
+            self.lock_info_path.unlink()
+            return recorded
+        finally:
+            os.close(fd)
+
+    def _read_text(self) -> str | None:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise StateError(f"cannot read state file {self.path}: {error.strerror}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise StateError(f"state file {self.path} is not UTF-8 text") from None
+
+    def _parse(self, text: str) -> StateDocument:
+        backup = str(self.backup_path) if self.backup_path.exists() else None
+        return parse_state(text, source=self.location, backup=backup)
+
+    def _open_lock_file(self) -> int:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        except OSError as error:
+            raise StateError(
+                f"cannot open the lock file {self.lock_path}: {error.strerror or error}"
+            ) from None
+
+    def _read_lock_info(self) -> LockInfo | None:
+        try:
+            return LockInfo.model_validate_json(self.lock_info_path.read_bytes())
+        except (OSError, ValueError):  # absent, or caught mid-replace: no info to show
+            return None
+
+    def _release(self, fd: int) -> None:
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                self.lock_info_path.unlink()
+        finally:
+            os.close(fd)  # drops the OS lock
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace PATH with TEXT so readers see the old or the new file, never a mix.
+
+    Temp file in the same directory (mode 0600), fsync, rename over, fsync the directory.
+    """
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)  # exact, whatever the umask
+        with os.fdopen(fd, "wb", closefd=False) as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)

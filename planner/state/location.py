@@ -1,0 +1,30 @@
+"""Where a config file's state lives by default."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+STATE_DIR_ENV = "PLANNER_STATE_DIR"
+DEFAULT_STATE_DIR = "state"
+STATE_SUFFIX = ".state.json"
+
+
+def default_state_path(
+    config_path: str | os.PathLike[str], env: Mapping[str, str] | None = None
+) -> Path:
+    """`<dir>/<config stem>.state.json`; dir is $PLANNER_STATE_DIR, else `state/`.
+
+    The result is relative to the working directory unless the directory is absolute.
+    """
+    environ = os.environ if env is None else env
+    directory = environ.get(STATE_DIR_ENV) or DEFAULT_STATE_DIR
+    return Path(directory) / f"{Path(config_path).stem}{STATE_SUFFIX}"
+
+
+def resolve_state_path(
+    state: str | None, config_path: str | os.PathLike[str], env: Mapping[str, str] | None = None
+) -> Path:
+    """The `--state` path when given, else the default for the config file."""
+    return Path(state) if state else default_state_path(config_path, env)

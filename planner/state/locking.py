@@ -1,0 +1,177 @@
+"""The state lock: what a holder records about itself, and the error a contender sees.
+
+The mechanism is the backend's (an OS file lock for files); this module holds what every
+backend shares: `LockInfo`, `LockHandle`, the polling loop and the messages.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from types import TracebackType
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner import __version__
+from planner.errors import StateError, StateLockedError
+
+POLL_SECONDS = 0.05
+
+
+class LockInfo(BaseModel):
+    """Who holds the lock, for the message a contender sees (Terraform's LockInfo)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    operation: str
+    who: str
+    host: str
+    pid: int
+    created: str
+    version: str = __version__
+
+    @classmethod
+    def for_this_process(cls, operation: str) -> LockInfo:
+        host = socket.gethostname()
+        return cls(
+            operation=operation,
+            who=f"{_user_name()}@{host}",
+            host=host,
+            pid=os.getpid(),
+            created=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+
+    def describe(self) -> list[str]:
+        """Detail lines naming the holder, for error messages."""
+        return [
+            f"held by: {self.who} (pid {self.pid} on {self.host})",
+            f"operation: {self.operation}",
+            f"since: {self.created}",
+            f"lock id: {self.id}",
+        ]
+
+
+class LockHandle:
+    """A held lock; release it once (or use it as a context manager)."""
+
+    def __init__(
+        self,
+        info: LockInfo,
+        release: Callable[[], None],
+        abandon: Callable[[], None] | None = None,
+    ) -> None:
+        self.info = info
+        self._release: Callable[[], None] | None = release
+        self._abandon = abandon
+
+    @property
+    def is_held(self) -> bool:
+        return self._release is not None
+
+    def release(self) -> None:
+        """Release the lock; a second call does nothing."""
+        release, self._release = self._release, None
+        if release is not None:
+            release()
+
+    def abandon(self) -> None:
+        """Drop the lock as a crashed holder would: the lock frees, its info stays (tests)."""
+        abandon, self._release = self._abandon, None
+        if abandon is not None:
+            abandon()
+
+    def __enter__(self) -> LockHandle:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+def acquire_polling(
+    try_acquire: Callable[[], bool],
+    timeout: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Call TRY_ACQUIRE until it succeeds or TIMEOUT seconds pass (0: try once)."""
+    deadline = clock() + max(timeout, 0.0)
+    while True:
+        if try_acquire():
+            return True
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return False
+        sleep(min(POLL_SECONDS, remaining))
+
+
+def locked_error(source: str, holder: LockInfo | None, timeout: float) -> StateLockedError:
+    """The error a contender sees: the holder, since when, and the way out."""
+    waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
+    details = [f"state: {source}{waited}"]
+    if holder is None:
+        details.append("held by: another process (it has not recorded who it is yet)")
+        return StateLockedError(
+            "state is locked",
+            details=details,
+            hint="wait for the other planner run to finish, or pass --lock-timeout SECONDS",
+        )
+    return StateLockedError(
+        "state is locked",
+        details=details + holder.describe(),
+        hint="wait for that run to finish (or pass --lock-timeout SECONDS); if it is gone "
+        f"and the lock stays, release it with `planner unlock {holder.id}`",
+    )
+
+
+def held_lock_error(source: str, holder: LockInfo) -> StateLockedError:
+    """Refusing `unlock` of a lock a live process still holds."""
+    return StateLockedError(
+        f"lock {holder.id} is held by a running process; not removing it",
+        details=[f"state: {source}", *holder.describe()],
+        hint=f"the lock is released when that process exits: wait for it, or stop it "
+        f"(pid {holder.pid} on {holder.host}); `planner unlock` only clears a lock "
+        "whose process has died",
+    )
+
+
+def wrong_id_error(
+    source: str, lock_id: str, recorded: LockInfo | None, *, live: bool
+) -> StateError:
+    """Refusing `unlock` with an id that is not the recorded lock's."""
+    if recorded is None and not live:
+        return StateError(f"state {source} is not locked (no lock {lock_id})")
+    if recorded is None:
+        return StateError(
+            f"lock id {lock_id} does not match the lock on state {source}",
+            details=["held by: a running process that has not recorded who it is yet"],
+            hint="the lock is released when that process exits",
+        )
+    hint = (
+        "that lock is held by a running process and is released when it exits"
+        if live
+        else f"to clear that lock, run `planner unlock {recorded.id}`"
+    )
+    return StateError(
+        f"lock id {lock_id} does not match the lock on state {source}",
+        details=recorded.describe(),
+        hint=hint,
+    )
+
+
+def _user_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry / no USER in a container
+        return f"uid{os.getuid()}"

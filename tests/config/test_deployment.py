@@ -1,0 +1,76 @@
+"""One deployment becomes desired state whose managed() is exactly what the config sets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.api.rules import Mode
+from planner.config.deployment import Defaults, load_deployment
+
+Load = Callable[..., object]
+
+
+def test_managed_holds_only_what_the_config_sets(load: Load, git_api: str) -> None:
+    """Unset fields stay out of managed(), at every depth; secrets and lifecycle are apart."""
+    text = git_api + "[deployments.api.source_config.resource_spec]\nmax_scale = 3\n"
+    text += '[deployments.api.secrets]\nLEVEL = "info"\n'
+    desired = load(text).deployments["api"]  # type: ignore[attr-defined]
+    assert desired.managed() == {
+        "source": "git_host",
+        "source_config": {
+            "integration_id": "9a0e7c55-0000-4000-8000-00000000a001",
+            "repo_url": "https://git.example.com/acme/api",
+            "resource_spec": {"max_scale": 3},
+        },
+        "source_revision_config": {"repo_ref": "main", "agent_config_path": "agent.json"},
+    }
+
+
+def test_secrets_are_managed_only_when_written(load: Load, docker_api: str) -> None:
+    """A deployment without a secrets table leaves secrets unmanaged (not set)."""
+    desired = load(docker_api).deployments["api"]  # type: ignore[attr-defined]
+    assert "secrets" not in desired.model_fields_set
+    with_table = load(docker_api + "[deployments.api.secrets]\n").deployments["api"]  # type: ignore[attr-defined]
+    assert "secrets" in with_table.model_fields_set
+
+
+def test_secret_references_empty_list_is_managed(load: Load) -> None:
+    """`secret_references = []` is kept (it clears them on the server)."""
+    text = (
+        '[control_plane]\nmode = "self-hosted"\n[deployments.ops]\nsource = "external_docker"\n'
+        'secret_references = []\nsource_revision_config = { image_uri = "i:1" }\n'
+    )
+    assert load(text).deployments["ops"].managed()["secret_references"] == []  # type: ignore[attr-defined]
+
+
+def test_invalid_parts_do_not_hide_other_problems() -> None:
+    """A type problem sets the value aside; rules on the rest are still checked."""
+    own = {
+        "source": "git_host",
+        "source_config": {"resource_spec": {"cpu": "x", "min_scale": 3, "max_scale": 1}},
+    }
+    loaded = load_deployment("api", own, Defaults(), mode=Mode.CLOUD, environ={})
+    messages = {".".join(map(str, p.loc)): p.message for p in loaded.problems}
+    assert messages["source_config.resource_spec.cpu"] == "must be a number"
+    assert messages["source_config.resource_spec.min_scale"].startswith("must not be greater")
+    assert messages["source_config.repo_url"] == "required for source 'git_host'"
+    assert loaded.desired is None
+
+
+def test_valid_deployment_has_no_problems() -> None:
+    """A complete internal_docker deployment loads into desired state."""
+    own = {"source": "internal_docker", "source_revision_config": {"image_uri": "i:1"}}
+    loaded = load_deployment("api", own, Defaults(), mode=Mode.CLOUD, environ={})
+    assert loaded.problems == []
+    assert loaded.desired is not None and loaded.desired.name == "api"
+
+
+def test_wrongly_typed_or_null_section_is_a_problem_not_a_crash() -> None:
+    """A section of the wrong type or null is reported and left out of desired state."""
+    own = {"source": "internal_docker", "source_config": 5, "source_revision_config": None}
+    loaded = load_deployment("api", own, Defaults(), mode=Mode.CLOUD, environ={})
+    assert loaded.desired is None
+    assert [(p.loc, p.message) for p in loaded.problems] == [
+        (("source_config",), "must be a table (object)"),
+        (("source_revision_config", "image_uri"), "required for source 'internal_docker'"),
+    ]

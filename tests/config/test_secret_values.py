@@ -1,0 +1,107 @@
+"""Secrets: `{ env = "VAR" }` from the environment, literals with a warning, valid names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from planner.config.secret_values import resolve_secrets
+
+ProblemsOf = Callable[..., list[str]]
+SECRET_VALUE = "s3cr3t-value-never-printed"
+
+
+def test_env_secret_resolves_from_the_given_environment(
+    load: Callable[..., object], docker_api: str
+) -> None:
+    """An env reference takes its value from `environ` and records the variable."""
+    text = docker_api + '[deployments.api.secrets]\nTOKEN = { env = "API_TOKEN" }\n'
+    config = load(text, environ={"API_TOKEN": SECRET_VALUE})
+    desired = config.deployments["api"]  # type: ignore[attr-defined]
+    assert desired.secret_values() == {"TOKEN": SECRET_VALUE}
+    assert desired.secret_env == {"TOKEN": "API_TOKEN"}
+    assert config.warnings == []  # type: ignore[attr-defined]
+
+
+def test_missing_env_variable_names_variable_and_deployment(
+    problems_of: ProblemsOf, docker_api: str
+) -> None:
+    """A missing variable is an error naming the variable and the deployment."""
+    text = docker_api + '[deployments.api.secrets]\nTOKEN = { env = "API_TOKEN" }\n'
+    assert problems_of(text, environ={"OTHER": "x"}) == [
+        "planner.toml: deployments.api.secrets.TOKEN: "
+        "environment variable API_TOKEN is not set (secret of deployment api)"
+    ]
+
+
+def test_literal_secret_warns_without_the_value(
+    load: Callable[..., object], docker_api: str
+) -> None:
+    """A literal value is accepted with a warning that never contains the value."""
+    config = load(docker_api + f'[deployments.api.secrets]\nTOKEN = "{SECRET_VALUE}"\n')
+    warnings = config.warnings  # type: ignore[attr-defined]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("planner.toml: deployments.api.secrets.TOKEN: secret value")
+    assert SECRET_VALUE not in warnings[0]
+    assert config.deployments["api"].secret_values() == {"TOKEN": SECRET_VALUE}  # type: ignore[attr-defined]
+
+
+def test_secret_values_stay_out_of_reprs(load: Callable[..., object], docker_api: str) -> None:
+    """The desired deployment's repr masks secret values."""
+    config = load(docker_api + f'[deployments.api.secrets]\nTOKEN = "{SECRET_VALUE}"\n')
+    assert SECRET_VALUE not in repr(config)
+
+
+@pytest.mark.parametrize("name", ["1TOKEN", "MY-TOKEN", "MY TOKEN", "TÖKEN", ""])
+def test_secret_names_must_be_env_var_names(
+    problems_of: ProblemsOf, docker_api: str, name: str
+) -> None:
+    """Secret names must match ^[A-Za-z_][A-Za-z0-9_]*$."""
+    problems = problems_of(docker_api + f'[deployments.api.secrets]\n"{name}" = "x"\n')
+    assert len(problems) == 1
+    assert "secret name must be a valid environment variable name" in problems[0]
+
+
+def test_secret_names_are_case_sensitive(load: Callable[..., object], docker_api: str) -> None:
+    """TOKEN and token are two different secrets."""
+    config = load(docker_api + '[deployments.api.secrets]\nTOKEN = "a"\ntoken = "b"\n')
+    assert set(config.deployments["api"].secrets) == {"TOKEN", "token"}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("value", ["3", "true", "{ env = 3 }", "{}", '{ env = "" }', "[1]"])
+def test_secret_value_must_be_string_or_env_reference(
+    problems_of: ProblemsOf, docker_api: str, value: str
+) -> None:
+    """Anything but a string or { env = "VAR" } is rejected with the accepted forms."""
+    problems = problems_of(docker_api + f"[deployments.api.secrets]\nTOKEN = {value}\n")
+    assert problems == [
+        'planner.toml: deployments.api.secrets.TOKEN: must be a string or { env = "VARIABLE" }'
+    ]
+
+
+def test_without_environ_only_forms_are_checked() -> None:
+    """For [defaults], variables are not looked up (each deployment does that)."""
+    resolved = resolve_secrets(
+        {"A": {"env": "NOT_SET"}, "B": "lit"}, deployment="", loc=(), environ=None
+    )
+    assert resolved.problems == []
+    assert resolved.literal_names == ["B"]
+
+
+def test_default_env_secret_missing_is_reported_per_deployment(
+    problems_of: ProblemsOf, docker_api: str
+) -> None:
+    """An env secret from [defaults] with its variable missing names each deployment."""
+    text = '[defaults.secrets]\nTOKEN = { env = "API_TOKEN" }\n' + docker_api
+    assert problems_of(text) == [
+        "planner.toml: deployments.api.secrets.TOKEN: environment variable API_TOKEN is not set "
+        "(secret of deployment api) (set in [defaults])"
+    ]
+
+
+def test_default_literal_secret_warns_once(load: Callable[..., object], docker_api: str) -> None:
+    """A literal secret in [defaults] warns once, at its place in [defaults]."""
+    text = '[defaults.secrets]\nLEVEL = "info"\n' + docker_api + docker_api.replace("api", "web")
+    config = load(text)
+    assert [w.split(": ")[1] for w in config.warnings] == ["defaults.secrets.LEVEL"]  # type: ignore[attr-defined]

@@ -1,0 +1,254 @@
+"""Create, retrieve and bulk-delete deployments through the real local control plane."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from planner.api.models import BulkDeleteResult, Deployment, HTTPValidationError
+from planner.api.rules import Mode
+from tests.controlplane.core_fixtures import (
+    INTEGRATION_ID,
+    control_plane,
+    external_docker_body,
+    git_host_body,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+def locs(body: dict[str, object]) -> set[tuple[object, ...]]:
+    """The `loc` of every entry of a 422 body (which must have the spec's shape)."""
+    parsed = HTTPValidationError.model_validate(body)
+    return {tuple(item.loc) for item in parsed.detail}
+
+
+async def test_create_returns_201_with_the_deployment(tmp_path: Path) -> None:
+    """POST answers 201 with a full Deployment: ids, default deployment_type, secrets."""
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=git_host_body())
+        assert response.status_code == 201
+        created = Deployment.model_validate(response.json())
+        assert created.name == "support-agent" and created.source == "git_host"
+        assert created.source_config.deployment_type == "prod"
+        assert created.status == "AWAITING_DATABASE"
+        assert created.latest_revision_id and created.active_revision_id is None
+        assert [s.value for s in created.secrets] == ["info"]
+        assert created.source_revision_config.repo_commit_sha
+
+
+async def test_create_ignores_unknown_keys(tmp_path: Path) -> None:
+    """Extra keys anywhere in the body are ignored, not rejected."""
+    body = git_host_body(revision_source="cli", extra={"x": 1})
+    body["source_config"]["unknown"] = True
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(body)
+        assert "unknown" not in created["source_config"] and "revision_source" not in created
+
+
+async def test_external_docker_keeps_no_deployment_type(tmp_path: Path) -> None:
+    """external_docker gets no server default deployment_type and keeps secret_references."""
+    refs = [{"name": "TOKEN", "secret_name": "agent", "secret_key": "token"}]
+    async with control_plane(tmp_path, mode=Mode.SELF_HOSTED) as cp:
+        created = await cp.create(external_docker_body(secret_references=refs))
+        assert "deployment_type" not in created["source_config"]
+        assert created["secret_references"] == refs
+
+
+async def test_create_reports_every_problem_at_once(tmp_path: Path) -> None:
+    """A body breaking several rules gets one 422 entry per problem, loc from "body"."""
+    body = external_docker_body(name="Bad_Name")
+    body["source_config"]["repo_url"] = "https://x"
+    body["source_revision_config"] = {"agent_config_path": "a.json"}
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+        assert response.status_code == 422
+        assert locs(response.json()) == {
+            ("body", "name"),
+            ("body", "source"),
+            ("body", "source_config", "repo_url"),
+            ("body", "source_revision_config", "agent_config_path"),
+            ("body", "source_revision_config", "image_uri"),
+        }
+
+
+@pytest.mark.parametrize(
+    ("body", "loc"),
+    [
+        ({"source": "git_host"}, ("body", "name")),
+        ({"name": "a", "source": "ftp"}, ("body", "source")),
+        (
+            git_host_body(source_config={"integration_id": "nope"}),
+            ("body", "source_config", "integration_id"),
+        ),
+        (
+            git_host_body(source_config={"repo_url": "u"}),
+            ("body", "source_config", "integration_id"),
+        ),
+        (git_host_body(name="x" * 64), ("body", "name")),
+        (git_host_body(name="has space"), ("body", "name")),
+        (
+            git_host_body(secrets=[{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]),
+            ("body", "secrets", 1, "name"),
+        ),
+    ],
+)
+async def test_create_validation_errors(
+    tmp_path: Path, body: dict[str, object], loc: tuple[object, ...]
+) -> None:
+    """Shape and rule problems are 422 HTTPValidationError entries at the right loc."""
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+        assert response.status_code == 422
+        assert loc in locs(response.json())
+
+
+async def test_tag_ref_with_build_on_push_is_rejected(tmp_path: Path) -> None:
+    """A git_host deployment on a tag must not build on push."""
+    body = git_host_body()
+    body["source_config"]["build_on_push"] = True
+    body["source_revision_config"]["repo_ref"] = "refs/tags/v1"
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+        assert response.status_code == 422
+        assert ("body", "source_config", "build_on_push") in locs(response.json())
+
+
+async def test_mode_decides_which_sources_exist(tmp_path: Path) -> None:
+    """git_host is cloud-only: a self-hosted control plane rejects it on `source`."""
+    async with control_plane(tmp_path, mode=Mode.SELF_HOSTED) as cp:
+        response = await cp.client.post("/v2/deployments", json=git_host_body())
+        assert response.status_code == 422
+        assert ("body", "source") in locs(response.json())
+
+
+async def test_duplicate_name_in_a_workspace_is_409(tmp_path: Path) -> None:
+    """A second deployment with a taken name gets 409 {detail} and nothing is created."""
+    async with control_plane(tmp_path) as cp:
+        await cp.create(git_host_body())
+        response = await cp.client.post("/v2/deployments", json=git_host_body())
+        assert response.status_code == 409
+        assert "support-agent" in response.json()["detail"]
+        listed = await cp.client.get("/v2/deployments")
+        assert len(listed.json()["resources"]) == 1
+
+
+async def test_get_returns_the_deployment_with_secret_values(tmp_path: Path) -> None:
+    """GET by id answers what create answered, secrets included."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(git_host_body())
+        fetched = await cp.get(created["id"])
+        assert fetched == created
+        assert fetched["secrets"] == [{"name": "LOG_LEVEL", "value": "info"}]
+
+
+async def test_get_unknown_id_is_404_naming_it(tmp_path: Path) -> None:
+    """An id that is not there gets 404 with the spec's detail text."""
+    missing = str(uuid.uuid4())
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.get(f"/v2/deployments/{missing}")
+        assert response.status_code == 404
+        assert response.json() == {"detail": f"Deployment ID {missing} not found."}
+
+
+async def test_malformed_id_in_path_is_422(tmp_path: Path) -> None:
+    """A path id that is not a uuid is a validation error on ("path", "deployment_id")."""
+    async with control_plane(tmp_path) as cp:
+        for method in ("GET", "PATCH"):
+            response = await cp.client.request(method, "/v2/deployments/not-a-uuid", json={})
+            assert response.status_code == 422
+            assert ("path", "deployment_id") in locs(response.json())
+
+
+async def test_tracing_project_follows_the_deployment(tmp_path: Path) -> None:
+    """Create records a tracing project of the same name; deletion removes it."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(git_host_body())
+        projects = (await cp.client.get("/local/tracing-projects")).json()
+        assert [(p["name"], p["deployment_id"]) for p in projects] == [
+            ("support-agent", created["id"])
+        ]
+        await cp.client.delete("/v2/deployments", params={"deployment_ids": created["id"]})
+        cp.clock.advance(cp.settings.delete_seconds)
+        assert (await cp.client.get("/local/tracing-projects")).json() == []
+
+
+async def test_bulk_delete_passes_through_awaiting_delete(tmp_path: Path) -> None:
+    """Deletion answers 200, shows AWAITING_DELETE for delete_seconds, then the id is 404."""
+    async with control_plane(tmp_path, delete_seconds=0.5) as cp:
+        a = await cp.create(git_host_body("a"))
+        b = await cp.create(git_host_body("b"))
+        response = await cp.client.delete(
+            "/v2/deployments", params={"deployment_ids": [a["id"], b["id"], a["id"]]}
+        )
+        assert response.status_code == 200
+        assert response.json() == {"deleted": [a["id"], b["id"]], "failed": []}
+        cp.clock.advance(0.49)
+        assert (await cp.get(a["id"]))["status"] == "AWAITING_DELETE"
+        cp.clock.advance(0.01)
+        assert (await cp.client.get(f"/v2/deployments/{a['id']}")).status_code == 404
+        assert (await cp.client.get("/v2/deployments")).json()["resources"] == []
+
+
+async def test_bulk_delete_of_one_already_deleting_is_207(tmp_path: Path) -> None:
+    """An id already being deleted is a failed item; the others are deleted (207)."""
+    async with control_plane(tmp_path, delete_seconds=5) as cp:
+        a = await cp.create(git_host_body("a"))
+        b = await cp.create(git_host_body("b"))
+        await cp.client.delete("/v2/deployments", params={"deployment_ids": a["id"]})
+        response = await cp.client.delete(
+            "/v2/deployments", params={"deployment_ids": [a["id"], b["id"]]}
+        )
+        assert response.status_code == 207
+        body = response.json()
+        BulkDeleteResult.model_validate(body)
+        assert body["deleted"] == [b["id"]]
+        assert [f["deployment_id"] for f in body["failed"]] == [a["id"]]
+        assert a["id"] in body["failed"][0]["detail"]
+
+
+async def test_bulk_delete_with_a_missing_id_is_404_and_deletes_nothing(tmp_path: Path) -> None:
+    """One unknown id fails the whole request with 404 naming it; the others stay."""
+    missing = str(uuid.uuid4())
+    async with control_plane(tmp_path) as cp:
+        a = await cp.create(git_host_body("a"))
+        response = await cp.client.delete(
+            "/v2/deployments", params={"deployment_ids": [a["id"], missing]}
+        )
+        assert response.status_code == 404
+        assert missing in response.json()["detail"]
+        assert (await cp.get(a["id"]))["status"] != "AWAITING_DELETE"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"deployment_ids": "not-a-uuid"},
+        {"deployment_ids": [str(uuid.uuid4()) for _ in range(101)]},
+    ],
+)
+async def test_bulk_delete_validation(tmp_path: Path, params: dict[str, object]) -> None:
+    """No ids, a malformed id, or more than 100 ids is a 422 on ("query", "deployment_ids")."""
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.delete("/v2/deployments", params=params)
+        assert response.status_code == 422
+        assert any(loc[:2] == ("query", "deployment_ids") for loc in locs(response.json()))
+
+
+async def test_bulk_delete_accepts_100_ids(tmp_path: Path) -> None:
+    """Exactly 100 ids is within the limit (here: 404 for the first unknown one)."""
+    ids = [str(uuid.uuid4()) for _ in range(100)]
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.delete("/v2/deployments", params={"deployment_ids": ids})
+        assert response.status_code == 404
+        assert ids[0] in response.json()["detail"]
+
+
+async def test_integration_id_is_kept_normalised(tmp_path: Path) -> None:
+    """The integration id comes back as the canonical uuid string sent."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(git_host_body())
+        assert created["source_config"]["integration_id"] == INTEGRATION_ID

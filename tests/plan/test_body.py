@@ -1,0 +1,86 @@
+"""Request bodies of planned changes follow PRODUCT.md's PATCH semantics."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.errors import PlanStaleError
+from planner.plan.body import check_secret_values, planned_create_body, planned_patch_body
+from planner.plan.diff import make_plan
+
+from .builders import INTEGRATION, KEY, edit, git_desired, observed_from, recorded_from
+
+
+def plan_update(before, after, live=None):
+    live = live or observed_from(before)
+    plan = make_plan({"api": after}, {"api": recorded_from(before)}, {"api": live}, digest_key=KEY)
+    return plan.changes[0]
+
+
+def config(**extra):
+    return {
+        "integration_id": INTEGRATION,
+        "repo_url": "https://git.example.com/acme/api",
+        "build_on_push": False,
+        **extra,
+    }
+
+
+def test_a_resource_spec_change_sends_the_whole_merged_spec() -> None:
+    """The spec is replaced wholesale, so unmanaged observed sub-fields are sent back."""
+    before = git_desired()
+    after = git_desired(source_config=config(resource_spec={"min_scale": 1, "max_scale": 5}))
+    spec = {"min_scale": 1, "max_scale": 3, "cpu": 2.0, "labels": {"team": "a"}}
+    live = edit(observed_from(before), {"source_config": {"resource_spec": spec}})
+    body = planned_patch_body(plan_update(before, after, live))
+    assert body == {
+        "source_config": {
+            "resource_spec": {"min_scale": 1, "max_scale": 5, "cpu": 2.0, "labels": {"team": "a"}}
+        }
+    }
+
+
+def test_secrets_are_sent_whole_only_when_one_changed() -> None:
+    """An unchanged secret list is omitted; a change sends every desired secret."""
+    before = git_desired(secrets={"A": "1", "B": "2"})
+    same = plan_update(
+        before, git_desired(secrets={"A": "1", "B": "2"}, source_config=config(build_on_push=True))
+    )
+    assert "secrets" not in planned_patch_body(same, {"A": "1", "B": "2"})
+    changed = plan_update(before, git_desired(secrets={"A": "1", "B": "3"}))
+    assert planned_patch_body(changed, {"A": "1", "B": "3"})["secrets"] == [
+        {"name": "A", "value": "1"},
+        {"name": "B", "value": "3"},
+    ]
+
+
+def test_clearing_secret_references_sends_an_empty_list() -> None:
+    """`secret_references = []` in the config clears them with `[]`, not null."""
+    refs = [{"name": "db", "secret_name": "db-secret", "secret_key": "url"}]
+    before = git_desired(secret_references=refs)
+    after = git_desired(secret_references=[])
+    assert planned_patch_body(plan_update(before, after)) == {"secret_references": []}
+
+
+def test_the_create_body_carries_the_config_and_its_secrets() -> None:
+    """A create POSTs the name, every set field and the secret values given at apply."""
+    desired = git_desired(secrets={"TOKEN": "t"})
+    change = make_plan({"api": desired}, {}, {}, digest_key=KEY).changes[0]
+    body = planned_create_body(change, {"TOKEN": "t"})
+    assert body["name"] == "api"
+    assert body["secrets"] == [{"name": "TOKEN", "value": "t"}]
+    assert body["source_config"]["resource_spec"] == {"min_scale": 1, "max_scale": 3}
+    with pytest.raises(ValueError, match="sends no PATCH"):
+        planned_patch_body(change)
+    with pytest.raises(ValueError, match="no value for secrets TOKEN"):
+        planned_create_body(change, {})
+
+
+def test_secret_values_that_moved_since_the_plan_are_refused() -> None:
+    """Apply checks the secrets it is about to send against the plan's digests."""
+    desired = git_desired(secrets={"TOKEN": "t"})
+    change = make_plan({"api": desired}, {}, {}, digest_key=KEY).changes[0]
+    check_secret_values(change, {"TOKEN": "t"}, KEY)
+    with pytest.raises(PlanStaleError, match="secrets of api changed") as caught:
+        check_secret_values(change, {"TOKEN": "other"}, KEY)
+    assert "other" not in str(caught.value) + " ".join(caught.value.details)

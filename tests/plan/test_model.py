@@ -1,0 +1,80 @@
+"""The Plan value: closed actions, summary line, JSON keys, schema kept current."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from planner.plan.model import Action, Change, Plan, Summary, plan_json_schema
+
+from .builders import rich_plan
+
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "plan.schema.json"
+
+
+def test_actions_are_a_closed_set_with_symbols_and_json_names() -> None:
+    """Every action has its symbol and its PRODUCT.md JSON name."""
+    assert {a.value: a.symbol for a in Action} == {
+        "create": "+",
+        "update": "~",
+        "new_revision": "↻",
+        "delete": "-",
+        "replace": "±",
+        "no_op": " ",
+    }
+
+
+@pytest.mark.parametrize(
+    ("counts", "line"),
+    [
+        (
+            {"create": 1, "update": 2, "new_revision": 3, "delete": 1},
+            "Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.",
+        ),
+        (
+            {"new_revision": 1, "replace": 1},
+            "Plan: 0 to create, 0 to update in place, 1 new revision, 0 to delete, 1 to replace.",
+        ),
+    ],
+)
+def test_summary_line(counts: dict[str, int], line: str) -> None:
+    """The summary line counts each action; replace only appears when there is one."""
+    changes = [
+        Change(name=f"{a}{i}", action=Action(a)) for a, n in counts.items() for i in range(n)
+    ]
+    plan = Plan(summary=Summary(**counts), changes=changes)
+    assert plan.summary_line() == line
+
+
+def test_json_keys_follow_the_product_contract() -> None:
+    """The JSON plan has PRODUCT.md's keys, `class` included, and reads back equal."""
+    plan = rich_plan()
+    data = plan.model_dump(mode="json")
+    assert data["format_version"] == "1.0"
+    assert set(data["summary"]) == {
+        "create",
+        "update",
+        "new_revision",
+        "delete",
+        "replace",
+        "no_op",
+    }
+    assert {"format_version", "summary", "changes", "drift", "errors", "warnings"} <= set(data)
+    change = next(c for c in data["changes"] if c["fields"])
+    assert {"name", "action", "deployment_id", "fields", "patch"} <= set(change)
+    assert set(change["fields"][0]) == {"path", "class", "before", "after", "reason"}
+    assert Plan.model_validate_json(json.dumps(data)) == plan
+
+
+def test_the_checked_in_schema_is_current() -> None:
+    """schemas/plan.schema.json equals plan_json_schema() (UPDATE_GOLDEN=1 rewrites it)."""
+    expected = plan_json_schema()
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        SCHEMA.write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == expected, (
+        "schemas/plan.schema.json is stale: run `planner schema --write schemas` "
+        "or UPDATE_GOLDEN=1 pytest tests/plan/test_model.py"
+    )

@@ -1,0 +1,79 @@
+"""The text view: order, symbols, colour only when asked, secrets masked."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.plan.model import Action, Change, FieldChange, Plan
+from planner.render.text import render_text
+from tests.plan.builders import SECRET_VALUES
+
+
+def test_text_matches_the_golden_file(plan, golden) -> None:
+    """The rich plan renders exactly as tests/render/golden/plan.txt (and verbose)."""
+    golden("plan.txt", render_text(plan))
+    golden("plan.verbose.txt", render_text(plan, verbose=True))
+
+
+def test_errors_and_deletions_come_first_and_the_summary_last(plan) -> None:
+    """Errors, then the delete and replace blocks, then the rest; the summary closes."""
+    text = render_text(plan)
+    order = [
+        text.index("Errors:"),
+        text.index("- legacy-bot will be deleted"),
+        text.index("± tools will be replaced"),
+        text.index("~ gateway will be updated in place"),
+        text.index("↻ worker will get a new revision"),
+    ]
+    assert order == sorted(order)
+    assert text.rstrip().endswith(plan.summary_line())
+
+
+def test_lists_are_diffed_by_element_name(plan) -> None:
+    """One changed sidecar image is one line; added and removed sidecars are named."""
+    text = render_text(plan)
+    assert 'sidecars[log-shipper].image: "shipper:1.0" → "shipper:1.1"  (new-revision)' in text
+    assert "+ source_config.resource_spec.sidecars[tracer] = " in text
+    assert "- source_config.resource_spec.sidecars[metrics] = " in text
+
+
+def test_unchanged_fields_are_elided_unless_verbose(plan) -> None:
+    """An unchanged managed field of an update only shows with verbose."""
+    unchanged = "      source_config.resource_spec.min_scale = 1"
+    assert unchanged not in render_text(plan)
+    assert unchanged in render_text(plan, verbose=True)
+
+
+def test_colour_only_when_asked_and_never_with_no_color(plan, monkeypatch) -> None:
+    """ANSI codes appear with color=True, not without, and not under NO_COLOR."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert "\x1b[" in render_text(plan, color=True)
+    assert "\x1b[" not in render_text(plan)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[31m" not in render_text(plan, color=True)
+
+
+def test_names_print_literally() -> None:
+    """Rich markup in a name or value is printed as written."""
+    field = FieldChange(
+        path="source_config.custom_url", change_class="in-place", before="[b]x[/b]", after="y"
+    )
+    plan = Plan(changes=[Change(name="[red]odd[/red]", action=Action.UPDATE, fields=[field])])
+    text = render_text(plan, color=True)
+    assert "[red]odd[/red]" in text
+    assert '"[b]x[/b]"' in text
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_secret_values_never_print(plan, verbose) -> None:
+    """Secrets show as (sensitive); their values are nowhere in the text."""
+    text = render_text(plan, verbose=verbose)
+    assert (
+        "secrets.OPENAI_API_KEY: (sensitive) → (sensitive)  (new-revision, value changed)" in text
+    )
+    assert not [value for value in SECRET_VALUES if value in text]
+
+
+def test_an_empty_plan_renders_only_the_summary() -> None:
+    """No changes: the text is the summary line alone."""
+    assert render_text(Plan()) == "No changes. The deployments match the configuration.\n"

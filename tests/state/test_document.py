@@ -1,0 +1,214 @@
+"""The state document: checksum, parsing errors, ownership, intents, adopt, secret guard."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import ValidationError
+
+from planner.errors import StateError
+from planner.state import RecordedDeployment, StateDocument, adopt
+from planner.state.document import dump_state, parse_state, sealed
+from tests.state.contract import ENDPOINT, SECRET_VALUE, TENANT, sample_recorded
+
+
+def _text(doc: StateDocument) -> str:
+    return dump_state(sealed(doc, doc.serial + 1))
+
+
+def test_checksum_is_sha256_of_canonical_body() -> None:
+    """The checksum is sha256 over the sorted, compact, non-ASCII-escaped body."""
+    doc = StateDocument.new(ENDPOINT, "workspace-é")
+    written = json.loads(_text(doc))
+    stored = written.pop("checksum")
+    canonical = json.dumps(written, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert stored == "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def test_parse_round_trip() -> None:
+    """Dumped text parses back to the same document."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.record(sample_recorded())
+    sealed_doc = sealed(doc, 7)
+    assert parse_state(dump_state(sealed_doc), source="s.json") == sealed_doc
+    assert sealed_doc.serial == 7
+
+
+def test_missing_checksum_is_corrupt() -> None:
+    """A state without a checksum is treated as edited by hand."""
+    raw = json.loads(_text(StateDocument.new(ENDPOINT, TENANT)))
+    del raw["checksum"]
+    with pytest.raises(StateError, match="checksum mismatch") as caught:
+        parse_state(json.dumps(raw), source="s.json", backup="s.json.backup")
+    assert "s.json.backup" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize("version", [None, 0, 2, "1"])
+def test_unknown_format_version_refused(version: object) -> None:
+    """Only format_version 1 is read; anything else (or nothing) is a StateError."""
+    raw = json.loads(_text(StateDocument.new(ENDPOINT, TENANT)))
+    raw["format_version"] = version
+    with pytest.raises(StateError, match="format_version"):
+        parse_state(json.dumps(raw), source="s.json")
+
+
+def test_not_an_object_refused() -> None:
+    """A JSON value that is not an object is refused with the file named."""
+    with pytest.raises(StateError, match=r"s\.json is not a JSON object"):
+        parse_state("[1, 2]", source="s.json")
+
+
+def test_schema_problem_listed_without_values() -> None:
+    """A well-sealed body of the wrong shape lists the paths, not the values."""
+    raw = json.loads(_text(StateDocument.new(ENDPOINT, TENANT)))
+    del raw["checksum"]
+    raw["serial"] = "secret-looking-value"
+    from planner.state.document import compute_checksum
+
+    raw["checksum"] = compute_checksum(raw)
+    with pytest.raises(StateError) as caught:
+        parse_state(json.dumps(raw), source="s.json")
+    assert any(line.startswith("serial:") for line in caught.value.details)
+    assert "secret-looking-value" not in " ".join(caught.value.details)
+
+
+def test_check_belongs_to_accepts_own_endpoint() -> None:
+    """The endpoint and workspace it was written for pass (a trailing slash is no change)."""
+    StateDocument.new(ENDPOINT, TENANT).check_belongs_to(ENDPOINT + "/", TENANT)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "tenant"),
+    [("http://127.0.0.1:9999", TENANT), (ENDPOINT, "other-workspace"), (ENDPOINT, None)],
+)
+def test_check_belongs_to_refuses_foreign(endpoint: str, tenant: str | None) -> None:
+    """Another endpoint or workspace is refused, and both are named."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    with pytest.raises(StateError, match="another control plane or workspace") as caught:
+        doc.check_belongs_to(endpoint, tenant)
+    details = "\n".join(caught.value.details)
+    assert ENDPOINT in details and TENANT in details
+    assert endpoint in details and (tenant or "-") in details
+
+
+def test_intents_added_and_cleared() -> None:
+    """add_intent journals an entry with its start time; clear_intent drops only it."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    create = doc.add_intent("create", "a", now=when)
+    delete = doc.add_intent("delete", "b", deployment_id="id-b")
+    assert create.started_at == "2026-01-02T03:04:05+00:00"
+    assert [entry.op for entry in doc.intents_for("b")] == ["delete"]
+    doc.clear_intent(create)
+    assert doc.pending == [delete]
+    doc.clear_intent(delete.id)
+    doc.clear_intent("unknown")
+    assert doc.pending == []
+
+
+def test_adopt_records_new_deployment() -> None:
+    """adopt adds a deployment the state did not have."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    adopt(doc, sample_recorded())
+    assert doc.get("support-agent").id == sample_recorded().id
+
+
+def test_adopt_refuses_taken_name_or_id() -> None:
+    """adopt refuses a name already managed, and an id managed under another name."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    adopt(doc, sample_recorded())
+    with pytest.raises(StateError, match="already in the state") as caught:
+        adopt(doc, sample_recorded())
+    assert "planner state rm support-agent" in (caught.value.hint or "")
+    with pytest.raises(StateError, match="already in the state as support-agent"):
+        adopt(doc, sample_recorded("other-name"))
+
+
+def test_forget_and_get_unknown_name() -> None:
+    """forget returns what it dropped; an unknown name lists the known ones."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.record(sample_recorded())
+    with pytest.raises(StateError, match="nope is not in the state") as caught:
+        doc.get("nope")
+    assert "support-agent" in (caught.value.hint or "")
+    assert doc.forget("support-agent").name == "support-agent"
+    assert doc.deployments == {}
+
+
+def test_plain_secret_value_refused() -> None:
+    """A secret recorded as anything but a keyed digest is refused, without echoing it."""
+    plain = RecordedDeployment(name="a", id="x", secret_digests={"KEY": SECRET_VALUE})
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    with pytest.raises(ValueError, match="not a keyed digest") as caught:
+        doc.record(plain)
+    assert SECRET_VALUE not in str(caught.value)
+    bare_hash = hashlib.sha256(SECRET_VALUE.encode()).hexdigest()
+    with pytest.raises(ValidationError):
+        StateDocument(
+            endpoint=ENDPOINT,
+            deployments={
+                "a": RecordedDeployment(name="a", id="x", secret_digests={"K": bare_hash})
+            },
+        )
+
+
+def test_secrets_in_managed_refused_at_write() -> None:
+    """A document whose managed values carry `secrets` cannot be sealed for writing."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.deployments["a"] = RecordedDeployment(
+        name="a", id="x", managed={"secrets": [{"name": "K", "value": SECRET_VALUE}]}
+    )
+    with pytest.raises(StateError, match="invalid state") as caught:
+        sealed(doc, 1)
+    assert SECRET_VALUE not in " ".join(caught.value.details)
+
+
+def test_written_text_never_holds_secret_value() -> None:
+    """The file text for a state with a secret digest has no trace of the secret."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.record(sample_recorded())
+    text = _text(doc)
+    assert SECRET_VALUE not in text
+    assert hashlib.sha256(SECRET_VALUE.encode()).hexdigest() not in text
+    assert "hmac-sha256:" in text
+
+
+def test_read_or_create_new_and_foreign() -> None:
+    """read_or_create gives a new document when absent and refuses a foreign one, naming it."""
+    from planner.state import InMemoryBackend, read_or_create
+
+    backend = InMemoryBackend(name="mem.state.json")
+    fresh = read_or_create(backend, ENDPOINT, TENANT)
+    assert (fresh.serial, fresh.endpoint, fresh.tenant_id) == (0, ENDPOINT, TENANT)
+    backend.write(fresh)
+    assert read_or_create(backend, ENDPOINT, TENANT).lineage == fresh.lineage
+    with pytest.raises(StateError, match=r"^state mem\.state\.json belongs to another"):
+        read_or_create(backend, "embedded:state/local-control-plane.db", TENANT)
+
+
+def test_embedded_endpoint_names_the_database() -> None:
+    """The embedded control plane is recorded as `embedded:<db path>`, told apart by path."""
+    from pathlib import Path
+
+    from planner.state import embedded_endpoint
+
+    local = embedded_endpoint(Path("state/local-control-plane.db"))
+    assert local == "embedded:state/local-control-plane.db"
+    doc = StateDocument.new(local, TENANT)
+    with pytest.raises(StateError, match="another control plane"):
+        doc.check_belongs_to(embedded_endpoint("other.db"), TENANT)
+
+
+def test_docs_example_is_a_valid_state() -> None:
+    """The example in docs/state.md parses, checksum included (it is kept real)."""
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "state.md"
+    match = re.search(r"```json\n(.*?)```", docs.read_text(), re.S)
+    assert match is not None
+    example = parse_state(match.group(1), source=str(docs))
+    assert sorted(example.deployments) == ["support-agent"]

@@ -1,0 +1,188 @@
+"""The local file backend: the contract, plus atomicity, backups and file modes."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner.errors import StateError
+from planner.state import LocalFileBackend, StateDocument
+from tests.state.contract import (
+    ENDPOINT,
+    TENANT,
+    BackendContract,
+    Harness,
+    edit_json_text,
+    sample_recorded,
+)
+
+
+@pytest.fixture
+def state_path(tmp_path: Path) -> Path:
+    return tmp_path / "nested" / "dir" / "planner.state.json"
+
+
+@pytest.fixture
+def harness(state_path: Path) -> Harness:
+    def edit_stored(edit: Any) -> None:
+        state_path.write_text(edit_json_text(state_path.read_text(), edit))
+
+    return Harness(
+        backend=LocalFileBackend(state_path),
+        peer=lambda: LocalFileBackend(state_path),
+        edit_stored=edit_stored,
+        stored_text=state_path.read_text,
+    )
+
+
+class TestLocalFileBackend(BackendContract):
+    """The contract, for LocalFileBackend."""
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_creates_parent_dir_and_mode_0600(state_path: Path) -> None:
+    """The first write creates the directory and a file only its owner can read."""
+    LocalFileBackend(state_path).write(StateDocument.new(ENDPOINT, TENANT))
+    assert _mode(state_path) == 0o600
+
+
+def test_mode_0600_even_with_permissive_umask_and_old_file(state_path: Path) -> None:
+    """A state that was world-readable becomes 0600 on the next write, whatever the umask."""
+    backend = LocalFileBackend(state_path)
+    first = backend.write(StateDocument.new(ENDPOINT, TENANT))
+    state_path.chmod(0o644)
+    old_umask = os.umask(0)
+    try:
+        backend.write(first)
+    finally:
+        os.umask(old_umask)
+    assert _mode(state_path) == 0o600
+    assert _mode(backend.backup_path) == 0o600
+
+
+def test_backup_holds_previous_version(state_path: Path) -> None:
+    """Each write keeps the version it replaces as `<path>.backup`."""
+    backend = LocalFileBackend(state_path)
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    first = backend.write(doc)
+    assert not backend.backup_path.exists()
+    before = state_path.read_text()
+    backend.write(doc)
+    assert backend.backup_path.read_text() == before
+    assert LocalFileBackend(backend.backup_path).read() == first
+
+
+def test_corrupt_state_hint_names_backup(state_path: Path) -> None:
+    """A checksum mismatch names the file and the backup to restore from."""
+    backend = LocalFileBackend(state_path)
+    backend.write(backend.write(StateDocument.new(ENDPOINT, TENANT)))
+    state_path.write_text(state_path.read_text().replace('"tenant_id": "0', '"tenant_id": "1'))
+    with pytest.raises(StateError) as caught:
+        backend.read()
+    assert str(state_path) in caught.value.message
+    assert "checksum mismatch" in caught.value.message
+    assert str(backend.backup_path) in (caught.value.hint or "")
+
+
+def test_invalid_json_names_file(state_path: Path) -> None:
+    """A state that is not JSON is an error naming the file, not a traceback."""
+    state_path.parent.mkdir(parents=True)
+    state_path.write_text('{"format_version": 1,')
+    with pytest.raises(StateError, match="not valid JSON") as caught:
+        LocalFileBackend(state_path).read()
+    assert str(state_path) in caught.value.message
+
+
+def test_no_temp_files_left(state_path: Path) -> None:
+    """After writes only the state, its backup and nothing else are in the directory."""
+    backend = LocalFileBackend(state_path)
+    backend.write(backend.write(StateDocument.new(ENDPOINT, TENANT)))
+    assert sorted(p.name for p in state_path.parent.iterdir()) == [
+        "planner.state.json",
+        "planner.state.json.backup",
+    ]
+
+
+def test_failed_write_keeps_old_file(state_path: Path) -> None:
+    """A write refused as stale leaves the stored state untouched."""
+    backend = LocalFileBackend(state_path)
+    stale = backend.write(StateDocument.new(ENDPOINT, TENANT)).model_copy(deep=True)
+    newer = backend.write(stale.model_copy(deep=True))
+    text = state_path.read_text()
+    with pytest.raises(StateError):
+        backend.write(stale)
+    assert state_path.read_text() == text
+    assert backend.read() == newer
+
+
+def test_lock_files_mode_0600(state_path: Path) -> None:
+    """The lock file and its info are private to the owner too."""
+    backend = LocalFileBackend(state_path)
+    with backend.lock("apply"):
+        assert _mode(backend.lock_path) == 0o600
+        assert _mode(backend.lock_info_path) == 0o600
+    assert not backend.lock_info_path.exists()
+
+
+def test_concurrent_reader_never_sees_partial_file(state_path: Path) -> None:
+    """A reader polling while another thread writes always gets a whole, valid state."""
+    backend = LocalFileBackend(state_path)
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    for index in range(200):  # a file of some size, so a torn write would show
+        doc.record(sample_recorded(f"agent-{index}"))
+    doc = backend.write(doc)
+    stop = threading.Event()
+    serials: list[int] = []
+    errors: list[BaseException] = []
+
+    def read_until_stopped() -> None:
+        reader = LocalFileBackend(state_path)
+        while not stop.is_set():
+            try:
+                seen = reader.read()
+            except BaseException as error:
+                errors.append(error)
+                return
+            serials.append(seen.serial if seen else -1)
+
+    thread = threading.Thread(target=read_until_stopped)
+    thread.start()
+    try:
+        for _ in range(30):
+            doc = backend.write(doc)
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == []
+    assert serials and serials == sorted(serials)
+    assert serials[0] >= 1
+
+
+def test_unwritable_directory_is_a_state_error(tmp_path: Path) -> None:
+    """A state path under a regular file fails as a StateError naming the file, not OSError."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    backend = LocalFileBackend(blocker / "planner.state.json")
+    with pytest.raises(StateError, match=r"cannot (read|write) state file .*not-a-dir"):
+        backend.write(StateDocument.new(ENDPOINT, TENANT))
+    with pytest.raises(StateError, match="cannot open the lock file"):
+        backend.lock("apply")
+
+
+def test_write_records_current_tool_version(state_path: Path) -> None:
+    """Whatever version a document came with, it is written with this planner's version."""
+    from planner import __version__
+
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.tool_version = "0.0.0-old"
+    written = LocalFileBackend(state_path).write(doc)
+    assert written.tool_version == __version__
+    assert LocalFileBackend(state_path).read() == written

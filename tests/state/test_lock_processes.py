@@ -1,0 +1,78 @@
+"""The file lock between real processes: contention names the holder, death releases it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from planner.errors import StateLockedError
+from planner.state import LocalFileBackend
+
+HOLDER = """
+import sys
+from planner.state import LocalFileBackend
+handle = LocalFileBackend(sys.argv[1]).lock("apply")
+print("locked", flush=True)
+sys.stdin.readline()
+handle.release()
+print("released", flush=True)
+"""
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def holder(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """A child process holding the lock on a state file until told (or killed)."""
+    path = tmp_path / "planner.state.json"
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "locked"
+    try:
+        yield child, path
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait(timeout=10)
+        for stream in (child.stdin, child.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def test_contention_names_holder_then_waits_for_release(
+    holder: tuple[subprocess.Popen[str], Path],
+) -> None:
+    """Another process's lock fails at once naming its pid, and a timeout outlasts it."""
+    child, path = holder
+    backend = LocalFileBackend(path)
+    with pytest.raises(StateLockedError) as caught:
+        backend.lock("plan")
+    assert f"pid {child.pid}" in "\n".join(caught.value.details)
+    assert "operation: apply" in caught.value.details
+    assert child.stdin is not None
+    child.stdin.write("go\n")
+    child.stdin.flush()
+    with backend.lock("plan", timeout=30) as handle:
+        assert backend.lock_info() == handle.info
+    assert child.wait(timeout=10) == 0
+
+
+def test_killed_holder_releases_lock(holder: tuple[subprocess.Popen[str], Path]) -> None:
+    """A holder killed with SIGKILL leaves stale info that blocks nobody."""
+    child, path = holder
+    backend = LocalFileBackend(path)
+    child.kill()
+    child.wait(timeout=10)
+    assert backend.lock_info_path.exists()  # the dead process could not clean up
+    assert backend.lock_info() is None
+    with backend.lock("plan") as handle:
+        assert handle.info.pid != child.pid

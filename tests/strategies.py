@@ -1,0 +1,246 @@
+"""Hypothesis strategies shared by the test suite.
+
+`valid_configs()` draws a config file's data (the dict a TOML/JSON file parses to) that
+passes every rule of `planner.config`, with the environment its `{ env = ... }` secrets
+need: a `ConfigCase(data, environ)`.
+"""
+
+from __future__ import annotations
+
+import copy
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS
+from planner.config.checks import ignorable_paths
+
+CLOUD_SOURCES = ("git_host", "internal_docker", "internal_source", "internal_template")
+
+names = st.from_regex(r"\A[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?\Z")
+env_names = st.from_regex(r"\A[A-Z][A-Z0-9_]{0,10}\Z")
+texts = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12
+)
+words = st.text(alphabet=string.ascii_letters + string.digits + "-_./:", min_size=1, max_size=16)
+uuids = st.uuids().map(str)
+counts = st.integers(min_value=0, max_value=10_000)
+cpus = st.floats(min_value=0.001, max_value=64, allow_nan=False, allow_infinity=False)
+free_form = st.dictionaries(
+    words, st.one_of(texts, st.integers(-1000, 1000), st.booleans()), max_size=3
+)
+
+
+@dataclass
+class ConfigCase:
+    """Raw config data and the environment its env-referenced secrets read."""
+
+    data: dict[str, Any]
+    environ: dict[str, str] = field(default_factory=dict)
+
+
+def _ordered_pair(values: st.SearchStrategy[Any]) -> st.SearchStrategy[tuple[Any, Any]]:
+    return st.tuples(values, values).map(lambda pair: (min(pair), max(pair)))
+
+
+@st.composite
+def resource_specs(draw: st.DrawFn) -> dict[str, Any]:
+    """A resource_spec with requests within limits and min within max scales."""
+    spec: dict[str, Any] = {}
+    for pairs, values in ((SCALE_PAIRS, counts), (CPU_PAIRS, cpus), (MEMORY_PAIRS, counts)):
+        for low, high in draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
+            spec[low], spec[high] = draw(_ordered_pair(values))
+    extras = {
+        "labels": free_form,
+        "annotations": free_form,
+        "service_account_name": words,
+        "db_storage_gi": counts,
+        "image_pull_secrets": st.lists(st.fixed_dictionaries({"name": words}), max_size=2),
+        "sidecars": st.lists(containers(), max_size=2),
+        "volumes": st.lists(
+            st.fixed_dictionaries({"name": words}, optional={"emptyDir": free_form}), max_size=2
+        ),
+        "volume_mounts": st.lists(volume_mounts(), max_size=2),
+    }
+    for key in draw(st.lists(st.sampled_from(sorted(extras)), max_size=3, unique=True)):
+        spec[key] = draw(extras[key])
+    return spec
+
+
+def volume_mounts() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {"name": words, "mountPath": words}, optional={"readOnly": st.booleans()}
+    )
+
+
+def containers() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {"name": words},
+        optional={
+            "image": words,
+            "args": st.lists(texts, max_size=3),
+            "env": st.lists(st.fixed_dictionaries({"name": env_names, "value": texts}), max_size=2),
+            "resources": st.fixed_dictionaries({}, optional={"limits": free_form}),
+            "volumeMounts": st.lists(volume_mounts(), max_size=1),
+        },
+    )
+
+
+@st.composite
+def _source_parts(draw: st.DrawFn, source: str) -> dict[str, Any]:
+    """source_config / source_revision_config / secret_references valid for `source`."""
+    config: dict[str, Any] = {}
+    revision: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    if source == "git_host":
+        config.update(integration_id=draw(uuids), repo_url=draw(words))
+        tag = draw(st.booleans())
+        revision["repo_ref"] = "refs/tags/" + draw(words) if tag else draw(words)
+        config["build_on_push"] = False if tag else draw(st.booleans())
+    if source in ("git_host", "internal_source", "internal_docker", "internal_template"):
+        if source != "internal_docker" or draw(st.booleans()):
+            revision["agent_config_path"] = draw(words)
+        if draw(st.booleans()):
+            config["deployment_type"] = draw(st.sampled_from(["dev_free", "dev", "prod"]))
+    if source in ("git_host", "internal_source") and draw(st.booleans()):
+        config["install_command"] = draw(texts)
+    if source == "internal_source":
+        revision["source_tarball_path"] = draw(words)
+    if source in ("internal_docker", "external_docker"):
+        revision["image_uri"] = draw(words)
+    if source == "external_docker":
+        config.update(draw(_external_extras()))
+        if draw(st.booleans()):
+            references = st.lists(_secret_reference(), max_size=2, unique_by=lambda r: r["name"])
+            extra["secret_references"] = draw(references)
+    if draw(st.booleans()):
+        config["resource_spec"] = draw(resource_specs())
+    parts = {"source_config": config, "source_revision_config": revision, **extra}
+    return {key: value for key, value in parts.items() if value != {}}
+
+
+def _external_extras() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "custom_url": words,
+            "listener_id": uuids,
+            "listener_config": st.fixed_dictionaries({"k8s_namespace": words}),
+        },
+    )
+
+
+def _secret_reference() -> st.SearchStrategy[dict[str, str]]:
+    # Lowercase names never collide with the (uppercase) secret names of `env_names`.
+    ref_names = st.from_regex(r"\Aref_[a-z0-9_]{0,8}\Z")
+    return st.fixed_dictionaries({"name": ref_names, "secret_name": words, "secret_key": words})
+
+
+@st.composite
+def deployments(draw: st.DrawFn, source: str, environ: dict[str, str]) -> dict[str, Any]:
+    """One deployment table; env secrets it uses are added to `environ`."""
+    table: dict[str, Any] = {"source": source, **draw(_source_parts(source))}
+    secrets: dict[str, bool] = draw(st.dictionaries(env_names, st.booleans(), max_size=3))
+    wants_table: bool = draw(st.booleans())
+    if secrets or wants_table:
+        table["secrets"] = {}
+    for name, from_env in secrets.items():
+        if from_env:
+            variable = "PLANNER_TEST_" + name
+            environ[variable] = draw(texts)
+            table["secrets"][name] = {"env": variable}
+        else:
+            table["secrets"][name] = draw(texts)
+    if draw(st.booleans()):
+        table["lifecycle"] = draw(_lifecycles())
+    return table
+
+
+def _lifecycles() -> st.SearchStrategy[dict[str, Any]]:
+    paths = st.lists(st.sampled_from(sorted(ignorable_paths())), max_size=3, unique=True)
+    return st.fixed_dictionaries({}, optional={"protect": st.booleans(), "ignore_changes": paths})
+
+
+@st.composite
+def valid_configs(draw: st.DrawFn) -> ConfigCase:
+    """A whole valid config (with optional [control_plane]) and its environment."""
+    self_hosted = draw(st.booleans())
+    sources = st.just("external_docker") if self_hosted else st.sampled_from(CLOUD_SOURCES)
+    environ: dict[str, str] = {}
+    data: dict[str, Any] = {}
+    plane = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={"base_url": st.just("https://cp.example.com/api-host"), "tenant_id": uuids},
+        )
+    )
+    if self_hosted:
+        plane["mode"] = "self-hosted"
+    if plane:
+        data["control_plane"] = plane
+    if draw(st.booleans()):
+        # Tables merge under every deployment; labels are valid for any source.
+        data["defaults"] = {"source_config": {"resource_spec": {"labels": draw(free_form)}}}
+    chosen = draw(st.lists(names, max_size=3, unique=True))
+    data["deployments"] = {name: draw(deployments(draw(sources), environ)) for name in chosen}
+    return ConfigCase(data=data, environ=environ)
+
+
+def _vocabulary() -> list[str]:
+    from planner.api.models import Container, ResourceSpec, SourceConfig, SourceRevisionConfig
+
+    keys = {"source", "secrets", "secret_references", "lifecycle", "env", "protect"}
+    keys |= {"ignore_changes", "base_url", "tenant_id", "mode", "name", "image_uri"}
+    for model in (SourceConfig, SourceRevisionConfig, ResourceSpec, Container):
+        keys |= set(model.model_fields)
+    return sorted(keys)
+
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=False),
+    texts,
+    st.sampled_from(["git_host", "external_docker", "internal_docker", "refs/tags/v1"]),
+)
+anything = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(_vocabulary()) | words, inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix] if prefix else []
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else []
+    )
+    for key, value in items:
+        found.extend(_paths(value, (*prefix, key)))
+    return found
+
+
+@st.composite
+def broken_configs(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid config with a few values replaced or keys added at random: mostly invalid."""
+    data = copy.deepcopy(draw(valid_configs()).data)  # never mutate a drawn value
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(_paths(data) or [("deployments",)]))
+        parent: Any = data
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, dict) and draw(st.booleans()):
+            parent[draw(st.sampled_from(_vocabulary()))] = draw(anything)
+        else:
+            parent[path[-1]] = draw(anything)
+    return data
