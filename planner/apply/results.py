@@ -81,10 +81,11 @@ class ApplyResult:
         not_started = sum(1 for r in self.results if r.outcome is Outcome.NOT_STARTED and r.changed)
         if not_started:
             parts.append(f"{not_started} not started")
-        head = "Apply interrupted" if self.interrupted else "Apply complete"
         if self.mode == "destroy":
-            head = "Destroy interrupted" if self.interrupted else "Destroy complete"
-        return f"{head}: {', '.join(parts)}."
+            parts = [parts[3], *parts[-2 if not_started else -1 :]]
+        verb = "Destroy" if self.mode == "destroy" else "Apply"
+        state = "interrupted" if self.interrupted else "complete"
+        return f"{verb} {state}: {', '.join(parts)}."
 
 
 def _count(n: int, noun: str) -> str:
