@@ -116,10 +116,10 @@ class Scenario:
         return asyncio.run(go())
 
     def create_remote(self, name: str, **overrides: Any) -> Deployment:
-        """Create NAME remotely as the config declares it (with OVERRIDES on top)."""
+        """Create NAME remotely as the config declares it (OVERRIDES merged over it)."""
         config = load_config(self.config_path, environ={"API_TOKEN": SECRET_VALUE})
         desired = config.deployments[name]
-        body: dict[str, Any] = {**create_request_body(desired), **overrides}
+        body = merged(create_request_body(desired), overrides)
         body.setdefault(
             "secrets", [{"name": k, "value": v} for k, v in desired.secret_values().items()]
         )
@@ -142,6 +142,17 @@ class Scenario:
 
     def delete(self, deployment_id: str) -> None:
         self.remote(lambda client: client.delete_deployments([deployment_id]))
+
+
+def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """BASE with OVERRIDES laid over it, nested objects merged key by key."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ def test_immutable_change_is_an_error_naming_field_values_and_way_out(scenario: 
 def test_replace_resolves_the_immutable_change(scenario: Scenario) -> None:
     """With --replace the same immutable change is a replace, not an error."""
     scenario.adopt("api")
-    scenario.edit_config("acme/api\"", "acme/api-v2\"")
+    scenario.edit_config('acme/api"', 'acme/api-v2"')
     result = scenario.plan("--replace", "api", "--detailed-exitcode")
     assert result.code == 2, result.out
     assert "± api will be replaced" in result.out

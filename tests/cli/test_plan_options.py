@@ -27,7 +27,7 @@ def test_detailed_exitcode(scenario: Scenario) -> None:
     scenario.adopt("api")
     scenario.adopt("worker")
     assert scenario.plan("--detailed-exitcode").code == 0
-    scenario.edit_config("acme/api\"", "acme/api-2\"")
+    scenario.edit_config('acme/api"', 'acme/api-2"')
     assert scenario.plan("--detailed-exitcode").code == 1
 
 
