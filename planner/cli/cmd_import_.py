@@ -97,5 +97,5 @@ def check_adoptable(name: str, deployment: Deployment) -> None:
             f"(`planner import {deployment.name} {deployment.id}`, with "
             f"[deployments.{deployment.name}] in the config)",
         )
-    if deployment.status is DeploymentStatus.AWAITING_DELETE:
+    if deployment.status == DeploymentStatus.AWAITING_DELETE:
         raise StateError(f"deployment {deployment.id} ({name}) is being deleted")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -163,7 +164,12 @@ def render(plan: Plan, args: argparse.Namespace) -> str:
         return render_json(plan)
     if args.format == "markdown":
         return render_markdown(plan, verbose=args.verbose)
-    return render_text(plan, color=sys.stdout.isatty(), verbose=args.verbose)
+    return render_text(plan, color=is_color_terminal(), verbose=args.verbose)
+
+
+def is_color_terminal() -> bool:
+    """Colour (and bold) only on a terminal, and never with NO_COLOR set."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 def report_side_effects(result: PlanRun, args: argparse.Namespace) -> None:

@@ -98,7 +98,7 @@ async def find_names(client: ControlPlaneClient, names: list[str]) -> dict[str, 
 
 
 def _alive(deployment: Deployment | None) -> Deployment | None:
-    if deployment is None or deployment.status is DeploymentStatus.AWAITING_DELETE:
+    if deployment is None or deployment.status == DeploymentStatus.AWAITING_DELETE:
         return None
     return deployment
 

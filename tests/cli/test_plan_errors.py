@@ -1,0 +1,127 @@
+"""`planner plan` refuses what cannot be applied: plan errors, locks, bad or foreign state."""
+
+from __future__ import annotations
+
+import json
+
+from planner.state import LocalFileBackend, StateDocument
+from tests.cli.conftest import Scenario
+
+
+def test_immutable_change_is_an_error_naming_field_values_and_way_out(scenario: Scenario) -> None:
+    """A changed repo_url exits 1 and names the field, old and new value and --replace."""
+    scenario.adopt("api")
+    scenario.edit_config(
+        'repo_url = "https://git.example.com/acme/api"',
+        'repo_url = "https://git.example.com/acme/api-v2"',
+    )
+    result = scenario.plan("--detailed-exitcode")
+    assert result.code == 1
+    assert "Errors: the plan cannot be applied" in result.out
+    assert (
+        "api: source_config.repo_url cannot change after creation: "
+        '"https://git.example.com/acme/api" → "https://git.example.com/acme/api-v2"'
+    ) in result.out
+    assert "--replace api" in result.out
+    errors = json.loads(scenario.plan("--format", "json").out)["errors"]
+    assert [(e["name"], e["path"]) for e in errors] == [("api", "source_config.repo_url")]
+
+
+def test_replace_resolves_the_immutable_change(scenario: Scenario) -> None:
+    """With --replace the same immutable change is a replace, not an error."""
+    scenario.adopt("api")
+    scenario.edit_config('acme/api"', 'acme/api-v2"')
+    result = scenario.plan("--replace", "api", "--detailed-exitcode")
+    assert result.code == 2, result.out
+    assert "± api will be replaced" in result.out
+
+
+def test_protected_deployment_cannot_be_destroyed(scenario: Scenario) -> None:
+    """--destroy of a deployment with lifecycle.protect is a plan error (exit 1)."""
+    scenario.adopt("worker")
+    scenario.edit_config(
+        "[deployments.worker]\n", "[deployments.worker]\nlifecycle = { protect = true }\n"
+    )
+    result = scenario.plan("--destroy")
+    assert result.code == 1
+    assert "worker is protected (lifecycle.protect) and would be deleted" in result.out
+
+
+def test_unmanaged_existing_name_prints_the_import_command(scenario: Scenario) -> None:
+    """A configured name that exists remotely but not in the state is an error with the
+    exact `planner import NAME ID` command, and nothing is planned to be created twice."""
+    worker = scenario.create_remote("worker")
+    result = scenario.plan()
+    assert result.code == 1
+    assert f"`planner import worker {worker.id}`" in result.out
+    plan = json.loads(scenario.plan("--format", "json").out)
+    assert {c["name"]: c["action"] for c in plan["changes"]} == {"api": "create"}
+
+
+def test_import_then_plan_clears_the_error(scenario: Scenario) -> None:
+    """Running the printed import command makes the next plan clean for that name."""
+    worker = scenario.create_remote("worker")
+    assert scenario.cli("import", "worker", worker.id).code == 0
+    result = scenario.plan("--only", "worker", "--detailed-exitcode")
+    assert result.code == 0, result.out
+
+
+def test_unknown_option_names_are_errors(scenario: Scenario) -> None:
+    """--only / --exclude / --replace with names the plan does not know exit 1 naming them."""
+    result = scenario.plan("--only", "nope", "--exclude", "ghost", "--replace", "worker")
+    assert result.code == 1
+    assert "--only nope: no deployment of that name" in result.err
+    assert "--exclude ghost: no deployment of that name" in result.err
+    assert "--replace worker: not in the state (nothing to replace)" in result.err
+    assert result.out == ""
+
+
+def test_refresh_only_refuses_conflicting_flags(scenario: Scenario) -> None:
+    """--refresh-only with --destroy or --out is refused before touching anything."""
+    assert "--refresh-only cannot be combined with --destroy" in (
+        scenario.plan("--refresh-only", "--destroy").err
+    )
+    assert scenario.plan("--refresh-only", "--out", "p.json").code == 1
+    assert scenario.state() is None
+
+
+def test_locked_state_names_the_holder_and_unlock(scenario: Scenario) -> None:
+    """While another holder has the lock, plan --lock-timeout 0 fails naming it."""
+    scenario.adopt("worker")
+    with LocalFileBackend(scenario.state_path).lock("apply") as held:
+        result = scenario.plan("--lock-timeout", "0")
+    assert result.code == 1
+    assert "Error: state is locked" in result.err
+    assert "operation: apply" in result.err
+    assert f"planner unlock {held.info.id}" in result.err
+    assert result.out == ""
+
+
+def test_plan_releases_its_lock(scenario: Scenario) -> None:
+    """After a plan the state is not locked (it is taken only while reading/refreshing)."""
+    scenario.adopt("worker")
+    assert scenario.plan().code == 0
+    assert LocalFileBackend(scenario.state_path).lock_info() is None
+
+
+def test_corrupted_state_is_refused(scenario: Scenario) -> None:
+    """A hand-edited state fails the checksum: exit 1 naming the file and the backup."""
+    scenario.adopt("worker")
+    scenario.adopt("api")  # a second write leaves a backup
+    text = scenario.state_path.read_text().replace('"worker"', '"w0rker"', 1)
+    scenario.state_path.write_text(text)
+    result = scenario.plan()
+    assert result.code == 1
+    assert "is corrupt or was edited by hand (checksum mismatch)" in result.err
+    assert f"{scenario.state_path}.backup" in result.err
+
+
+def test_foreign_state_is_refused(scenario: Scenario) -> None:
+    """A state written for another control plane is refused, naming both endpoints."""
+    foreign = StateDocument.new("https://other.example.com", None)
+    LocalFileBackend(scenario.state_path).write(foreign)
+    result = scenario.plan()
+    assert result.code == 1
+    assert "belongs to another control plane or workspace" in result.err
+    assert "https://other.example.com" in result.err
+    assert "embedded:" in result.err

@@ -1,0 +1,235 @@
+"""Refresh against the real local control plane: request counts, gone, unmanaged, pending."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from planner.api.client import ControlPlaneClient
+from planner.api.models import Deployment, DeploymentCreate
+from planner.controlplane.app import create_app
+from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
+from planner.plan.model import Drift
+from planner.plan.refresh import (
+    NAME_LOOKUP_LIMIT,
+    Observed,
+    observed_record,
+    pending_create_names,
+    record_drift,
+    refresh_observed,
+)
+from planner.secrets import secret_digest
+from planner.state import RecordedDeployment, StateDocument
+from tests.plan.builders import KEY, git_desired
+
+
+class RequestLog:
+    """Every request the client sends, as `METHOD path`."""
+
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+
+    async def hook(self, request: httpx.Request) -> None:
+        self.requests.append(request)
+
+    def clear(self) -> None:
+        self.requests.clear()
+
+    def count(self, method: str, path: str) -> int:
+        return sum(1 for r in self.requests if (r.method, r.url.path) == (method, path))
+
+    @property
+    def single_gets(self) -> int:
+        return sum(1 for r in self.requests if r.url.path.startswith("/v2/deployments/"))
+
+
+@pytest.fixture
+def log() -> RequestLog:
+    return RequestLog()
+
+
+@pytest.fixture
+async def client(tmp_path: Path, log: RequestLog) -> AsyncIterator[ControlPlaneClient]:
+    """A client on the local control plane in-process, logging its requests."""
+    settings = ServerSettings(
+        db_path=tmp_path / "cp.db", build_seconds=0.05, deploy_seconds=0.05, delete_seconds=30
+    )
+    app = create_app(settings)
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), event_hooks={"request": [log.hook]}
+    )
+    async with (
+        http,
+        ControlPlaneClient(
+            "http://local.test",
+            EMBEDDED_API_KEY,
+            DEFAULT_TENANT_ID,
+            http_client=http,
+            on_close=app.state.store.close,
+        ) as cp,
+    ):
+        yield cp
+
+
+async def create(client: ControlPlaneClient, name: str, **body: object) -> Deployment:
+    data = {
+        "name": name,
+        "source": "internal_docker",
+        "source_revision_config": {"image_uri": f"registry.example.com/{name}:1"},
+        **body,
+    }
+    return await client.create_deployment(DeploymentCreate.model_validate(data))
+
+
+def recorded_of(deployments: list[Deployment]) -> dict[str, RecordedDeployment]:
+    return {d.name: RecordedDeployment(name=d.name, id=d.id) for d in deployments}
+
+
+@pytest.mark.anyio
+async def test_managed_deployments_are_read_in_ceil_n_over_100_list_requests(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """150 recorded deployments are read in 2 list requests, never one GET each."""
+    deployments = [await create(client, f"svc-{i:03d}") for i in range(150)]
+    log.clear()
+    observed = await refresh_observed(client, recorded_of(deployments), [])
+    assert log.count("GET", "/v2/deployments") == math.ceil(150 / 100)
+    assert log.single_gets == 0
+    assert len(log.requests) == 2
+    assert {name: d.id for name, d in observed.by_name.items() if d} == {
+        d.name: d.id for d in deployments
+    }
+
+
+@pytest.mark.anyio
+async def test_deleted_and_deleting_deployments_count_as_gone(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """A recorded id that is gone or AWAITING_DELETE observes as None, still in one request."""
+    kept, deleting = await create(client, "kept"), await create(client, "deleting")
+    await client.delete_deployments([deleting.id])
+    recorded = recorded_of([kept, deleting])
+    recorded["lost"] = RecordedDeployment(name="lost", id="00000000-0000-4000-8000-0000000000ff")
+    log.clear()
+    observed = await refresh_observed(client, recorded, [])
+    assert observed.by_name["kept"] is not None
+    assert observed.by_name["deleting"] is None
+    assert observed.by_name["lost"] is None
+    assert len(log.requests) == 1
+
+
+@pytest.mark.anyio
+async def test_few_names_are_looked_up_one_request_each(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """Up to NAME_LOOKUP_LIMIT names: one name_contains lookup per name; exact names only."""
+    existing = await create(client, "api")
+    await create(client, "api-v2")  # name_contains "api" finds it too: not a match
+    names = ["api", "new-a", "new-b"]
+    assert len(names) <= NAME_LOOKUP_LIMIT
+    log.clear()
+    observed = await refresh_observed(client, {}, names)
+    assert observed.unmanaged_existing == {"api": existing.id}
+    assert log.count("GET", "/v2/deployments") == len(names)
+    assert all("name_contains" in str(r.url) for r in log.requests)
+
+
+@pytest.mark.anyio
+async def test_many_names_are_answered_by_one_paged_listing(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """More names than the limit: one listing of every deployment answers them all."""
+    existing = [await create(client, f"svc-{i}") for i in range(3)]
+    names = [f"svc-{i}" for i in range(NAME_LOOKUP_LIMIT + 5)]
+    log.clear()
+    observed = await refresh_observed(client, {}, names)
+    assert observed.unmanaged_existing == {d.name: d.id for d in existing}
+    assert len(log.requests) == 1
+
+
+@pytest.mark.anyio
+async def test_recorded_names_are_not_looked_up(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """A wanted name already in the state is read by id, not reported as unmanaged."""
+    api = await create(client, "api")
+    log.clear()
+    observed = await refresh_observed(client, recorded_of([api]), ["api"])
+    assert observed.unmanaged_existing == {}
+    assert observed.by_name["api"] is not None
+    assert len(log.requests) == 1
+
+
+@pytest.mark.anyio
+async def test_a_deleting_namesake_is_not_unmanaged(client: ControlPlaneClient) -> None:
+    """A same-name deployment being deleted does not block creating the name."""
+    doomed = await create(client, "api")
+    await client.delete_deployments([doomed.id])
+    observed = await refresh_observed(client, {}, ["api"])
+    assert observed.unmanaged_existing == {}
+
+
+@pytest.mark.anyio
+async def test_pending_create_that_exists_is_pending_found(client: ControlPlaneClient) -> None:
+    """A name with a pending create intent found remotely is `pending_found`, not an error."""
+    made = await create(client, "api")
+    doc = StateDocument.new("embedded:x", DEFAULT_TENANT_ID)
+    doc.add_intent("create", "api")
+    doc.add_intent("update", "other")
+    assert pending_create_names(doc) == ["api"]
+    observed = await refresh_observed(client, {}, ["api"], pending_creates=["api"])
+    assert observed.unmanaged_existing == {}
+    assert observed.pending_found["api"].id == made.id
+
+
+@pytest.mark.anyio
+async def test_observed_record_holds_observed_values_of_managed_fields(
+    client: ControlPlaneClient,
+) -> None:
+    """The adopted record keeps the live values of the fields the config sets, plus ids
+    and the digests of every live secret when the config manages secrets."""
+    desired = git_desired("api", secrets={"TOKEN": "new"})
+    body = {**desired.managed(), "name": "api"}
+    body["source_config"] = {**body["source_config"], "build_on_push": True}
+    body["secrets"] = [{"name": "TOKEN", "value": "old"}, {"name": "EXTRA", "value": "x"}]
+    live = await client.create_deployment(DeploymentCreate.model_validate(body))
+    recorded = observed_record(desired, live, KEY)
+    assert recorded.managed["source_config"]["build_on_push"] is True
+    assert "deployment_type" not in recorded.managed["source_config"]  # not set by the config
+    assert recorded.secret_digests == {
+        "TOKEN": secret_digest(KEY, "TOKEN", "old"),
+        "EXTRA": secret_digest(KEY, "EXTRA", "x"),
+    }
+    assert (recorded.id, recorded.latest_revision_id) == (live.id, live.latest_revision_id)
+    assert recorded.updated_at is not None and recorded.updated_at.endswith("Z")
+
+
+@pytest.mark.anyio
+async def test_record_drift_takes_observed_values(client: ControlPlaneClient) -> None:
+    """record_drift writes observed values, drops fields gone remotely, forgets the dead."""
+    desired = git_desired("api")
+    live = await client.create_deployment(
+        DeploymentCreate.model_validate({**desired.managed(), "name": "api"})
+    )
+    doc = StateDocument.new("embedded:x", DEFAULT_TENANT_ID)
+    stale = observed_record(desired, live, KEY)
+    managed = {**stale.managed, "source_config": {**stale.managed["source_config"]}}
+    managed["source_config"]["build_on_push"] = True
+    managed["source_config"]["custom_url"] = "https://gone.example.com"
+    doc.record(stale.model_copy(update={"managed": managed}))
+    doc.record(RecordedDeployment(name="dead", id="00000000-0000-4000-8000-0000000000ff"))
+    drift = [
+        Drift(name="api", path="source_config.build_on_push", recorded=True, observed=False),
+        Drift(name="api", path="source_config.custom_url", recorded="x", observed=None),
+        Drift(name="dead", path=None, recorded="id", observed=None),
+    ]
+    observed = Observed(by_name={"api": live, "dead": None})
+    assert record_drift(doc, drift, observed, KEY) == ["api", "dead"]
+    source_config = doc.deployments["api"].managed["source_config"]
+    assert source_config["build_on_push"] is False
+    assert "custom_url" not in source_config
+    assert "dead" not in doc.deployments
