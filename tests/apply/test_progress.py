@@ -1,0 +1,60 @@
+"""Progress output: plain timestamped lines without a TTY, a live display on one."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+
+from planner.apply.progress import LineReporter, LiveReporter, make_reporter
+from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+from planner.plan.model import Action
+from planner.render.console import make_console
+
+
+def test_line_reporter_prints_a_timestamped_line_per_status_change() -> None:
+    """One line per change of status (repeats say nothing), with time and elapsed seconds."""
+    out = io.StringIO()
+    now = [100.0]
+    reporter = LineReporter(
+        make_console(out), clock=lambda: now[0], wall=lambda: datetime(2026, 1, 1, 3, 4, 5)
+    )
+    row = DeploymentResult("alpha", Action.CREATE, started=100.0)
+    reporter.begin([row, DeploymentResult("same", Action.NO_OP)])
+    row.status = "QUEUED"
+    reporter.update(row)
+    reporter.update(row)
+    now[0] = 101.5
+    row.status = "BUILD_FAILED"
+    row.outcome, row.error, row.seconds = Outcome.FAILED, "revision r1 ended BUILD_FAILED", 1.5
+    reporter.update(row)
+    assert out.getvalue().splitlines() == [
+        "03:04:05 Applying 1 change(s)",
+        "03:04:05 alpha: QUEUED (0.0s)",
+        "03:04:05 alpha: BUILD_FAILED (1.5s): revision r1 ended BUILD_FAILED",
+    ]
+
+
+def test_live_reporter_shows_each_deployment_and_the_overall_bar() -> None:
+    """The live display has a line per changed deployment with its status, and a bar."""
+    out = io.StringIO()
+    console = make_console(out, force_terminal=True)
+    reporter = LiveReporter(console, clock=lambda: 10.0)
+    rows = [
+        DeploymentResult("alpha", Action.CREATE, status="BUILDING", started=8.0),
+        DeploymentResult("beta", Action.NEW_REVISION, status="DEPLOYED", started=9.0),
+    ]
+    rows[1].outcome, rows[1].seconds = Outcome.SUCCEEDED, 0.7
+    reporter.begin(rows)
+    reporter.update(rows[1])
+    reporter.end(ApplyResult(results=rows))
+    text = out.getvalue()
+    assert "alpha" in text and "BUILDING" in text and "2.0s" in text
+    assert "beta" in text and "DEPLOYED" in text and "0.7s" in text
+    assert "1/2" in text
+
+
+def test_make_reporter_picks_live_only_for_a_terminal() -> None:
+    """A terminal gets the live display, anything else the plain lines."""
+    console = make_console(io.StringIO())
+    assert isinstance(make_reporter(console, live=False), LineReporter)
+    assert isinstance(make_reporter(console, live=True), LiveReporter)

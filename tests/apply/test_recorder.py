@@ -1,0 +1,89 @@
+"""Writing the state during an apply: group commits, serials in step, intents."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from planner.apply.recorder import StateRecorder
+from planner.state import InMemoryBackend, RecordedDeployment, StateDocument
+
+pytestmark = pytest.mark.anyio
+
+ID = "00000000-0000-4000-8000-0000000000a1"
+
+
+def recorder() -> StateRecorder:
+    return StateRecorder(InMemoryBackend(), StateDocument.new("embedded:test", None))
+
+
+async def test_each_commit_is_on_disk_when_it_returns() -> None:
+    """After `record` returns, the stored state holds the record."""
+    rec = recorder()
+    await rec.record(RecordedDeployment(name="alpha", id=ID))
+    stored = rec.backend.read()
+    assert stored is not None and "alpha" in stored.deployments
+    assert stored.serial == rec.doc.serial == 1
+
+
+async def test_concurrent_commits_share_writes_and_keep_the_serial_in_step() -> None:
+    """Fifty concurrent records need far fewer than fifty writes, all land, and the
+    document can be written again afterwards (its serial matches the store)."""
+    rec = recorder()
+
+    async def one(i: int) -> None:
+        rec.doc.record(RecordedDeployment(name=f"d{i}", id=ID))
+        await rec.commit()
+
+    await asyncio.gather(*(one(i) for i in range(50)))
+    stored = rec.backend.read()
+    assert stored is not None and len(stored.deployments) == 50
+    assert rec.writes < 50
+    await rec.record(RecordedDeployment(name="last", id=ID))
+    assert rec.backend.read().serial == rec.doc.serial  # type: ignore[union-attr]
+
+
+async def test_a_create_is_journalled_then_cleared_with_its_record() -> None:
+    """`journal_create` writes the intent; `record(..., done=intent)` clears it in the
+    same write as the record."""
+    rec = recorder()
+    intent = await rec.journal_create("alpha")
+    assert [i.name for i in rec.backend.read().pending] == ["alpha"]  # type: ignore[union-attr]
+    await rec.record(RecordedDeployment(name="alpha", id=ID), done=intent)
+    stored = rec.backend.read()
+    assert stored is not None and stored.pending == [] and "alpha" in stored.deployments
+
+
+async def test_journalling_a_create_drops_a_stale_record_of_the_name() -> None:
+    """Re-creating a deployment deleted outside: the old record goes in the journal write."""
+    rec = recorder()
+    await rec.record(RecordedDeployment(name="alpha", id=ID))
+    await rec.journal_create("alpha")
+    stored = rec.backend.read()
+    assert stored is not None and "alpha" not in stored.deployments
+    assert [i.name for i in stored.pending] == ["alpha"]
+
+
+async def test_a_cancelled_commit_still_finishes_its_write() -> None:
+    """Cancelling the caller mid-write lets the write land and keeps the serial in step."""
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow_write(write: object, doc: StateDocument) -> StateDocument:
+        started.set()
+        await release.wait()
+        return rec.backend.write(doc)
+
+    rec = StateRecorder(
+        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=slow_write
+    )
+    rec.doc.record(RecordedDeployment(name="alpha", id=ID))
+    task = asyncio.ensure_future(rec.commit())
+    await started.wait()
+    task.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert rec.backend.read().serial == rec.doc.serial == 1  # type: ignore[union-attr]

@@ -1,0 +1,147 @@
+"""Polling revisions: backoff, final statuses, transient ones, deadline and stop."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from planner.api.client import ControlPlaneClient
+from planner.api.retry import NO_RETRIES
+from planner.apply.waiter import (
+    PollPolicy,
+    WaitEnd,
+    Waiting,
+    sleep_unless_stopped,
+    wait_for_revision,
+    wait_until_gone,
+)
+
+DEP = "00000000-0000-4000-8000-0000000000d1"
+REV = "00000000-0000-4000-8000-0000000000e1"
+QUICK = PollPolicy(initial=0.001, maximum=0.002, jitter=0.0)
+
+
+def revision_client(statuses: list[str], seen: list[str]) -> ControlPlaneClient:
+    """A client whose revision GETs answer the STATUSES in turn (the last one repeats)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        status = statuses[min(len(seen), len(statuses) - 1)]
+        seen.append(status)
+        body = {
+            "id": REV,
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+            "status": status,
+        }
+        return httpx.Response(200, json=body)
+
+    return ControlPlaneClient(
+        "https://cp.test", "key", transport=httpx.MockTransport(handler), retry=NO_RETRIES
+    )
+
+
+def waiting(client: ControlPlaneClient, **kwargs: object) -> Waiting:
+    return Waiting(
+        client=client,
+        limiter=asyncio.Semaphore(2),
+        stop=asyncio.Event(),
+        policy=QUICK,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def test_poll_delays_grow_to_the_cap_within_the_jitter() -> None:
+    """Delays start at `initial`, grow by `factor`, stop at `maximum`, +- jitter."""
+    low = PollPolicy(random=lambda: 0.0)
+    high = PollPolicy(random=lambda: 1.0)
+    assert low.delay(0) == pytest.approx(0.2 * 0.8)
+    assert high.delay(0) == pytest.approx(0.2 * 1.2)
+    assert low.delay(1) == pytest.approx(0.3 * 0.8)
+    assert high.delay(50) == pytest.approx(5.0 * 1.2)
+
+
+@pytest.mark.anyio
+async def test_transient_statuses_keep_polling_until_deployed() -> None:
+    """INTERRUPTED and UNKNOWN are not final: the wait goes on to DEPLOYED, and every
+    status but the final one is reported once."""
+    seen: list[str] = []
+    reported: list[str] = []
+    statuses = ["QUEUED", "INTERRUPTED", "INTERRUPTED", "UNKNOWN", "DEPLOYING", "DEPLOYED"]
+    async with revision_client(statuses, seen) as client:
+        result = await wait_for_revision(waiting(client), DEP, REV, reported.append)
+    assert (result.end, result.status) == (WaitEnd.FINAL, "DEPLOYED")
+    assert reported == ["QUEUED", "INTERRUPTED", "UNKNOWN", "DEPLOYING"]
+    assert len(seen) == 6
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("final", ["BUILD_FAILED", "DEPLOY_FAILED", "CREATE_FAILED", "SKIPPED"])
+async def test_failed_and_skipped_statuses_end_the_wait(final: str) -> None:
+    """Every *_FAILED status and SKIPPED is final."""
+    seen: list[str] = []
+    async with revision_client(["BUILDING", final], seen) as client:
+        result = await wait_for_revision(waiting(client), DEP, REV, lambda _: None)
+    assert (result.end, result.status) == (WaitEnd.FINAL, final)
+
+
+@pytest.mark.anyio
+async def test_the_deadline_ends_the_wait_with_the_last_status() -> None:
+    """A revision that never finishes ends the wait at the timeout, with its status."""
+    seen: list[str] = []
+    async with revision_client(["BUILDING"], seen) as client:
+        result = await wait_for_revision(waiting(client, timeout=0.02), DEP, REV, lambda _: None)
+    assert (result.end, result.status) == (WaitEnd.TIMEOUT, "BUILDING")
+    assert len(seen) >= 2
+
+
+@pytest.mark.anyio
+async def test_stop_cuts_a_long_pause_short() -> None:
+    """A stop set during the pause between polls ends the wait at once."""
+    seen: list[str] = []
+    slow = PollPolicy(initial=30.0, jitter=0.0)
+    async with revision_client(["BUILDING"], seen) as client:
+        w = Waiting(client=client, limiter=asyncio.Semaphore(1), stop=asyncio.Event(), policy=slow)
+        asyncio.get_running_loop().call_later(0.05, w.stop.set)
+        result = await asyncio.wait_for(wait_for_revision(w, DEP, REV, lambda _: None), 5)
+    assert result.end is WaitEnd.STOPPED
+    assert seen == ["BUILDING"]
+
+
+@pytest.mark.anyio
+async def test_sleep_unless_stopped_says_whether_it_was_stopped() -> None:
+    """It returns False after a full sleep, True at once when the stop is already set."""
+    stop = asyncio.Event()
+    assert await sleep_unless_stopped(0.001, stop) is False
+    stop.set()
+    assert await sleep_unless_stopped(30.0, stop) is True
+
+
+@pytest.mark.anyio
+async def test_wait_until_gone_polls_until_the_id_is_not_listed() -> None:
+    """The wait ends once the listing by id no longer returns the deployment."""
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        resources = []
+        if len(calls) < 3:
+            resources = [
+                {
+                    "id": DEP,
+                    "tenant_id": DEP,
+                    "name": "old",
+                    "source": "git_host",
+                    "created_at": "2024-01-01T00:00:00Z",
+                    "updated_at": "2024-01-01T00:00:00Z",
+                    "status": "AWAITING_DELETE",
+                }
+            ]
+        return httpx.Response(200, json={"resources": resources, "offset": len(resources)})
+
+    client = ControlPlaneClient("https://cp.test", "key", transport=httpx.MockTransport(handler))
+    async with client:
+        result = await wait_until_gone(waiting(client), DEP)
+    assert (result.end, result.status) == (WaitEnd.FINAL, "gone")
+    assert len(calls) == 3
