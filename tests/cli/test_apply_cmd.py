@@ -1,0 +1,133 @@
+"""`planner apply` through the CLI entry point, on the embedded control plane in-process."""
+
+from __future__ import annotations
+
+from planner.state import LocalFileBackend
+from tests.cli.conftest import SECRET_VALUE, Scenario
+
+
+def names_on_server(scenario: Scenario) -> list[str]:
+    async def names(client):  # type: ignore[no-untyped-def]
+        return sorted([d.name async for d in client.iter_deployments()])
+
+    return scenario.remote(names)  # type: ignore[no-any-return]
+
+
+def test_auto_approve_creates_everything_and_the_next_plan_is_empty(scenario: Scenario) -> None:
+    """apply --auto-approve shows the plan, creates and deploys every deployment, prints
+    the result table and summary; then `plan --detailed-exitcode` exits 0."""
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 0, result.out + result.err
+    assert "+ api will be created" in result.out
+    assert "Apply complete: 2 created, 0 updated, 0 new revisions, 0 deleted, 0 failed." in (
+        result.out
+    )
+    assert "DEPLOYED" in result.out
+    assert SECRET_VALUE not in result.out + result.err
+    assert SECRET_VALUE not in scenario.state_path.read_text(encoding="utf-8")
+    assert names_on_server(scenario) == ["api", "worker"]
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_without_a_terminal_apply_asks_for_auto_approve(scenario: Scenario) -> None:
+    """With no TTY to ask on and no --auto-approve, apply refuses and changes nothing."""
+    result = scenario.cli("apply")
+    assert result.code == 1
+    assert "--auto-approve" in result.err
+    assert names_on_server(scenario) == []
+
+
+def test_a_failed_revision_exits_1_and_leaves_the_others_deployed(scenario: Scenario) -> None:
+    """A build that fails (`fail-build`) fails its deployment only: exit 1, the error
+    names the deployment and status, the other one is DEPLOYED."""
+    scenario.edit_config("worker:1.0.0", "worker-fail-build:1.0.0")
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 1
+    assert "✗ worker: revision" in result.out and "BUILD_FAILED" in result.out
+    assert "1 created" in result.out and "1 failed" in result.out
+    api = scenario.state().deployments["api"]  # type: ignore[union-attr]
+    assert scenario.get(api.id).active_revision_id == api.active_revision_id is not None
+
+
+def test_saved_plan_is_applied_without_asking(scenario: Scenario) -> None:
+    """`apply PLANFILE` executes exactly the saved plan with no confirmation, even
+    without a terminal."""
+    assert scenario.plan("--out", "tfplan.json").code == 0
+    result = scenario.cli("apply", "tfplan.json")
+    assert result.code == 0, result.out + result.err
+    assert names_on_server(scenario) == ["api", "worker"]
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_a_stale_saved_plan_is_refused(scenario: Scenario) -> None:
+    """A saved plan made before another apply moved the state is refused as stale."""
+    assert scenario.plan("--out", "tfplan.json").code == 0
+    assert scenario.cli("apply", "--auto-approve", "--only", "worker").code == 0
+    result = scenario.cli("apply", "tfplan.json")
+    assert result.code == 1
+    assert "stale" in result.err
+    assert names_on_server(scenario) == ["worker"]
+
+
+def test_a_plan_with_errors_is_never_applied(scenario: Scenario) -> None:
+    """An immutable change is a plan error: apply prints it and exits 1, sending nothing."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = scenario.state().serial  # type: ignore[union-attr]
+    scenario.edit_config("acme/api", "acme/api-v2")
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 1
+    assert "nothing was applied" in result.err
+    assert "source_config.repo_url cannot change" in result.out
+    assert scenario.state().serial == before  # type: ignore[union-attr]
+
+
+def test_only_and_replace_select_what_is_applied(scenario: Scenario) -> None:
+    """--only applies one deployment; --replace gives it a new id under the same name."""
+    assert scenario.cli("apply", "--auto-approve", "--only", "api").code == 0
+    assert names_on_server(scenario) == ["api"]
+    old = scenario.state().deployments["api"].id  # type: ignore[union-attr]
+    result = scenario.cli("apply", "--auto-approve", "--only", "api", "--replace", "api")
+    assert result.code == 0, result.out + result.err
+    assert "1 replaced" in result.out
+    assert scenario.state().deployments["api"].id != old  # type: ignore[union-attr]
+
+
+def test_a_locked_state_fails_naming_the_holder(scenario: Scenario) -> None:
+    """While another process holds the state lock, apply fails at once naming the holder,
+    the operation and the unlock command."""
+    assert scenario.cli("apply", "--auto-approve", "--only", "worker").code == 0
+    with LocalFileBackend(scenario.state_path).lock("apply"):
+        result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 1
+    assert "state is locked" in result.err
+    assert "held by:" in result.err and "operation: apply" in result.err
+    assert "planner unlock" in result.err
+    assert names_on_server(scenario) == ["worker"]
+
+
+def test_a_create_journalled_but_never_recorded_is_adopted(scenario: Scenario) -> None:
+    """After a crash between sending a create and recording it (a pending intent, the
+    deployment exists), the next apply adopts it: no duplicate, none forgotten."""
+    assert scenario.cli("apply", "--auto-approve", "--only", "worker").code == 0
+    backend = LocalFileBackend(scenario.state_path)
+    doc = backend.read()
+    assert doc is not None
+    doc.add_intent("create", "api")
+    backend.write(doc)
+    created = scenario.create_remote("api")
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 0, result.out + result.err
+    assert f"Adopted api ({created.id})" in result.err
+    state = scenario.state()
+    assert state is not None and state.pending == []
+    assert state.deployments["api"].id == created.id
+    assert names_on_server(scenario) == ["api", "worker"]
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_no_wait_returns_once_submitted(scenario: Scenario) -> None:
+    """--no-wait records the deployments and reports them as submitted."""
+    result = scenario.cli("apply", "--auto-approve", "--no-wait")
+    assert result.code == 0, result.out + result.err
+    assert "submitted" in result.out
+    assert sorted(scenario.state().deployments) == ["api", "worker"]  # type: ignore[union-attr]
