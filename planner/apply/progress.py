@@ -71,14 +71,14 @@ class LineReporter:
         self.console = console
         self.clock = clock
         self.wall = wall
-        self._last: dict[str, tuple[str, Outcome]] = {}
+        self._last: dict[str, tuple[str, str | None]] = {}
 
     def begin(self, results: Sequence[DeploymentResult]) -> None:
         work = [r for r in results if r.changed]
         self._print(f"Applying {len(work)} change(s)")
 
     def update(self, result: DeploymentResult) -> None:
-        seen = (result.status, result.outcome)
+        seen = (result.status, result.error)
         if self._last.get(result.name) == seen:
             return
         self._last[result.name] = seen

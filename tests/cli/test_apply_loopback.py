@@ -1,0 +1,281 @@
+"""`planner apply` as a real process against `planner serve` on loopback: faults, kill -9,
+Ctrl-C, two applies at once, and the confirmation prompt on a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from planner.api.client import ControlPlaneClient
+from planner.api.models import Deployment
+from planner.state import LocalFileBackend
+from tests.controlplane.conftest import ServeProcess, start_serve
+
+pytestmark = pytest.mark.slow
+
+API_KEY = "loopback-test-key"
+READ_TIMEOUT = 60.0
+
+
+def config_text(prefix: str, count: int, image: str = "registry.example.com/app:1") -> str:
+    return "".join(
+        f'[deployments.{prefix}{i}]\nsource = "internal_docker"\n'
+        f'[deployments.{prefix}{i}.source_revision_config]\nimage_uri = "{image}"\n\n'
+        for i in range(count)
+    )
+
+
+@dataclass
+class Apply:
+    """A `planner ...` subprocess whose stdout lines are read as they come."""
+
+    process: subprocess.Popen[str]
+    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+    seen: list[str] = field(default_factory=list)
+
+    def wait_for(self, text: str, timeout: float = READ_TIMEOUT) -> str:
+        """Block until a stdout line containing TEXT; fail if the process ends first."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                raise AssertionError(f"ended before {text!r}:\n" + "\n".join(self.seen))
+            self.seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no {text!r} in time:\n" + "\n".join(self.seen))
+
+    def finish(self, timeout: float = READ_TIMEOUT) -> tuple[int, str, str]:
+        out, err = self.process.communicate(timeout=timeout)
+        rest = []
+        while not self.lines.empty():
+            line = self.lines.get_nowait()
+            if line is not None:
+                rest.append(line)
+        return self.process.returncode, "\n".join([*self.seen, *rest, out]), err
+
+
+@dataclass
+class Workdir:
+    root: Path
+    server: ServeProcess
+    started: list[subprocess.Popen[str]] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
+        return {
+            **env,
+            "PLANNER_BASE_URL": self.server.url,
+            "PLANNER_API_KEY": API_KEY,
+            "PLANNER_STATE_DIR": str(self.root / "state"),
+            "PYTHONUNBUFFERED": "1",
+            "NO_COLOR": "1",
+        }
+
+    def write(self, name: str, text: str) -> str:
+        (self.root / name).write_text(text, encoding="utf-8")
+        return name
+
+    def start(self, *argv: str) -> Apply:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "planner", *argv],
+            cwd=self.root,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.started.append(process)
+        run = Apply(process)
+        threading.Thread(target=_pump, args=(process, run.lines), daemon=True).start()
+        return run
+
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        result = subprocess.run(
+            [sys.executable, "-m", "planner", *argv],
+            cwd=self.root,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=READ_TIMEOUT * 2,
+        )
+        return result.returncode, result.stdout, result.stderr
+
+    def live(self, prefix: str) -> list[Deployment]:
+        """Every deployment on the server whose name starts with PREFIX (being deleted too)."""
+
+        async def listing() -> list[Deployment]:
+            async with ControlPlaneClient(self.server.url, API_KEY) as client:
+                return [d async for d in client.iter_deployments() if d.name.startswith(prefix)]
+
+        return asyncio.run(listing())
+
+    def assert_converged(self, config: str, prefix: str, count: int) -> None:
+        """The server has exactly the config's deployments, one each, all recorded by id,
+        nothing pending, and the next plan is empty."""
+        live = self.live(prefix)
+        assert sorted(d.name for d in live) == sorted(f"{prefix}{i}" for i in range(count))
+        stem = config.removesuffix(".toml")
+        state = LocalFileBackend(self.root / "state" / f"{stem}.state.json").read()
+        assert state is not None and state.pending == []
+        assert {n: r.id for n, r in state.deployments.items()} == {d.name: d.id for d in live}
+        code, out, err = self.run("plan", "-c", config, "--detailed-exitcode")
+        assert code == 0, out + err
+
+
+def _pump(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    assert process.stdout is not None
+    for line in iter(process.stdout.readline, ""):
+        lines.put(line.rstrip("\n"))
+    lines.put(None)
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[callable]:  # type: ignore[valid-type]
+    started: list[Workdir] = []
+
+    def start(*args: str) -> Workdir:
+        server = start_serve(
+            ["--db", str(tmp_path / "serve.db"), "--api-key", API_KEY, *args], cwd=tmp_path
+        )
+        started.append(Workdir(tmp_path, server))
+        return started[-1]
+
+    yield start
+    for work in started:
+        for process in work.started:  # an apply a failed test left running
+            if process.poll() is None:
+                process.kill()
+            process.communicate(timeout=10)
+        work.server.stop()
+        work.server.process.communicate(timeout=10)
+
+
+def test_converges_through_injected_errors_and_a_rate_limit(serve) -> None:  # type: ignore[no-untyped-def]
+    """With 20% of requests answered 503 and 20 requests/s allowed, apply still creates
+    every deployment exactly once and records each of them."""
+    work = serve(
+        "--error-rate", "0.2", "--rate-limit", "20", "--build-seconds", "0.2",
+        "--deploy-seconds", "0.3", "--delete-seconds", "0.2",
+    )  # fmt: skip
+    config = work.write("faults.toml", config_text("f", 8))
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    assert "8 created" in out
+    work.assert_converged(config, "f", 8)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.2, 0.6])
+def test_kill_9_at_any_moment_then_apply_converges(serve, delay: float) -> None:  # type: ignore[no-untyped-def]
+    """A `kill -9` of apply DELAY seconds into its work, then another apply, leaves the
+    server with exactly the config's deployments, each recorded once."""
+    work = serve("--latency-ms", "30", "--build-seconds", "0.2", "--deploy-seconds", "0.4")
+    config = work.write("crash.toml", config_text("k", 10))
+    victim = work.start("apply", "-c", config, "--auto-approve", "--parallelism", "3")
+    victim.wait_for("Applying")
+    time.sleep(delay)
+    victim.process.send_signal(signal.SIGKILL)
+    victim.finish()
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    work.assert_converged(config, "k", 10)
+
+
+def test_ctrl_c_stops_records_and_exits_130(serve) -> None:  # type: ignore[no-untyped-def]
+    """SIGINT during an apply: in-flight work finishes and is recorded, the summary says
+    interrupted, exit 130, the lock is free and a second apply converges."""
+    work = serve("--latency-ms", "30", "--build-seconds", "0.5", "--deploy-seconds", "1")
+    config = work.write("intr.toml", config_text("c", 6))
+    apply = work.start("apply", "-c", config, "--auto-approve", "--parallelism", "2")
+    apply.wait_for("creating")
+    apply.process.send_signal(signal.SIGINT)
+    code, out, err = apply.finish()
+    assert code == 130, out + err
+    assert "Apply interrupted" in out
+    state = LocalFileBackend(work.root / "state" / "intr.state.json").read()
+    assert state is not None
+    live = {d.name: d.id for d in work.live("c")}
+    assert {n: r.id for n, r in state.deployments.items()}.items() <= live.items()
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    work.assert_converged(config, "c", 6)
+
+
+def test_a_second_apply_fails_on_the_lock_or_waits_for_it(serve) -> None:  # type: ignore[no-untyped-def]
+    """While one apply runs, another fails at once naming the holder; with
+    --lock-timeout it waits for the first to finish and then has nothing to do."""
+    work = serve("--build-seconds", "0.5", "--deploy-seconds", "3")
+    config = work.write("lock.toml", config_text("l", 2))
+    first = work.start("apply", "-c", config, "--auto-approve")
+    first.wait_for("Applying")
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 1
+    assert "state is locked" in err and "operation: apply" in err
+    assert f"pid {first.process.pid}" in err
+    code, out, err = work.run("apply", "-c", config, "--auto-approve", "--lock-timeout", "60")
+    assert code == 0, out + err
+    assert first.finish()[0] == 0
+    assert "0 created" in out
+    work.assert_converged(config, "l", 2)
+
+
+def run_on_terminal(work: Workdir, answer: str, *argv: str) -> tuple[int, str]:
+    """Run planner on a pseudo-terminal, answer the prompt, return (code, everything shown)."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "planner", *argv],
+        cwd=work.root,
+        env={**work.env(), "COLUMNS": "120"},
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+    )
+    os.close(slave)
+    shown = b""
+    answered = False
+    deadline = time.monotonic() + READ_TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+        if not answered and b"Enter a value:" in shown:
+            os.write(master, answer.encode() + b"\n")
+            answered = True
+    os.close(master)
+    return process.wait(timeout=READ_TIMEOUT), shown.decode(errors="replace")
+
+
+def test_on_a_terminal_only_yes_applies(serve) -> None:  # type: ignore[no-untyped-def]
+    """On a terminal apply asks; `no` cancels with exit 1 and creates nothing, `yes`
+    applies (with the live display) and exits 0."""
+    work = serve("--build-seconds", "0.1", "--deploy-seconds", "0.2")
+    config = work.write("tty.toml", config_text("t", 2))
+    code, shown = run_on_terminal(work, "no", "apply", "-c", config)
+    assert code == 1
+    assert "Only 'yes' will be accepted" in shown and "Apply cancelled." in shown
+    assert work.live("t") == []
+    code, shown = run_on_terminal(work, "yes", "apply", "-c", config)
+    assert code == 0, shown
+    assert "Apply complete: 2 created" in shown
+    work.assert_converged(config, "t", 2)
