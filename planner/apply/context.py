@@ -68,6 +68,14 @@ class Run:
         async with self.limiter:
             return await send()
 
+    async def submit(self, send: Callable[[], Awaitable[T]]) -> T | None:
+        """Like `request`, but only if the apply was not told to stop meanwhile (None):
+        a stop keeps new work from being sent, whenever its slot comes free."""
+        async with self.limiter:
+            if self.stop.is_set():
+                return None
+            return await send()
+
     def begin(self, result: DeploymentResult, status: str) -> None:
         if result.started is None:
             result.started = self.options.clock()

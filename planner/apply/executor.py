@@ -67,6 +67,7 @@ async def execute_plan(
         results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
     )
     result = ApplyResult(results=list(run.results.values()), mode=plan.mode)
+    started = run.options.clock()
     run.reporter.begin(result.results)
     try:
         await record_no_ops(run, plan)
@@ -76,6 +77,7 @@ async def execute_plan(
     finally:
         result.interrupted = run.stop.is_set()
         await run.recorder.commit()  # whatever a cancelled operation changed last
+        result.seconds = run.options.clock() - started
         run.reporter.end(result)
     return result
 
@@ -182,10 +184,13 @@ async def run_all(run: Run, operations: list[Coroutine[Any, Any, None]]) -> None
     if not tasks:
         return
     stopped = asyncio.ensure_future(run.stop.wait())
+    pending: set[asyncio.Future[Any]] = set(tasks)
     try:
-        await asyncio.wait([*tasks, stopped], return_when=asyncio.FIRST_COMPLETED)
-        while not all(t.done() for t in tasks) and not run.stop.is_set():
-            await asyncio.wait([*tasks, stopped], return_when=asyncio.FIRST_COMPLETED)
+        while pending and not run.stop.is_set():
+            _, pending = await asyncio.wait(
+                pending | {stopped}, return_when=asyncio.FIRST_COMPLETED
+            )
+            pending.discard(stopped)
         if run.stop.is_set():
             await asyncio.wait(tasks, timeout=run.options.interrupt_grace)
     except asyncio.CancelledError:

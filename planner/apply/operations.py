@@ -8,6 +8,7 @@ that deployment only; the others carry on.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 
 from planner.api.errors import ConflictError
 from planner.api.models import (
@@ -22,7 +23,7 @@ from planner.apply.context import Run
 from planner.apply.records import recorded_from, with_revision
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd, wait_for_revision, wait_until_gone
-from planner.errors import ApplyError
+from planner.errors import ApiError, ApplyError
 from planner.plan.body import planned_create_body, planned_patch_body
 from planner.plan.model import Action, Change
 from planner.state.document import PendingIntent
@@ -48,49 +49,68 @@ async def apply_change(run: Run, change: Change, intent: PendingIntent | None = 
 async def create(
     run: Run, change: Change, result: DeploymentResult, intent: PendingIntent | None = None
 ) -> None:
-    """Journal, POST, record; then follow the first revision."""
+    """Journal, POST, record; then follow the first revision.
+
+    The journal write happens before a request slot is taken, so the intents of many
+    creates share one write; the record is written after the slot is given back."""
     desired = run.desired[change.name]
-    async with run.limiter:
-        if run.stop.is_set():
-            run.finish(result, Outcome.NOT_STARTED, "not started")
-            return
-        run.begin(result, "creating")
-        intent = intent or await run.recorder.journal_create(change.name)
-        body = planned_create_body(change, desired.secret_values())
-        deployment = await post(run, DeploymentCreate.model_validate(body))
-        await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    if run.stop.is_set():
+        run.finish(result, Outcome.NOT_STARTED, "not started")
+        return
+    intent = intent or await run.recorder.journal_create(change.name)
+    body = planned_create_body(change, desired.secret_values())
+    try:
+        deployment = await post(run, result, DeploymentCreate.model_validate(body))
+    except ApiError as error:
+        if error.status is not None and 400 <= error.status < 500:
+            await run.recorder.drop(intent)  # refused: nothing was created
+        raise
+    if deployment is None:
+        await run.recorder.drop(intent)
+        run.finish(result, Outcome.NOT_STARTED, "not started")
+        return
+    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
     result.deployment_id = deployment.id
     await follow(run, result, deployment.latest_revision_id)
 
 
-async def post(run: Run, create: DeploymentCreate) -> Deployment:
-    """POST; a name still held by a deployment being deleted is waited out, once."""
+async def post(run: Run, result: DeploymentResult, create: DeploymentCreate) -> Deployment | None:
+    """POST (None when stopped before it was sent); a name still held by a deployment
+    being deleted is waited out, once."""
+
+    def send() -> Awaitable[Deployment]:
+        run.begin(result, "creating")
+        return run.client.create_deployment(create)
+
     try:
-        return await run.client.create_deployment(create)
+        return await run.submit(send)
     except ConflictError:
-        holder = await run.client.find_by_name(create.name)
+        holder = await run.request(lambda: run.client.find_by_name(create.name))
         if holder is None or holder.status != DeploymentStatus.AWAITING_DELETE:
             raise
+    run.status(result, "waiting for the name to be free")
     gone = await wait_until_gone(run.waiting, holder.id)
     if gone.end is not WaitEnd.FINAL:
-        raise ApplyError(f"{create.name}: the name is still held by deployment {holder.id}")
-    return await run.client.create_deployment(create)
+        raise ApplyError(f"the name is still held by deployment {holder.id}")
+    return await run.submit(send)
 
 
 async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     """One PATCH carrying every change of the deployment; follow its revision if it made one."""
     desired = run.desired[change.name]
     assert change.deployment_id is not None  # update/new_revision target a recorded id
-    async with run.limiter:
-        if run.stop.is_set():
-            run.finish(result, Outcome.NOT_STARTED, "not started")
-            return
+    deployment_id = change.deployment_id
+    update = DeploymentPatch.model_validate(planned_patch_body(change, desired.secret_values()))
+
+    def send() -> Awaitable[Deployment]:
         run.begin(result, "updating")
-        body = planned_patch_body(change, desired.secret_values())
-        deployment = await run.client.patch_deployment(
-            change.deployment_id, DeploymentPatch.model_validate(body)
-        )
-        await run.recorder.record(recorded_from(desired, deployment, run.digest_key))
+        return run.client.patch_deployment(deployment_id, update)
+
+    deployment = await run.submit(send)
+    if deployment is None:
+        run.finish(result, Outcome.NOT_STARTED, "not started")
+        return
+    await run.recorder.record(recorded_from(desired, deployment, run.digest_key))
     if change.action is Action.UPDATE:
         run.finish(result, Outcome.SUCCEEDED, "updated")
         return

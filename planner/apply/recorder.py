@@ -76,6 +76,11 @@ class StateRecorder:
         await self.commit()
         return intent
 
+    async def drop(self, intent: PendingIntent) -> None:
+        """Clear a journalled create that was never sent (or was refused)."""
+        self.doc.clear_intent(intent)
+        await self.commit()
+
     async def record(
         self, recorded: RecordedDeployment, *, done: PendingIntent | None = None
     ) -> None:
@@ -83,19 +88,6 @@ class StateRecorder:
         if done is not None:
             self.doc.clear_intent(done)
         await self.commit()
-
-    async def forget(self, names: list[str], *, then_create: bool = False) -> list[PendingIntent]:
-        """Forget deleted deployments; with `then_create`, journal their re-creation in
-        the same write (a replace), so no moment exists where neither is recorded."""
-        intents = []
-        for name in names:
-            if name in self.doc.deployments:
-                self.doc.forget(name)
-            if then_create:
-                intents.append(self.doc.add_intent("create", name))
-        if names:
-            await self.commit()
-        return intents
 
     def current(self, name: str) -> RecordedDeployment | None:
         return self.doc.deployments.get(name)

@@ -53,6 +53,7 @@ class ApplyResult:
     results: list[DeploymentResult] = field(default_factory=list)
     interrupted: bool = False
     mode: str = "normal"
+    seconds: float = 0.0
 
     @property
     def failed(self) -> list[DeploymentResult]:
@@ -67,7 +68,9 @@ class ApplyResult:
         return sum(1 for r in self.results if r.action is action and r.outcome in wanted)
 
     def summary_line(self) -> str:
-        """`Apply complete: 2 created, 1 updated, 3 new revisions, 1 deleted, 0 failed.`"""
+        """`Apply complete: 2 created, 1 updated, 3 new revisions, 1 deleted, 0 failed (4.2s).`
+
+        The time is the whole run's (left out when not measured)."""
         parts = [
             f"{self.count(Action.CREATE)} created",
             f"{self.count(Action.UPDATE)} updated",
@@ -85,7 +88,8 @@ class ApplyResult:
             parts = [parts[3], *parts[-2 if not_started else -1 :]]
         verb = "Destroy" if self.mode == "destroy" else "Apply"
         state = "interrupted" if self.interrupted else "complete"
-        return f"{verb} {state}: {', '.join(parts)}."
+        took = f" ({self.seconds:.1f}s)" if self.seconds else ""
+        return f"{verb} {state}: {', '.join(parts)}{took}."
 
 
 def _count(n: int, noun: str) -> str:

@@ -22,7 +22,7 @@ from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.state import InMemoryBackend, StateDocument
 
-FAST_POLL = PollPolicy(initial=0.02, factor=1.5, maximum=0.1, jitter=0.0)
+FAST_POLL = PollPolicy(initial=0.02, maximum=0.1, jitter=0.0)
 FAST = ApplyOptions(poll=FAST_POLL, wait_timeout=20.0, interrupt_grace=5.0)
 
 

@@ -46,6 +46,12 @@ def test_an_interrupted_apply_says_so_and_counts_what_never_started() -> None:
     )
 
 
+def test_the_summary_ends_with_the_run_time_when_measured() -> None:
+    """A measured run says how long it took, to a tenth of a second."""
+    result = ApplyResult(results=[row("a", Action.CREATE, Outcome.SUCCEEDED)], seconds=3.14159)
+    assert result.summary_line().endswith("0 failed (3.1s).")
+
+
 def test_destroy_summary_counts_deletions_only() -> None:
     """A destroy reports what was deleted and what failed."""
     result = ApplyResult(

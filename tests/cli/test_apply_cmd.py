@@ -19,7 +19,7 @@ def test_auto_approve_creates_everything_and_the_next_plan_is_empty(scenario: Sc
     result = scenario.cli("apply", "--auto-approve")
     assert result.code == 0, result.out + result.err
     assert "+ api will be created" in result.out
-    assert "Apply complete: 2 created, 0 updated, 0 new revisions, 0 deleted, 0 failed." in (
+    assert "Apply complete: 2 created, 0 updated, 0 new revisions, 0 deleted, 0 failed (" in (
         result.out
     )
     assert "DEPLOYED" in result.out

@@ -25,7 +25,7 @@ def test_destroy_deletes_every_managed_deployment_and_nothing_else(scenario: Sce
     result = scenario.cli("destroy", "--auto-approve")
     assert result.code == 0, result.out + result.err
     assert "- api will be deleted" in result.out
-    assert "Destroy complete: 2 deleted, 0 failed." in result.out
+    assert "Destroy complete: 2 deleted, 0 failed (" in result.out
     assert scenario.state().deployments == {}  # type: ignore[union-attr]
     live = statuses_on_server(scenario)
     assert live.pop("outsider") != "AWAITING_DELETE"
@@ -45,4 +45,4 @@ def test_destroy_with_an_empty_state_does_nothing(scenario: Scenario) -> None:
     """With nothing managed, destroy says there is nothing to do and exits 0."""
     result = scenario.cli("destroy", "--auto-approve")
     assert result.code == 0, result.out + result.err
-    assert "Destroy complete: 0 deleted, 0 failed." in result.out
+    assert "Destroy complete: 0 deleted, 0 failed (" in result.out

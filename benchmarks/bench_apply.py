@@ -1,0 +1,228 @@
+"""Benchmark `planner apply` against `planner serve` on loopback (prints a table; not a test).
+
+    python benchmarks/bench_apply.py [--count 100] [--baseline-count 100]
+
+Starts `planner serve --build-seconds 1 --deploy-seconds 1` on a free port with a fresh
+database, then measures, each as its own process:
+- `planner apply` creating COUNT git_host deployments (one revision each: build 1 s +
+  deploy 1 s), then a new revision for all of them, then `planner destroy`;
+- a sequential baseline through the same client (`ControlPlaneClient`): create one
+  deployment and wait for its revision, then the next; likewise for the new revisions;
+  one bulk DELETE per deployment.
+Per phase: wall time of the process (Python start-up and planning included), the
+apply's own time (from its summary line), requests the server counted (`controlplane_requests_total` on
+`/v2/...` routes, from `GET /metrics`) and the peak RSS of the process (wait4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+API_KEY = "bench-key"
+INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"
+REQUESTS = re.compile(r'^controlplane_requests_total\{[^}]*route="(/v2[^"]*)"[^}]*\} (\S+)$')
+
+
+@dataclass
+class Row:
+    name: str
+    seconds: float
+    requests: int
+    peak_mb: float
+    engine: float | None = None  # the apply's own time (its summary line), no startup
+
+
+SUMMARY_TIME = re.compile(r"complete: .*\((\d+\.\d)s\)\.$", re.MULTILINE)
+
+
+def config_text(count: int, ref: str) -> str:
+    return "".join(
+        f'[deployments.bench-{i:03d}]\nsource = "git_host"\n'
+        f"[deployments.bench-{i:03d}.source_config]\n"
+        f'integration_id = "{INTEGRATION}"\n'
+        f'repo_url = "https://git.example.com/acme/bench-{i:03d}"\n'
+        f"[deployments.bench-{i:03d}.source_revision_config]\n"
+        f'repo_ref = "{ref}"\nagent_config_path = "agent.json"\n\n'
+        for i in range(count)
+    )
+
+
+def requests_so_far(url: str) -> int:
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return sum(int(float(m.group(2))) for line in text.splitlines() if (m := REQUESTS.match(line)))
+
+
+def measured(name: str, url: str, argv: list[str], cwd: Path, env: dict[str, str]) -> Row:
+    """Run ARGV as a child; its wall time, the requests it made, its peak RSS."""
+    before = requests_so_far(url)
+    started = time.monotonic()
+    process = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.monotonic() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    out, err = process.communicate()
+    if process.returncode != 0:
+        sys.exit(f"{name} failed ({process.returncode}):\n{out.decode()}\n{err.decode()}")
+    found = SUMMARY_TIME.search(out.decode())
+    engine = float(found.group(1)) if found else None
+    return Row(name, seconds, requests_so_far(url) - before, usage.ru_maxrss / 1024, engine)
+
+
+def start_server(workdir: Path) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "planner",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            str(workdir / "bench.db"),
+            "--api-key",
+            API_KEY,
+            "--build-seconds",
+            "1",
+            "--deploy-seconds",
+            "1",
+            "--delete-seconds",
+            "1",
+        ],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://"):
+        process.kill()
+        sys.exit(f"planner serve did not start: {url!r}")
+    return process, url
+
+
+# --- the sequential baseline (run in a child process: `bench_apply.py _baseline ...`) ---
+
+
+async def baseline(url: str, phase: str, count: int, ids_file: Path) -> None:
+    from planner.api.client import ControlPlaneClient
+    from planner.api.models import (
+        DeploymentCreate,
+        DeploymentPatch,
+        SourceRevisionConfig,
+        is_final_revision_status,
+    )
+    from planner.apply.waiter import PollPolicy
+
+    policy = PollPolicy()  # the same pauses as apply's waits
+
+    async def wait(client: ControlPlaneClient, deployment_id: str, revision_id: str) -> None:
+        started = time.monotonic()
+        while True:
+            revision = await client.get_revision(deployment_id, revision_id)
+            if is_final_revision_status(str(revision.status)):
+                return
+            await asyncio.sleep(policy.delay(time.monotonic() - started))
+
+    async with ControlPlaneClient(url, API_KEY) as client:
+        if phase == "create":
+            ids = []
+            for i in range(count):
+                body = {
+                    "name": f"base-{i:03d}",
+                    "source": "git_host",
+                    "source_config": {
+                        "integration_id": INTEGRATION,
+                        "repo_url": f"https://git.example.com/acme/base-{i:03d}",
+                    },
+                    "source_revision_config": {"repo_ref": "main", "agent_config_path": "a.json"},
+                }
+                created = await client.create_deployment(DeploymentCreate.model_validate(body))
+                assert created.latest_revision_id is not None
+                await wait(client, created.id, created.latest_revision_id)
+                ids.append(created.id)
+            ids_file.write_text(json.dumps(ids))
+        elif phase == "revision":
+            patch = DeploymentPatch(source_revision_config=SourceRevisionConfig(repo_ref="v2"))
+            for deployment_id in json.loads(ids_file.read_text()):
+                patched = await client.patch_deployment(deployment_id, patch)
+                assert patched.latest_revision_id is not None
+                await wait(client, deployment_id, patched.latest_revision_id)
+        else:
+            for deployment_id in json.loads(ids_file.read_text()):
+                await client.delete_deployments([deployment_id])
+
+
+def run_benchmark(count: int, baseline_count: int) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="bench-apply-") as tmp:
+        workdir = Path(tmp)
+        server, url = start_server(workdir)
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")},
+            "PLANNER_BASE_URL": url,
+            "PLANNER_API_KEY": API_KEY,
+            "PLANNER_STATE_DIR": str(workdir / "state"),
+        }
+        config = workdir / "bench.toml"
+        planner = [sys.executable, "-m", "planner"]
+        try:
+            config.write_text(config_text(count, "main"))
+            apply = [*planner, "apply", "-c", str(config), "--auto-approve"]
+            rows.append(measured(f"apply: create {count}", url, apply, workdir, env))
+            config.write_text(config_text(count, "v2"))
+            rows.append(measured(f"apply: new revision x{count}", url, apply, workdir, env))
+            destroy = [*planner, "destroy", "-c", str(config), "--auto-approve"]
+            rows.append(measured(f"destroy: delete {count}", url, destroy, workdir, env))
+            me = [sys.executable, __file__, "_baseline", url, str(baseline_count)]
+            ids = str(workdir / "ids.json")
+            for phase, label in (
+                ("create", "create"), ("revision", "new revision x"), ("delete", "delete"),
+            ):  # fmt: skip
+                name = f"sequential: {label.rstrip('x ')} {baseline_count}"
+                rows.append(measured(name, url, [*me, phase, ids], workdir, env))
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    print(f"{'phase':<30} {'process s':>9} {'apply s':>8} {'requests':>9} {'peak RSS MB':>12}")
+    for row in rows:
+        engine = f"{row.engine:.1f}" if row.engine is not None else "-"
+        print(
+            f"{row.name:<30} {row.seconds:>9.2f} {engine:>8} {row.requests:>9} {row.peak_mb:>12.1f}"
+        )
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "_baseline":
+        url, count, phase, ids_file = sys.argv[2:6]
+        asyncio.run(baseline(url, phase, int(count), Path(ids_file)))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=100, help="deployments (default 100)")
+    parser.add_argument(
+        "--baseline-count", type=int, default=100, help="deployments in the sequential baseline"
+    )
+    args = parser.parse_args()
+    print_table(run_benchmark(args.count, args.baseline_count))
+
+
+if __name__ == "__main__":
+    main()
