@@ -10,8 +10,9 @@ database, then measures, each as its own process:
   deployment and wait for its revision, then the next; likewise for the new revisions;
   one bulk DELETE per deployment.
 Per phase: wall time of the process (Python start-up and planning included), the
-apply's own time (from its summary line), requests the server counted (`controlplane_requests_total` on
-`/v2/...` routes, from `GET /metrics`) and the peak RSS of the process (wait4).
+apply's own time (from its summary line), requests the server counted
+(`controlplane_requests_total` on `/v2/...` routes, from `GET /metrics`) and the peak
+RSS of the process (wait4).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def start_server(workdir: Path) -> tuple[subprocess.Popen[str], str]:
             "1",
             "--delete-seconds",
             "1",
-        ],  # fmt: skip
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

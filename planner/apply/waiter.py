@@ -1,10 +1,10 @@
 """Waiting for revisions to finish and deployments to be gone, many at once.
 
 One task per deployment polls with a growing, jittered delay (0.2 s growing to 5 s by
-default, see `PollPolicy`), holding a slot of the shared request limiter only while a request is in flight,
-so `--parallelism` bounds requests, not waiters. A poll ends on a final status (DEPLOYED,
-SKIPPED, `*_FAILED`), at the deadline, or when the apply is told to stop. INTERRUPTED and
-UNKNOWN are not final: polling goes on.
+default, see `PollPolicy`), holding a slot of the shared request limiter only while a
+request is in flight, so `--parallelism` bounds requests, not waiters. A poll ends on a
+final status (DEPLOYED, SKIPPED, `*_FAILED`), at the deadline, or when the apply is told
+to stop. INTERRUPTED and UNKNOWN are not final: polling goes on.
 """
 
 from __future__ import annotations
