@@ -132,7 +132,8 @@ class LiveReporter:
         self._progress.update(self._task, completed=done)
 
     def end(self, result: ApplyResult) -> None:
-        self.update(result.results[0]) if result.results else None
+        done = sum(1 for r in self._rows if r.outcome is not Outcome.NOT_STARTED)
+        self._progress.update(self._task, completed=done)
         self._live.stop()
 
     def _render(self) -> RenderableType:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from planner.apply import ApplyOptions, ApplyResult, execute_plan
-from planner.apply.progress import make_reporter
+from planner.apply.progress import NullReporter, make_reporter
 from planner.cli.common import (
     add_config_option,
     add_endpoint_options,
@@ -77,12 +77,22 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--wait-timeout",
-        type=float,
+        type=seconds,
         default=1800.0,
         metavar="SECONDS",
         help="how long to wait for each revision (default: 1800)",
     )
     add_lock_timeout_option(parser)
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    return value
 
 
 def positive_int(text: str) -> int:
@@ -134,11 +144,12 @@ async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation
 async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:
     """Record what an apply that stopped mid-way created (journalled, never recorded),
     so it is neither created twice nor forgotten; then clear the journal."""
-    if not pending_create_names(doc):
+    intents = [i for i in doc.pending if i.op == "create"]
+    if not intents:
         return
-    observed = await ws.refresh(doc, [])
+    found = (await ws.refresh(doc, [])).pending_found if pending_create_names(doc) else {}
     key = ws.digest_key(doc)
-    for name, deployment in sorted(observed.pending_found.items()):
+    for name, deployment in sorted(found.items()):
         wanted = ws.config.deployments.get(name)
         if wanted is not None:
             doc.record(observed_record(wanted, deployment, key))
@@ -151,7 +162,7 @@ async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:
             "recording it.",
             markup=False,
         )
-    for intent in [i for i in doc.pending if i.op == "create"]:
+    for intent in intents:
         doc.clear_intent(intent)
     ws.backend.write(doc)
 
@@ -189,7 +200,9 @@ async def execute(
     options = ApplyOptions(
         parallelism=args.parallelism, wait=not args.no_wait, wait_timeout=args.wait_timeout
     )
-    reporter = make_reporter(console, live=console.is_terminal and plan.has_changes)
+    reporter = (
+        make_reporter(console, live=console.is_terminal) if plan.has_changes else NullReporter()
+    )
     with interrupts(stop, console.print):
         return await execute_plan(
             plan,
