@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from planner.state import LocalFileBackend, StateDocument
+from planner.controlplane.settings import DEFAULT_TENANT_ID
+from planner.state import LocalFileBackend, StateDocument, embedded_endpoint
 from tests.cli.conftest import Scenario
 
 
@@ -125,3 +126,19 @@ def test_foreign_state_is_refused(scenario: Scenario) -> None:
     assert "belongs to another control plane or workspace" in result.err
     assert "https://other.example.com" in result.err
     assert "embedded:" in result.err
+
+
+def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -> None:
+    """A name with a pending create intent found remotely is no import error: the plan
+    warns that the next apply records it, and plans it against its live values."""
+    made = scenario.create_remote("worker")
+    doc = StateDocument.new(embedded_endpoint(scenario.db_path), DEFAULT_TENANT_ID)
+    doc.add_intent("create", "worker")
+    LocalFileBackend(scenario.state_path).write(doc)
+    result = scenario.plan("--only", "worker", "--format", "json")
+    plan = json.loads(result.out)
+    assert result.code == 0, result.out
+    assert plan["errors"] == []
+    assert plan["changes"][0]["action"] == "no_op"
+    assert plan["changes"][0]["deployment_id"] == made.id
+    assert "stopped before recording it" in plan["warnings"][0]["message"]
