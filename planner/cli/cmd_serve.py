@@ -13,6 +13,7 @@ import asyncio
 import secrets
 import signal
 import socket
+import sqlite3
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,9 +38,18 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="run the local control plane",
         description="Run the local control plane (the API of the deployment control plane).",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=port_number, default=8123, help="0 picks a free port")
-    parser.add_argument("--db", type=Path, default=DEFAULTS.db_path, help="SQLite file")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=8123,
+        help="port; 0 picks a free one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--db", type=Path, default=DEFAULTS.db_path, help="SQLite file (default: %(default)s)"
+    )
     parser.add_argument(
         "--api-key",
         dest="api_keys",
@@ -47,37 +57,68 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         type=api_key_grant,
         default=[],
         metavar="KEY[:TENANT]",
-        help="grant KEY access to workspace TENANT (a uuid; default workspace if left out); "
-        "repeat a key with several tenants to span workspaces",
+        help="grant KEY access to workspace TENANT (a uuid; the default workspace if left "
+        "out); repeat a key with several tenants to span workspaces; none: a new key is "
+        "generated and printed",
     )
     add_timing_options(parser)
     add_fault_options(parser)
-    parser.add_argument("--mode", choices=[m.value for m in Mode], default=DEFAULTS.mode.value)
-    parser.add_argument("--seed", type=Path, default=None, metavar="FILE", help="seed data")
+    parser.add_argument(
+        "--mode",
+        choices=[m.value for m in Mode],
+        default=DEFAULTS.mode.value,
+        help="which sources are available (cloud: git_host, internal_*; self-hosted: "
+        "external_docker, API also under /api-host; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="seed data, TOML or JSON (default: the packaged default_seed.toml)",
+    )
     parser.set_defaults(func=run)
 
 
 def add_timing_options(parser: argparse.ArgumentParser) -> None:
     for name, default, what in (
-        ("--build-seconds", DEFAULTS.build_seconds, "build"),
-        ("--deploy-seconds", DEFAULTS.deploy_seconds, "deploy"),
-        ("--delete-seconds", DEFAULTS.delete_seconds, "deletion"),
+        ("--build-seconds", DEFAULTS.build_seconds, "time a revision spends building"),
+        ("--deploy-seconds", DEFAULTS.deploy_seconds, "time a revision spends deploying"),
+        ("--delete-seconds", DEFAULTS.delete_seconds, "time a deployment spends being deleted"),
     ):
         parser.add_argument(
-            name, type=seconds, default=default, metavar="S", help=f"{what} time (s)"
+            name, type=seconds, default=default, metavar="S", help=f"{what} (default: %(default)s)"
         )
 
 
 def add_fault_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--latency-ms", type=count, default=0, metavar="N", help="added latency")
     parser.add_argument(
-        "--error-rate", type=rate, default=0.0, metavar="R", help="share of 503s, 0..1"
+        "--latency-ms",
+        type=count,
+        default=0,
+        metavar="N",
+        help="delay added to each request (default: 0)",
     )
     parser.add_argument(
-        "--rate-limit", type=count, default=0, metavar="N", help="requests per key per second"
+        "--error-rate",
+        type=rate,
+        default=0.0,
+        metavar="R",
+        help="share of requests answered 503, 0..1 (default: 0)",
     )
     parser.add_argument(
-        "--random-seed", type=int, default=DEFAULTS.random_seed, help="seed of the 503 stream"
+        "--rate-limit",
+        type=count,
+        default=0,
+        metavar="N",
+        help="requests per key per second, excess gets 429 (default: 0, no limit)",
+    )
+    parser.add_argument(
+        "--random-seed",
+        type=int,
+        default=DEFAULTS.random_seed,
+        metavar="N",
+        help="seed of the random stream behind --error-rate (default: %(default)s)",
     )
 
 
@@ -160,6 +201,13 @@ def settings_from_args(args: argparse.Namespace, api_keys: dict[str, list[str]])
     )
 
 
+def open_app(settings: ServerSettings) -> Any:
+    try:
+        return create_app(settings)
+    except sqlite3.Error as exc:
+        raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
+
+
 def bind_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -181,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     grants = key_grants(args.api_keys or [(str(generated), DEFAULT_TENANT_ID)])
     settings = settings_from_args(args, grants)
     settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings)  # a bad seed file fails here, before listening
+    app = open_app(settings)  # a bad seed file or db fails here, before listening
     sock = bind_socket(args.host, args.port)
     url = base_url(args.host, sock.getsockname()[1])
 

@@ -22,7 +22,13 @@ from planner import __version__
 from planner.api.rules import Mode
 from planner.controlplane import catalog, deployments, metrics
 from planner.controlplane.faults import FaultMiddleware
-from planner.controlplane.metrics import MetricsMiddleware, Registry, RouteTable
+from planner.controlplane.metrics import (
+    Gauge,
+    LabelSet,
+    MetricsMiddleware,
+    Registry,
+    RouteTable,
+)
 from planner.controlplane.openapi import install_openapi
 from planner.controlplane.seed import load_catalog
 from planner.controlplane.settings import ServerSettings
@@ -97,6 +103,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.state.catalog = catalog_data
     app.state.metrics = Registry(mode=str(settings.mode))
     app.state.store = Store(settings)
+    app.state.metrics.gauges.append(deployments_gauge(app.state.store, settings))
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(Exception, on_unexpected_error)
@@ -105,6 +112,17 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     install_openapi(app)
     add_middleware(app, settings)
     return app
+
+
+def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
+    """Deployments stored (being deleted included) per workspace that some key may use."""
+
+    def read() -> list[tuple[LabelSet, float]]:
+        tenants = sorted({t for ts in settings.api_keys.values() for t in ts})
+        with store.transaction() as tx:
+            return [((("tenant_id", t),), tx.count_deployments(t)) for t in tenants]
+
+    return Gauge("controlplane_deployments", "Deployments stored, per workspace.", read)
 
 
 def add_middleware(app: FastAPI, settings: ServerSettings) -> None:

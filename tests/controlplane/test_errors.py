@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from planner.api.models import ErrorBody, HTTPValidationError
 from planner.api.rules import Mode
-from planner.controlplane.app import validation_problems
+from planner.controlplane.app import create_app, validation_problems
 from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
 
 
@@ -77,8 +77,6 @@ def test_cloud_mode_has_no_api_host_prefix(cp_client: TestClient) -> None:
 
 def test_store_closes_on_shutdown(cp_settings: ServerSettings) -> None:
     """Leaving the app's lifespan closes the store."""
-    from planner.controlplane.app import create_app
-
     app = create_app(cp_settings)
     closed: list[bool] = []
     original_close = app.state.store.close
@@ -91,3 +89,19 @@ def test_store_closes_on_shutdown(cp_settings: ServerSettings) -> None:
     with TestClient(app):
         assert closed == []
     assert closed == [True]
+
+
+def test_unexpected_error_is_500_detail_and_counted(cp_settings: ServerSettings) -> None:
+    """A handler crashing answers 500 `{detail}` without internals, and metrics count the 500."""
+    app = create_app(cp_settings)
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("internal secret state")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/boom")
+        metrics = client.get("/metrics").text
+    assert response.status_code == 500
+    assert response.json() == {"detail": "Internal server error."}
+    assert 'controlplane_requests_total{method="GET",route="unmatched",status="500"} 1' in metrics

@@ -90,3 +90,23 @@ def test_counters_are_thread_safe() -> None:
         thread.join()
     assert family.value("v") == 8000
     assert 't_total{k="v"} 8000' in family.render()
+
+
+def test_deployments_gauge_counts_per_workspace(cp_client: TestClient) -> None:
+    """controlplane_deployments shows the workspace's count, rising after a create."""
+    gauge = 'controlplane_deployments{tenant_id="00000000-0000-4000-8000-000000000001"}'
+    assert f"{gauge} 0" in cp_client.get("/metrics").text
+    body = {
+        "name": "metered",
+        "source": "git_host",
+        "source_config": {
+            "integration_id": INTEGRATION,
+            "repo_url": "https://git.example.com/acme/support-agent",
+        },
+        "source_revision_config": {"repo_ref": "main", "agent_config_path": "agent.json"},
+        "secrets": [],
+    }
+    assert cp_client.post("/v2/deployments", json=body).status_code == 201
+    text = cp_client.get("/metrics").text
+    assert f"{gauge} 1" in text
+    assert "# TYPE controlplane_deployments gauge" in text
