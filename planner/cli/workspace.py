@@ -103,6 +103,8 @@ class Workspace:
         return digest_key(self._api_key, doc.lineage)
 
     async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
+        """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may
+        be passed: recorded ones are looked up only when gone remotely)."""
         return await refresh_observed(
             self.client,
             doc.deployments,
@@ -117,7 +119,7 @@ class Workspace:
         planned as if recorded with its observed values (the next apply records it).
         """
         desired = self.config.deployments
-        observed = await self.refresh(doc, set(desired) - set(doc.deployments))
+        observed = await self.refresh(doc, desired)
         key = self.digest_key(doc)
         recorded: dict[str, RecordedDeployment] = dict(doc.deployments)
         live = dict(observed.by_name)

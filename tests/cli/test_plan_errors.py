@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 
+from planner.api.errors import ConflictError
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.state import LocalFileBackend, StateDocument, embedded_endpoint
 from tests.cli.conftest import Scenario
@@ -57,6 +59,30 @@ def test_unmanaged_existing_name_prints_the_import_command(scenario: Scenario) -
     assert f"`planner import worker {worker.id}`" in result.out
     plan = json.loads(scenario.plan("--format", "json").out)
     assert {c["name"]: c["action"] for c in plan["changes"]} == {"api": "create"}
+
+
+def test_recreated_outside_under_the_same_name_is_an_error_not_a_duplicate(
+    scenario: Scenario,
+) -> None:
+    """A managed deployment deleted outside and re-created outside under its name is an
+    error naming the new id and the way to adopt it, never a second create."""
+    old = scenario.adopt("worker")
+    scenario.delete(old.id)
+    again = None
+    for _ in range(100):  # deletion is asynchronous: the name frees up once it is gone
+        try:
+            again = scenario.create_remote("worker")
+            break
+        except ConflictError:
+            time.sleep(0.05)
+    assert again is not None
+    result = scenario.plan("--format", "json")
+    assert result.code == 1
+    plan = json.loads(result.out)
+    assert [c["name"] for c in plan["changes"] if c["action"] == "create"] == ["api"]
+    (error,) = [e for e in plan["errors"] if e["name"] == "worker"]
+    assert again.id in error["message"]
+    assert f"planner state rm worker && planner import worker {again.id}" in error["hint"]
 
 
 def test_import_then_plan_clears_the_error(scenario: Scenario) -> None:
