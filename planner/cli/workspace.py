@@ -30,6 +30,7 @@ from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Plan, PlanWarning
 from planner.plan.refresh import Observed, observed_record, pending_create_names, refresh_observed
 from planner.secrets import digest_key
+from planner.state.backend import read_or_create
 from planner.state.document import StateDocument
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
@@ -95,17 +96,15 @@ class Workspace:
 
     def read_state(self) -> StateDocument:
         """The state (a new, unwritten one if there is none), refused if it is foreign."""
-        doc = self.backend.read()
-        if doc is None:
-            return StateDocument.new(self.endpoint, self.tenant_id)
-        doc.check_belongs_to(self.endpoint, self.tenant_id, source=self.backend.location)
-        return doc
+        return read_or_create(self.backend, self.endpoint, self.tenant_id)
 
     def digest_key(self, doc: StateDocument) -> bytes:
         """The key of the secret digests recorded in DOC (API key x the state's lineage)."""
         return digest_key(self._api_key, doc.lineage)
 
     async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
+        """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may
+        be passed: recorded ones are looked up only when gone remotely)."""
         return await refresh_observed(
             self.client,
             doc.deployments,
@@ -120,7 +119,7 @@ class Workspace:
         planned as if recorded with its observed values (the next apply records it).
         """
         desired = self.config.deployments
-        observed = await self.refresh(doc, set(desired) - set(doc.deployments))
+        observed = await self.refresh(doc, desired)
         key = self.digest_key(doc)
         recorded: dict[str, RecordedDeployment] = dict(doc.deployments)
         live = dict(observed.by_name)

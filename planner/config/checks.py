@@ -123,7 +123,7 @@ def check_secret_references(desired: DesiredDeployment) -> list[Problem]:
 
 
 def check_ignore_changes(paths: tuple[str, ...], loc: Loc) -> list[Problem]:
-    """Every ignore_changes entry must name a field of the deployment (see docs/config.md)."""
+    """Every ignore_changes entry must name a field of the deployment (README: "Lifecycle")."""
     known = ignorable_paths()
     problems = []
     for index, path in enumerate(paths):

@@ -28,7 +28,9 @@ from planner.config.reader import read_raw
 from planner.config.secret_values import resolve_secrets
 from planner.errors import ConfigError
 
-CONFIG_HINT = "fix the problems listed above (the format is described in docs/config.md)"
+CONFIG_HINT = (
+    "fix the problems listed above (the format is described in README.md, 'The config file')"
+)
 
 
 def load_config(

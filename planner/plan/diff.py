@@ -78,7 +78,8 @@ def make_plan(
     """The plan that converges the selected deployments to the config.
 
     `observed` holds the live deployment of each recorded name (None: deleted outside);
-    `unmanaged_existing` maps desired names that are not in the state but exist remotely
+    `unmanaged_existing` maps desired names that are not in the state, or whose recorded
+    deployment is gone, but exist remotely
     to their ids (a plan error: they must be imported, never created twice).
     """
     opts = options or PlanOptions()
@@ -136,7 +137,7 @@ def plan_deployment(
     if recorded is None:
         _plan_new(out, subject, existing_id, key)
     elif observed is None:
-        _plan_gone(out, subject, key, destroy=options.destroy)
+        _plan_gone(out, subject, key, existing_id, destroy=options.destroy)
     elif desired is None or options.destroy:
         _protect(out, subject, "deleted")
         out.changes.append(build_delete(recorded, observed))
@@ -167,9 +168,26 @@ def _plan_new(out: _Outcome, subject: _Subject, existing_id: str | None, key: by
     )
 
 
-def _plan_gone(out: _Outcome, subject: _Subject, key: bytes, *, destroy: bool) -> None:
-    """A recorded deployment deleted outside the planner: create it again if still wanted."""
+def _plan_gone(
+    out: _Outcome, subject: _Subject, key: bytes, existing_id: str | None, *, destroy: bool
+) -> None:
+    """A recorded deployment deleted outside the planner: create it again if still wanted.
+
+    If another deployment of that name exists now (re-created outside the planner), creating
+    would duplicate it: that is an error naming the way to adopt it instead.
+    """
     note = "deleted outside the planner"
+    if subject.desired is not None and not destroy and existing_id is not None:
+        command = f"planner state rm {subject.name} && planner import {subject.name} {existing_id}"
+        out.errors.append(
+            PlanProblem(
+                name=subject.name,
+                message=f"{subject.name} was deleted outside the planner and a deployment of "
+                f"that name exists again (id {existing_id}), not the one in the state",
+                hint=f"`{command}` adopts the new one; or rename the deployment in the config",
+            )
+        )
+        return
     if subject.desired is not None and not destroy:
         out.changes.append(build_create(subject.desired, key, [f"{note}: will be created again"]))
         return

@@ -8,6 +8,8 @@
   names, one `name_contains` lookup per name, concurrently; more than that, one paged
   listing of every deployment (`ceil(total/100)` requests) answers them all at once.
   A deployment being deleted (`AWAITING_DELETE`) does not count as existing.
+- A recorded name whose deployment is gone but which the config still wants is looked up
+  by name too: one re-created outside the planner lands in `unmanaged_existing`.
 - A name with a pending `create` intent in the state's journal (an apply stopped after
   sending the create, before recording it) that exists remotely lands in
   `pending_found`, not in `unmanaged_existing`: it was made by the planner, and the next
@@ -59,9 +61,14 @@ async def refresh_observed(
     pending_creates: Iterable[str] = (),
 ) -> Observed:
     """Read the recorded deployments by id and look up the names to be created."""
+    wanted = set(wanted_names)
     pending = set(pending_creates) - set(recorded)
-    names = sorted((set(wanted_names) | pending) - set(recorded))
+    names = sorted((wanted | pending) - set(recorded))
     managed, found = await asyncio.gather(read_managed(client, recorded), find_names(client, names))
+    # A managed deployment gone remotely is planned to be created again: its name must be
+    # free, or the create would collide with one made outside the planner meanwhile.
+    gone = sorted(name for name, live in managed.items() if live is None and name in wanted)
+    found |= await find_names(client, gone)
     observed = Observed(by_name=managed)
     for name, deployment in sorted(found.items()):
         if name in pending:

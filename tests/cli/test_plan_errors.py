@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 
-from planner.state import LocalFileBackend, StateDocument
+from planner.api.errors import ConflictError
+from planner.controlplane.settings import DEFAULT_TENANT_ID
+from planner.state import LocalFileBackend, StateDocument, embedded_endpoint
 from tests.cli.conftest import Scenario
 
 
@@ -56,6 +59,30 @@ def test_unmanaged_existing_name_prints_the_import_command(scenario: Scenario) -
     assert f"`planner import worker {worker.id}`" in result.out
     plan = json.loads(scenario.plan("--format", "json").out)
     assert {c["name"]: c["action"] for c in plan["changes"]} == {"api": "create"}
+
+
+def test_recreated_outside_under_the_same_name_is_an_error_not_a_duplicate(
+    scenario: Scenario,
+) -> None:
+    """A managed deployment deleted outside and re-created outside under its name is an
+    error naming the new id and the way to adopt it, never a second create."""
+    old = scenario.adopt("worker")
+    scenario.delete(old.id)
+    again = None
+    for _ in range(100):  # deletion is asynchronous: the name frees up once it is gone
+        try:
+            again = scenario.create_remote("worker")
+            break
+        except ConflictError:
+            time.sleep(0.05)
+    assert again is not None
+    result = scenario.plan("--format", "json")
+    assert result.code == 1
+    plan = json.loads(result.out)
+    assert [c["name"] for c in plan["changes"] if c["action"] == "create"] == ["api"]
+    (error,) = [e for e in plan["errors"] if e["name"] == "worker"]
+    assert again.id in error["message"]
+    assert f"planner state rm worker && planner import worker {again.id}" in error["hint"]
 
 
 def test_import_then_plan_clears_the_error(scenario: Scenario) -> None:
@@ -125,3 +152,19 @@ def test_foreign_state_is_refused(scenario: Scenario) -> None:
     assert "belongs to another control plane or workspace" in result.err
     assert "https://other.example.com" in result.err
     assert "embedded:" in result.err
+
+
+def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -> None:
+    """A name with a pending create intent found remotely is no import error: the plan
+    warns that the next apply records it, and plans it against its live values."""
+    made = scenario.create_remote("worker")
+    doc = StateDocument.new(embedded_endpoint(scenario.db_path), DEFAULT_TENANT_ID)
+    doc.add_intent("create", "worker")
+    LocalFileBackend(scenario.state_path).write(doc)
+    result = scenario.plan("--only", "worker", "--format", "json")
+    plan = json.loads(result.out)
+    assert result.code == 0, result.out
+    assert plan["errors"] == []
+    assert plan["changes"][0]["action"] == "no_op"
+    assert plan["changes"][0]["deployment_id"] == made.id
+    assert "stopped before recording it" in plan["warnings"][0]["message"]

@@ -37,7 +37,7 @@ def scene() -> tuple[SavedPlan, StateDocument, Observed]:
     doc.record(recorded_from(api))
     doc.serial = 4
     observed = Observed(by_name={"api": live})
-    options = PlanOptions(exclude=["other"])
+    options = PlanOptions(exclude=frozenset({"other"}))
     plan = make_plan({"api": api, "new": new}, doc.deployments, observed.by_name, digest_key=KEY)
     saved = make_saved_plan(plan, doc, observed, config_path="planner.toml", options=options)
     return saved, doc, observed
@@ -62,7 +62,7 @@ def test_round_trip_and_file_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert SECRET not in path.read_text()
     assert saved.options == SavedOptions(exclude=["other"])
-    assert saved.options.plan_options() == PlanOptions(exclude=["other"])
+    assert saved.options.plan_options() == PlanOptions(exclude=frozenset({"other"}))
 
 
 def test_seen_holds_each_live_deployment_of_the_plan() -> None:
