@@ -76,7 +76,7 @@ async def execute_plan(
         await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
     finally:
         result.interrupted = run.stop.is_set()
-        await run.recorder.commit()  # whatever a cancelled operation changed last
+        await run.recorder.flush()  # whatever a cancelled operation changed last
         result.seconds = run.options.clock() - started
         run.reporter.end(result)
     return result

@@ -39,6 +39,7 @@ class StateRecorder:
         self._written = 0
         self._lock = asyncio.Lock()
         self._run_write = run_write or asyncio.to_thread
+        self._clean = _content(doc)
 
     async def commit(self) -> None:
         """Write the document unless a write that started after this call already did."""
@@ -51,16 +52,25 @@ class StateRecorder:
             await self._write(self.doc.model_copy(deep=True))
             self._written = covered
 
+    async def flush(self) -> None:
+        """Write if the document holds changes no write has stored yet (an operation
+        cancelled between its change and its commit); otherwise leave the file alone."""
+        if _content(self.doc) != self._clean:
+            await self.commit()
+
     async def _write(self, snapshot: StateDocument) -> None:
         future = asyncio.ensure_future(self._run_write(self.backend.write, snapshot))
         try:
             written = await asyncio.shield(future)
         except asyncio.CancelledError:
             written = await future  # let it land: the serial must stay in step with the file
-            advance(self.doc, written)
-            self.writes += 1
+            self._written_back(snapshot, written)
             raise
+        self._written_back(snapshot, written)
+
+    def _written_back(self, snapshot: StateDocument, written: StateDocument) -> None:
         advance(self.doc, written)
+        self._clean = _content(snapshot)
         self.writes += 1
 
     # --- changes, each followed by a commit -------------------------------------------
@@ -91,3 +101,8 @@ class StateRecorder:
 
     def current(self, name: str) -> RecordedDeployment | None:
         return self.doc.deployments.get(name)
+
+
+def _content(doc: StateDocument) -> dict[str, Any]:
+    """What a write would change: everything but the bookkeeping a write itself sets."""
+    return doc.model_dump(mode="json", exclude={"checksum", "serial", "tool_version"})

@@ -87,3 +87,16 @@ async def test_a_cancelled_commit_still_finishes_its_write() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert rec.backend.read().serial == rec.doc.serial == 1  # type: ignore[union-attr]
+
+
+async def test_flush_writes_only_changes_not_yet_stored() -> None:
+    """`flush` leaves the file alone when every change is stored, and writes one that
+    was made without a commit."""
+    rec = recorder()
+    await rec.record(RecordedDeployment(name="alpha", id=ID))
+    await rec.flush()
+    assert rec.writes == 1
+    rec.doc.record(RecordedDeployment(name="beta", id=ID))
+    await rec.flush()
+    assert rec.writes == 2
+    assert "beta" in rec.backend.read().deployments  # type: ignore[union-attr]

@@ -131,3 +131,14 @@ def test_no_wait_returns_once_submitted(scenario: Scenario) -> None:
     assert result.code == 0, result.out + result.err
     assert "submitted" in result.out
     assert sorted(scenario.state().deployments) == ["api", "worker"]  # type: ignore[union-attr]
+
+
+def test_an_apply_with_nothing_to_do_leaves_the_state_alone(scenario: Scenario) -> None:
+    """A second apply has no changes: it asks nothing, exits 0 and does not rewrite the
+    state (so a plan saved meanwhile stays fresh)."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    serial = scenario.state().serial  # type: ignore[union-attr]
+    result = scenario.cli("apply")
+    assert result.code == 0, result.out + result.err
+    assert "No changes." in result.out and "0 created" in result.out
+    assert scenario.state().serial == serial  # type: ignore[union-attr]
