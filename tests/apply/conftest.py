@@ -120,9 +120,14 @@ class Harness:
 
 
 @pytest.fixture
-def plane_settings(tmp_path: Path) -> ServerSettings:
+def plane_settings(tmp_path: Path, request: pytest.FixtureRequest) -> ServerSettings:
+    """Tiny timings; parametrize indirectly with a number to change the delete time."""
+    delete_seconds = float(getattr(request, "param", 0.1))
     return ServerSettings(
-        db_path=tmp_path / "cp.db", build_seconds=0.1, deploy_seconds=0.1, delete_seconds=0.1
+        db_path=tmp_path / "cp.db",
+        build_seconds=0.1,
+        deploy_seconds=0.1,
+        delete_seconds=delete_seconds,
     )
 
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from planner.api.models import Deployment
-from planner.apply import ApplyOptions, Outcome, execute_plan
+from planner.api.models import Deployment, DeploymentCreate
+from planner.apply import ApplyOptions, DeploymentResult, Outcome, execute_plan
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.model import Action
 from tests.apply.conftest import FAST, Harness, docker, git
@@ -290,3 +290,29 @@ async def test_released_field_is_rerecorded_without_a_request(harness: Harness) 
     assert "build_on_push" not in harness.state().deployments["alpha"].managed["source_config"]
     plan, _ = await harness.plan()
     assert plan.changes[0].notes == []
+
+
+@pytest.mark.parametrize("plane_settings", [0.5], indirect=True)
+async def test_a_name_held_by_a_deployment_being_deleted_is_waited_out(
+    harness: Harness,
+) -> None:
+    """Creating a name whose old deployment is still being deleted gets a 409; apply
+    waits until the old one is gone and then creates it (once)."""
+    harness.configure(docker("alpha"))
+    body = {"name": "alpha", "source": "internal_docker", "source_revision_config": {}}
+    old = await harness.client.create_deployment(DeploymentCreate.model_validate(body))
+    await harness.client.delete_deployments([old.id])
+    seen: list[str] = []
+
+    class Statuses:
+        def begin(self, results: object) -> None: ...
+        def end(self, result: object) -> None: ...
+        def update(self, result: DeploymentResult) -> None:
+            seen.append(result.status)
+
+    result = await harness.apply(reporter=Statuses())
+    assert result.ok, result.results[0].error
+    assert "waiting for the name to be free" in seen
+    live_now = await live(harness)
+    assert list(live_now) == ["alpha"] and live_now["alpha"].id != old.id
+    assert harness.state().deployments["alpha"].id == live_now["alpha"].id

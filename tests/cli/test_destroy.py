@@ -46,3 +46,16 @@ def test_destroy_with_an_empty_state_does_nothing(scenario: Scenario) -> None:
     result = scenario.cli("destroy", "--auto-approve")
     assert result.code == 0, result.out + result.err
     assert "Destroy complete: 0 deleted, 0 failed (" in result.out
+
+
+def test_destroy_refuses_a_protected_deployment(scenario: Scenario) -> None:
+    """A deployment with lifecycle.protect makes the destroy plan fail: nothing deleted."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.write_config(
+        scenario.config_path.read_text(encoding="utf-8")
+        + "\n[deployments.worker.lifecycle]\nprotect = true\n"
+    )
+    result = scenario.cli("destroy", "--auto-approve")
+    assert result.code == 1
+    assert "worker is protected" in result.out
+    assert sorted(scenario.state().deployments) == ["api", "worker"]  # type: ignore[union-attr]
