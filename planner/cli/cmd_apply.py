@@ -123,7 +123,7 @@ async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation
             doc = ws.read_state()
             if saved is not None:
                 observed = await ws.refresh(doc, set(ws.config.deployments) - set(doc.deployments))
-                check_plan_fresh(saved, doc, observed)
+                check_plan_fresh(saved, doc, observed, ws.config.deployments)
                 await adopt_pending(ws, doc)
                 plan = saved.plan
             else:

@@ -132,7 +132,12 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
                 ws.backend.write(doc)
         if args.out and not plan.has_errors:
             result.saved = make_saved_plan(
-                plan, doc, observed, config_path=args.config, options=options
+                plan,
+                doc,
+                observed,
+                config_path=args.config,
+                options=options,
+                desired=ws.config.deployments,
             )
     return result
 

@@ -7,19 +7,25 @@ config path, the plan options, and for each deployment the plan touches its id,
 (the plan carries only keyed digests); it is written atomically with mode 0600.
 
 Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
-targets another endpoint, or a deployment changed, appeared or disappeared since.
+targets another endpoint, a deployment changed, appeared or disappeared since, or the
+config of a planned deployment changed since (apply records what the config says, so it
+must still be what was planned; `config_digests` holds a sha256 of each one's non-secret
+managed values and lifecycle; secrets are checked apart, by keyed digest).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
@@ -78,6 +84,19 @@ class SavedPlan(BaseModel):
     config_path: str
     options: SavedOptions = Field(default_factory=SavedOptions)
     seen: dict[str, SeenDeployment] = Field(default_factory=dict)
+    config_digests: dict[str, str] = Field(default_factory=dict)
+
+
+def config_digest(desired: DesiredDeployment) -> str:
+    """sha256 of the non-secret part of a deployment's config (secrets are checked apart)."""
+    body = {"managed": desired.managed(), "lifecycle": desired.lifecycle.model_dump(mode="json")}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def config_digests(plan: Plan, desired: Mapping[str, DesiredDeployment]) -> dict[str, str]:
+    names = {change.name for change in plan.changes} & set(desired)
+    return {name: config_digest(desired[name]) for name in sorted(names)}
 
 
 def seen_deployments(plan: Plan, observed: Observed) -> dict[str, SeenDeployment]:
@@ -101,6 +120,7 @@ def make_saved_plan(
     *,
     config_path: str | os.PathLike[str],
     options: PlanOptions,
+    desired: Mapping[str, DesiredDeployment] | None = None,
 ) -> SavedPlan:
     return SavedPlan(
         plan=plan,
@@ -111,6 +131,7 @@ def make_saved_plan(
         config_path=str(config_path),
         options=SavedOptions.of(options),
         seen=seen_deployments(plan, observed),
+        config_digests=config_digests(plan, desired or {}),
     )
 
 
@@ -170,9 +191,16 @@ def _read_json(source: Path) -> Any:
         ) from None
 
 
-def check_plan_fresh(saved: SavedPlan, doc: StateDocument, observed: Observed) -> None:
+def check_plan_fresh(
+    saved: SavedPlan,
+    doc: StateDocument,
+    observed: Observed,
+    desired: Mapping[str, DesiredDeployment] | None = None,
+) -> None:
     """Raise PlanStaleError listing everything that moved since the plan was made."""
     moved = state_moves(saved, doc) + deployment_moves(saved, observed)
+    if desired is not None:
+        moved += config_moves(saved, desired)
     if moved:
         raise PlanStaleError(f"the plan is stale: {moved[0]}", details=moved, hint=STALE_HINT)
 
@@ -190,6 +218,16 @@ def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
         )
     elif doc.serial != saved.serial:
         moves.append(f"the state moved from serial {saved.serial} to {doc.serial}")
+    return moves
+
+
+def config_moves(saved: SavedPlan, desired: Mapping[str, DesiredDeployment]) -> list[str]:
+    moves = []
+    for name, digest in sorted(saved.config_digests.items()):
+        if name not in desired:
+            moves.append(f"deployment {name} is no longer in the config")
+        elif config_digest(desired[name]) != digest:
+            moves.append(f"the config of deployment {name} changed since the plan")
     return moves
 
 

@@ -69,6 +69,17 @@ def test_a_stale_saved_plan_is_refused(scenario: Scenario) -> None:
     assert names_on_server(scenario) == ["worker"]
 
 
+def test_a_saved_plan_is_stale_once_the_config_changes(scenario: Scenario) -> None:
+    """Editing a planned deployment's config after `plan --out` makes `apply PLANFILE`
+    refuse the plan (apply records the config, so it must still be what was planned)."""
+    assert scenario.plan("--out", "tfplan.json").code == 0
+    scenario.edit_config("max_scale = 2", "max_scale = 3")
+    result = scenario.cli("apply", "tfplan.json")
+    assert result.code == 1
+    assert "the config of deployment" in result.err and "changed since the plan" in result.err
+    assert names_on_server(scenario) == []
+
+
 def test_a_plan_with_errors_is_never_applied(scenario: Scenario) -> None:
     """An immutable change is a plan error: apply prints it and exits 1, sending nothing."""
     assert scenario.cli("apply", "--auto-approve").code == 0
