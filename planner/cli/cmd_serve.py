@@ -21,10 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import uvicorn
-
 from planner.api.rules import Mode
-from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
 
@@ -202,6 +199,9 @@ def settings_from_args(args: argparse.Namespace, api_keys: dict[str, list[str]])
 
 
 def open_app(settings: ServerSettings) -> Any:
+    # FastAPI and uvicorn load only when serving: every other command starts faster.
+    from planner.controlplane.app import create_app
+
     try:
         return create_app(settings)
     except sqlite3.Error as exc:
@@ -255,6 +255,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def serve(app: Any, sock: socket.socket, announce: Callable[[], None]) -> bool:
     """Serve until a signal; call `announce` once listening. False if startup failed."""
+    import uvicorn
+
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
