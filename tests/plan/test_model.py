@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.plan.model import Action, Change, Plan, Summary, plan_json_schema
+from planner.plan.model import Action, Change, Plan, PlanProblem, Summary, plan_json_schema
 
 from .builders import rich_plan
 
@@ -47,6 +47,13 @@ def test_summary_line(counts: dict[str, int], line: str) -> None:
     ]
     plan = Plan(summary=Summary(**counts), changes=changes)
     assert plan.summary_line() == line
+
+
+def test_a_plan_with_only_errors_does_not_claim_the_config_matches() -> None:
+    """A plan whose only changes are errors (an immutable field) never says "match"."""
+    error = PlanProblem(name="api", path="source_config.repo_url", message="cannot change")
+    plan = Plan(changes=[Change(name="api", action=Action.NO_OP)], errors=[error])
+    assert plan.summary_line() == "No changes can be planned: the plan has errors."
 
 
 def test_json_keys_follow_the_product_contract() -> None:
