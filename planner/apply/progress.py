@@ -78,6 +78,8 @@ class LineReporter:
         self._print(f"Applying {len(work)} change(s)")
 
     def update(self, result: DeploymentResult) -> None:
+        if not result.changed:  # a no-op is bookkeeping, not progress (as in the table)
+            return
         seen = (result.status, result.error)
         if self._last.get(result.name) == seen:
             return

@@ -34,6 +34,17 @@ def test_line_reporter_prints_a_timestamped_line_per_status_change() -> None:
     ]
 
 
+def test_line_reporter_says_nothing_about_deployments_without_changes() -> None:
+    """A no-op deployment finishing ("no changes") prints no progress line."""
+    out = io.StringIO()
+    reporter = LineReporter(make_console(out), wall=lambda: datetime(2026, 1, 1, 3, 4, 5))
+    same = DeploymentResult("same", Action.NO_OP)
+    reporter.begin([same])
+    same.status, same.outcome = "no changes", Outcome.SUCCEEDED
+    reporter.update(same)
+    assert out.getvalue().splitlines() == ["03:04:05 Applying 0 change(s)"]
+
+
 def test_live_reporter_shows_each_deployment_and_the_overall_bar() -> None:
     """The live display has a line per changed deployment with its status, and a bar."""
     out = io.StringIO()
