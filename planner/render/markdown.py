@@ -36,7 +36,9 @@ def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) 
 
 def _fit(head: str, blocks: list[str], budget: int) -> str:
     if len(head) + _NOTICE_RESERVE > budget:
-        return head[: budget - _NOTICE_RESERVE] + _NOTICE.format(n=len(blocks))
+        # cut after a whole line: half a table row would swallow the notice
+        cut = head.rfind("\n", 0, budget - _NOTICE_RESERVE) + 1
+        return head[:cut] + _NOTICE.format(n=len(blocks))
     out = head
     for index, block in enumerate(blocks):
         if len(out) + len(block) + _NOTICE_RESERVE > budget:

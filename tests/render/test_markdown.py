@@ -39,6 +39,17 @@ def test_a_huge_plan_is_cut_to_the_budget_with_a_notice() -> None:
     assert len(small) <= 2_000 and "Output truncated" in small
 
 
+def test_a_table_over_the_budget_is_cut_between_rows() -> None:
+    """When even the table does not fit, it ends on a whole row, then a blank line, the notice."""
+    changes = [Change(name=f"deployment-{i:04}", action=Action.CREATE) for i in range(200)]
+    plan = Plan(summary=Summary(create=200), changes=changes)
+    md = render_markdown(plan, budget=2_000)
+    table_end, notice = md.split("\n\n> [!NOTE]\n")
+    assert len(md) <= 2_000
+    assert table_end.splitlines()[-1].endswith(" | create | 0 |")
+    assert notice.startswith("> Output truncated")
+
+
 def test_backticks_in_values_cannot_break_the_fence() -> None:
     """A value holding ``` gets a longer fence around it."""
     field = FieldChange(
