@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner.plan.model import Action, Change, Plan, PlanProblem, Summary, plan_json_schema
+from planner.plan.saved import SAVED_KEY
 
 from .builders import rich_plan
 
@@ -74,6 +75,14 @@ def test_json_keys_follow_the_product_contract() -> None:
     assert {"name", "action", "deployment_id", "fields", "patch"} <= set(change)
     assert set(change["fields"][0]) == {"path", "class", "before", "after", "reason"}
     assert Plan.model_validate_json(json.dumps(data)) == plan
+
+
+def test_the_schema_admits_the_saved_section_of_a_plan_file() -> None:
+    """A saved plan file (`saved` beside the plan keys) is valid under the plan schema."""
+    schema = plan_json_schema()
+    assert schema["additionalProperties"] is False
+    assert schema["properties"][SAVED_KEY]["type"] == "object"
+    assert SAVED_KEY not in schema.get("required", [])
 
 
 def test_the_checked_in_schema_is_current() -> None:
