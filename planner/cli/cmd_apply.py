@@ -187,9 +187,28 @@ def confirm(auto_approve: bool, operation: str) -> None:
         else "Do you want to apply these changes?"
     )
     print(f"\n{question}\n  Only 'yes' will be accepted.\n")
-    answer = input("  Enter a value: ").strip()
+    answer = ask("  Enter a value: ")
     if answer != "yes":
         raise PlannerError(f"{operation.capitalize()} cancelled.")
+
+
+def ask(prompt: str) -> str | None:
+    """The answer typed, or None at end of input (Ctrl-D).
+
+    Ctrl-C must interrupt at once: asyncio.run's own SIGINT handler only cancels the
+    task, which a blocking input() never notices, so the default handler is put back
+    while waiting."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: nothing to restore
+        previous = None
+    try:
+        return input(prompt).strip()
+    except EOFError:
+        return None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 async def execute(

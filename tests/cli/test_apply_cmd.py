@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from planner.cli.cmd_apply import confirm
+from planner.errors import PlannerError
 from planner.state import LocalFileBackend
 from tests.cli.conftest import SECRET_VALUE, Scenario
 
@@ -153,3 +162,45 @@ def test_an_apply_with_nothing_to_do_leaves_the_state_alone(scenario: Scenario) 
     assert result.code == 0, result.out + result.err
     assert "No changes." in result.out and "0 created" in result.out
     assert scenario.state().serial == serial  # type: ignore[union-attr]
+
+
+class _Terminal:
+    """A stdin that says it is a terminal; `press` runs when the prompt reads a line."""
+
+    def __init__(self, press: Callable[[], str]) -> None:
+        self.press = press
+        self.answered = False
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self) -> str:
+        line = self.press()
+        self.answered = True
+        return line
+
+
+def _ctrl_c() -> str:
+    signal.raise_signal(signal.SIGINT)
+    return "yes\n"
+
+
+def test_ctrl_c_at_the_prompt_interrupts_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while apply asks for `yes` raises KeyboardInterrupt there (exit 130), even
+    under asyncio.run, instead of waiting for an answer."""
+    terminal = _Terminal(_ctrl_c)
+    monkeypatch.setattr(sys, "stdin", terminal)
+
+    async def ask_in_the_loop() -> None:
+        confirm(False, "apply")
+
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(ask_in_the_loop())
+    assert not terminal.answered
+
+
+def test_end_of_input_at_the_prompt_cancels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-D (end of input) at the prompt cancels like any answer but `yes`."""
+    monkeypatch.setattr(sys, "stdin", _Terminal(lambda: ""))
+    with pytest.raises(PlannerError, match="Destroy cancelled"):
+        confirm(False, "destroy")
