@@ -165,6 +165,8 @@ class Plan(PlanModel):
                 if self.drift:
                     return f"No changes. {_count(len(self.drift), 'drifted value')} to record."
                 return "No changes. Nothing changed outside the planner."
+            if self.mode == "destroy" and not self.errors:
+                return "No changes. Nothing to destroy."
             if self.errors:  # the config does not match: the errors say where
                 return "No changes can be planned: the plan has errors."
             return "No changes. The deployments match the configuration."

@@ -57,6 +57,12 @@ def test_a_plan_with_only_errors_does_not_claim_the_config_matches() -> None:
     assert plan.summary_line() == "No changes can be planned: the plan has errors."
 
 
+def test_an_empty_destroy_plan_says_there_is_nothing_to_destroy() -> None:
+    """A destroy plan with nothing in the state does not claim the config matches."""
+    plan = Plan(mode="destroy")
+    assert plan.summary_line() == "No changes. Nothing to destroy."
+
+
 def test_json_keys_follow_the_product_contract() -> None:
     """The JSON plan has PRODUCT.md's keys, `class` included, and reads back equal."""
     plan = rich_plan()
