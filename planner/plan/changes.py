@@ -150,12 +150,16 @@ def action_for(fields: list[FieldChange]) -> Action:
 
 def immutable_error(name: str, field: FieldChange) -> PlanProblem:
     old, new = show(field.before), show(field.after)
+    # a config cannot say null: an unset live value is kept by leaving the field out
+    keep = f"set {field.path} back to {old}"
+    if field.before is None:
+        keep = f"leave {field.path} out of the config"
     return PlanProblem(
         name=name,
         path=field.path,
         message=f"{field.path} cannot change after creation: {old} → {new}",
         hint=f"to delete and re-create {name} (it gets a new id), plan with --replace {name}; "
-        f"or set {field.path} back to {old}",
+        f"or {keep}",
     )
 
 
