@@ -42,7 +42,8 @@ router = APIRouter()
 
 Context = Annotated[RequestContext, Depends(get_context)]
 Limit = Annotated[int, Query(ge=1, le=100, description="Page size, 1..100.")]
-Offset = Annotated[int, Query(ge=0, description="Where the page starts.")]
+# The upper bound is SQLite's largest integer: beyond it OFFSET cannot be bound (was a 500).
+Offset = Annotated[int, Query(ge=0, le=2**63 - 1, description="Where the page starts.")]
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "Not found (or in another workspace)."},
     422: {"model": HTTPValidationError, "description": "Validation error."},
