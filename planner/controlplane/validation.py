@@ -7,6 +7,7 @@ that breaks a rule, into one 400 `{detail}` naming every field.
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -39,10 +40,25 @@ def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> lis
     return problems
 
 
+def check_finite(data: Any, loc: tuple[str, ...] = ()) -> list[Problem]:
+    """JSON has no inf or NaN, but the parser lets `1e400` and `NaN` through; stored, one
+    would break every later answer that includes the deployment (a 500 for the list)."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return [(loc, "must be a finite number")]
+    if isinstance(data, Mapping):
+        return [p for key, value in data.items() for p in check_finite(value, (*loc, str(key)))]
+    if isinstance(data, list):
+        return [
+            p for index, item in enumerate(data) for p in check_finite(item, (*loc, str(index)))
+        ]
+    return []
+
+
 def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Problem]:
     """Every problem of a create body, all at once."""
     wire = body.model_dump(mode="json", exclude_none=True)
-    problems = check_name(body.name)
+    problems = check_finite(body.model_dump(exclude_none=True))
+    problems += check_name(body.name)
     problems += check_mode(body.source, settings.mode)
     complete = body.source in COMPLETE_ON_CREATE
     problems += check_source_rules(wire, body.source, require_complete=complete)
