@@ -32,8 +32,8 @@ from planner.controlplane.patching import PatchBody, PatchRejected
 from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
-    check_finite,
     check_secret_names,
+    check_storable,
     create_problems,
     parse_uuid_list,
     validation_errors,
@@ -150,7 +150,7 @@ def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
 )
 def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
     """Merge a PATCH; ONE new revision when any new-revision field changes."""
-    problems = check_finite(body.model_dump(exclude_none=True))
+    problems = check_storable(body.model_dump(exclude_none=True))
     problems += check_secret_names(body.secrets or [], ("secrets",))
     if problems:
         raise _invalid(problems)
