@@ -194,6 +194,10 @@ def open_app(settings: ServerSettings) -> Any:
     from planner.controlplane.app import create_app
 
     try:
+        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
+    try:
         return create_app(settings)
     except sqlite3.Error as exc:
         raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
@@ -222,7 +226,6 @@ def run(args: argparse.Namespace) -> int:
     generated = None if args.api_keys else secrets.token_urlsafe(24)
     grants = key_grants(args.api_keys or [(str(generated), DEFAULT_TENANT_ID)])
     settings = settings_from_args(args, grants)
-    settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     app = open_app(settings)  # a bad seed file or db fails here, before listening
     sock = bind_socket(args.host, args.port)
     url = base_url(args.host, sock.getsockname()[1])
