@@ -19,6 +19,19 @@ class KeyAuth(httpx.Auth):
     """Adds `X-Api-Key` and `X-Tenant-Id` to each request; its repr hides the key."""
 
     def __init__(self, api_key: str, tenant_id: str | None) -> None:
+        # Checked here because the HTTP library's own error would quote the header value.
+        if not is_header_value(api_key):
+            raise ConfigError(
+                "the API key is not a valid header value: it has a line break, a control "
+                "character or whitespace at either end",
+                hint="check PLANNER_API_KEY (a trailing newline from a file?)",
+            )
+        if tenant_id is not None and not is_header_value(tenant_id):
+            raise ConfigError(
+                f"the workspace id {tenant_id.strip()!r} has a line break, a control character "
+                "or whitespace at either end",
+                hint="check PLANNER_TENANT_ID or [control_plane].tenant_id",
+            )
         self._api_key = api_key
         self._tenant_id = tenant_id
 
@@ -30,6 +43,12 @@ class KeyAuth(httpx.Auth):
 
     def __repr__(self) -> str:
         return f"KeyAuth(api_key='***', tenant_id={self._tenant_id!r})"
+
+
+def is_header_value(value: str) -> bool:
+    """True when `value` can be sent as an HTTP header value as it is."""
+    controls = any((ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F for c in value)
+    return value == value.strip() and not controls
 
 
 def display_url(url: str) -> str:

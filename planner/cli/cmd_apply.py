@@ -24,6 +24,7 @@ from planner.cli.common import (
     add_endpoint_options,
     add_lock_timeout_option,
     add_state_option,
+    seconds,
 )
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError, PlannerError
@@ -83,16 +84,6 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="how long to wait for each revision (default: 1800)",
     )
     add_lock_timeout_option(parser)
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value >= 0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
-    return value
 
 
 def positive_int(text: str) -> int:

@@ -45,10 +45,18 @@ async def fetch_repositories(args: argparse.Namespace) -> list[Repository]:
             raise
 
 
+MAX_NAME_LENGTH = 63
+
+
 def deployment_name(repo_name: str) -> str:
     """A repository name made a valid deployment name (lowercase letters, digits, `-`)."""
     name = re.sub(r"[^a-z0-9]+", "-", repo_name.lower()).strip("-")
-    return name or "repo"
+    return _fit(name or "repo")
+
+
+def _fit(name: str, suffix: str = "") -> str:
+    """`name` + `suffix` within the 63 characters a deployment name may have."""
+    return name[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
 
 
 def unique_names(repositories: list[Repository]) -> list[str]:
@@ -57,7 +65,7 @@ def unique_names(repositories: list[Repository]) -> list[str]:
         base = name = deployment_name(repository.name)
         counter = 2
         while name in names:
-            name, counter = f"{base}-{counter}", counter + 1
+            name, counter = _fit(base, f"-{counter}"), counter + 1
         names.append(name)
     return names
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.config.json_schema import config_schema
+from planner.errors import PlannerError
 from planner.plan.model import plan_json_schema
 from planner.render.console import make_console
 
@@ -62,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
     if args.write is None:
         console.print(render_schema(SCHEMAS[args.name]()), end="", markup=False)
         return 0
-    for path in write_schemas(Path(args.write)):
+    try:
+        written = write_schemas(Path(args.write))
+    except OSError as exc:
+        raise PlannerError(f"Cannot write the schemas to {args.write}: {exc}") from exc
+    for path in written:
         console.print(f"wrote {path}", markup=False)
     return 0

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.rules import Mode
+from planner.cli.common import seconds
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
 
@@ -139,16 +140,6 @@ def count(text: str) -> int:
     return value
 
 
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
-
-
 def rate(text: str) -> float:
     value = seconds(text)
     if value > 1:
@@ -203,6 +194,10 @@ def open_app(settings: ServerSettings) -> Any:
     from planner.controlplane.app import create_app
 
     try:
+        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
+    try:
         return create_app(settings)
     except sqlite3.Error as exc:
         raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
@@ -231,7 +226,6 @@ def run(args: argparse.Namespace) -> int:
     generated = None if args.api_keys else secrets.token_urlsafe(24)
     grants = key_grants(args.api_keys or [(str(generated), DEFAULT_TENANT_ID)])
     settings = settings_from_args(args, grants)
-    settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     app = open_app(settings)  # a bad seed file or db fails here, before listening
     sock = bind_socket(args.host, args.port)
     url = base_url(args.host, sock.getsockname()[1])

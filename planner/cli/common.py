@@ -41,20 +41,21 @@ def add_state_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """argparse type: a finite number of seconds >= 0 (refuses nan and inf)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value >= 0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, not {text!r}")
     return value
 
 
 def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lock-timeout",
-        type=_seconds,
+        type=seconds,
         default=0.0,
         metavar="SECONDS",
         help="wait up to SECONDS for the state lock (default: 0, fail at once)",

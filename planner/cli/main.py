@@ -7,7 +7,9 @@ which adds its parser and sets `func` to a callable `(args) -> int`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -82,9 +84,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # the boundary: one line, no traceback unless --debug
         if debug:
             raise
+        if isinstance(error, BrokenPipeError):
+            # The reader of stdout went away (`planner plan --format json | head`): not
+            # an error of ours to report.
+            silence_stdout()
+            return EXIT_ERROR
         print(f"Error: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("  (run again with --debug for the traceback)", file=sys.stderr)
         return EXIT_ERROR
+
+
+def silence_stdout() -> None:
+    """Point stdout at devnull, so the flush at exit does not fail again."""
+    with contextlib.suppress(OSError, ValueError):  # no real file descriptor behind stdout
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def entrypoint() -> None:

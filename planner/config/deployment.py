@@ -61,9 +61,15 @@ def validate_model(
     try:
         return model.model_validate_json(json.dumps(body, default=str), strict=True), []
     except ValidationError as error:
-        return None, [
-            _problem_of(item) for item in error.errors() if item["type"] != "extra_forbidden"
-        ]
+        errors = error.errors()
+        problems = [_problem_of(item) for item in errors if item["type"] != "extra_forbidden"]
+        unknown = [_prunable(tuple(i["loc"])) for i in errors if i["type"] == "extra_forbidden"]
+        rest = _without(body, unknown)
+        if problems or rest == body:
+            return None, problems
+        # Only unknown keys (reported by the walk): validate the rest, so that every
+        # other check of the deployment still runs and all problems show at once.
+        return validate_model(model, rest)
     except ValueError:  # non-finite numbers (reported by the raw walk)
         return None, []
 

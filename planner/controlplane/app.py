@@ -41,7 +41,11 @@ ROUTERS = (deployments.router, catalog.router, metrics.router)
 def validation_problems(errors: Any) -> list[dict[str, Any]]:
     """Only `loc`, `msg` and `type` of each problem: `input`/`ctx`/`url` could echo secrets."""
     return [
-        {"loc": list(error.get("loc", ())), "msg": str(error["msg"]), "type": str(error["type"])}
+        {
+            "loc": list(error.get("loc", ())),
+            "msg": str(error["msg"]).removeprefix("Value error, "),  # pydantic's wrapper
+            "type": str(error["type"]),
+        }
         for error in errors
     ]
 

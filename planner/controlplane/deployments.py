@@ -33,6 +33,7 @@ from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
     check_secret_names,
+    check_storable,
     create_problems,
     parse_uuid_list,
     validation_errors,
@@ -42,7 +43,8 @@ router = APIRouter()
 
 Context = Annotated[RequestContext, Depends(get_context)]
 Limit = Annotated[int, Query(ge=1, le=100, description="Page size, 1..100.")]
-Offset = Annotated[int, Query(ge=0, description="Where the page starts.")]
+# The upper bound is SQLite's largest integer: beyond it OFFSET cannot be bound (was a 500).
+Offset = Annotated[int, Query(ge=0, le=2**63 - 1, description="Where the page starts.")]
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "Not found (or in another workspace)."},
     422: {"model": HTTPValidationError, "description": "Validation error."},
@@ -148,7 +150,8 @@ def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
 )
 def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
     """Merge a PATCH; ONE new revision when any new-revision field changes."""
-    problems = check_secret_names(body.secrets or [], ("secrets",))
+    problems = check_storable(body.model_dump(exclude_none=True))
+    problems += check_secret_names(body.secrets or [], ("secrets",))
     if problems:
         raise _invalid(problems)
     with _http_errors():

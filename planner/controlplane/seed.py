@@ -120,6 +120,8 @@ def read_seed_text(path: Path | None) -> tuple[str, str]:
         return path.read_text(encoding="utf-8"), str(path)
     except OSError as exc:
         raise ConfigError(f"Cannot read seed file {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"Cannot read seed file {path}: not UTF-8 text ({exc.reason})") from exc
 
 
 def parse_seed(text: str, name: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ project) at the start of every transaction, so "gone" needs no background task.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -273,6 +274,7 @@ class Store:
         self.settings = settings
         self.path = Path(settings.db_path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(self.path)
         self._lock = threading.RLock()
         # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves.
         self._conn = sqlite3.connect(
@@ -300,3 +302,9 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _create_private(path: Path) -> None:
+    """The database holds secret values: owner-only (SQLite gives -wal/-shm the same mode)."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    os.chmod(path, 0o600)

@@ -7,6 +7,7 @@ that breaks a rule, into one 400 `{detail}` naming every field.
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -39,10 +40,42 @@ def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> lis
     return problems
 
 
+def check_storable(data: Any, loc: tuple[str, ...] = ()) -> list[Problem]:
+    """Values JSON cannot carry but the parser lets through: `1e400`, `NaN`, a lone
+    surrogate escape (`"\\ud800"`). Stored, one would break every later answer that
+    includes the deployment (a 500 for the whole list)."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return [(loc, "must be a finite number")]
+    if isinstance(data, str) and not _is_utf8(data):
+        return [(loc, "must be valid Unicode (no lone surrogate escapes)")]
+    if isinstance(data, Mapping):
+        problems: list[Problem] = []
+        for key, value in data.items():
+            if _is_utf8(str(key)):
+                problems += check_storable(value, (*loc, str(key)))
+            else:  # reported on the object: the key itself cannot go into a `loc`
+                problems.append((loc, "keys must be valid Unicode (no lone surrogate escapes)"))
+        return problems
+    if isinstance(data, list):
+        return [
+            p for index, item in enumerate(data) for p in check_storable(item, (*loc, str(index)))
+        ]
+    return []
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Problem]:
     """Every problem of a create body, all at once."""
     wire = body.model_dump(mode="json", exclude_none=True)
-    problems = check_name(body.name)
+    problems = check_storable(body.model_dump(exclude_none=True))
+    problems += check_name(body.name)
     problems += check_mode(body.source, settings.mode)
     complete = body.source in COMPLETE_ON_CREATE
     problems += check_source_rules(wire, body.source, require_complete=complete)

@@ -25,6 +25,22 @@ def test_no_tenant_header_without_a_tenant():
     assert "X-Tenant-Id" not in request.headers
 
 
+@pytest.mark.parametrize("suffix", ["\n", "\r\n", " ", "\x00"])
+def test_a_key_that_is_no_header_value_is_refused_without_echoing_it(suffix: str):
+    """A key with a trailing newline (or a control character) is a ConfigError without the key."""
+    with pytest.raises(ConfigError) as caught:
+        KeyAuth(SECRET_KEY + suffix, None)
+    error = caught.value
+    assert SECRET_KEY not in " ".join([error.message, *error.details, error.hint or ""])
+    assert "PLANNER_API_KEY" in (error.hint or "")
+
+
+def test_a_tenant_id_that_is_no_header_value_is_refused():
+    """A workspace id with a line break is a ConfigError pointing at PLANNER_TENANT_ID."""
+    with pytest.raises(ConfigError, match="workspace id"):
+        KeyAuth(SECRET_KEY, "6f1c2c1e-0000-4000-8000-000000000001\n")
+
+
 def test_display_url_drops_user_info_and_query():
     """User info, query and trailing slash never reach printed text."""
     shown = display_url("https://user:pw@cp.example/api-host/?token=x")

@@ -94,6 +94,19 @@ def test_colliding_names_get_suffixes():
     assert set(parsed) == {"my-repo", "my-repo-2"}
 
 
+def test_long_repository_names_fit_the_name_limit():
+    """Names stay within 63 characters, suffixes included, so the pasted TOML validates."""
+    long = "a" * 70
+    repos = [
+        Repository(
+            host_integration_id="i", id=str(n), name=long, owner="o", url="u", default_branch="m"
+        )
+        for n in range(2)
+    ]
+    names = set(tomllib.loads(render_toml(repos))["deployments"])
+    assert names == {"a" * 63, "a" * 61 + "-2"}
+
+
 def test_pasted_toml_is_a_valid_config(embedded: Path, capsys):
     """The TOML, once agent_config_path is filled in, passes the config loader as is."""
     integration = integration_id(capsys)

@@ -43,6 +43,18 @@ def test_write_creates_every_registered_schema(
     assert f"wrote {target / 'config.schema.json'}" in capsys.readouterr().out
 
 
+def test_write_to_a_file_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--write naming an existing file fails with exit 1 and a clear error, not an internal one."""
+    target = tmp_path / "a-file"
+    target.write_text("")
+    assert main(["schema", "--write", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert f"Cannot write the schemas to {target}" in err
+    assert "internal error" not in err
+
+
 def test_registry_is_extensible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A schema added to SCHEMAS is written by --write too."""
     monkeypatch.setitem(SCHEMAS, "extra.schema.json", lambda: {"title": "extra"})

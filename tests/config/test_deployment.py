@@ -57,6 +57,22 @@ def test_invalid_parts_do_not_hide_other_problems() -> None:
     assert loaded.desired is None
 
 
+def test_unknown_keys_do_not_hide_other_problems() -> None:
+    """An unknown key (in the table, its lifecycle or [defaults]) leaves the rules checked."""
+    spec = {"cpu": 2, "cpu_limit": 1}
+    own = {
+        "source": "internal_docker",
+        "typo": 1,
+        "lifecycle": {"protekt": True},
+        "source_config": {"resource_spec": spec},
+    }
+    defaults = Defaults(raw={"bogus": 1}, problem_locs=(("bogus",),))
+    loaded = load_deployment("api", own, defaults, mode=Mode.CLOUD, environ={})
+    messages = {".".join(map(str, p.loc)): p.message for p in loaded.problems}
+    assert messages["source_config.resource_spec.cpu"].startswith("must not be greater")
+    assert messages["source_revision_config.image_uri"] == "required for source 'internal_docker'"
+
+
 def test_valid_deployment_has_no_problems() -> None:
     """A complete internal_docker deployment loads into desired state."""
     own = {"source": "internal_docker", "source_revision_config": {"image_uri": "i:1"}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -103,6 +104,43 @@ async def test_create_validation_errors(
         response = await cp.client.post("/v2/deployments", json=body)
         assert response.status_code == 422
         assert loc in locs(response.json())
+
+
+async def test_non_finite_numbers_are_422_and_nothing_is_stored(tmp_path: Path) -> None:
+    """`1e400` or `NaN` (JSON has neither) in a create is 422 at its loc; the list still answers."""
+    body = git_host_body()
+    body["source_config"]["resource_spec"] = {"cpu": 1.2345, "labels": {"x": 6.789}}  # type: ignore[index]
+    raw = json.dumps(body).replace("1.2345", "1e400").replace("6.789", "NaN")
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post(
+            "/v2/deployments", content=raw, headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 422
+        assert locs(response.json()) == {
+            ("body", "source_config", "resource_spec", "cpu"),
+            ("body", "source_config", "resource_spec", "labels", "x"),
+        }
+        listed = await cp.client.get("/v2/deployments")
+        assert listed.status_code == 200 and listed.json()["resources"] == []
+
+
+async def test_lone_surrogates_are_422_and_nothing_is_stored(tmp_path: Path) -> None:
+    """A lone surrogate escape in a value or a key is 422; the list still answers afterwards."""
+    body = git_host_body()
+    body["secrets"] = [{"name": "A", "value": "SURROGATE"}]
+    body["source_config"]["resource_spec"] = {"labels": {"SURROGATE": "x"}}  # type: ignore[index]
+    raw = json.dumps(body).replace("SURROGATE", "\\ud800")
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post(
+            "/v2/deployments", content=raw, headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 422
+        assert locs(response.json()) == {
+            ("body", "secrets", 0, "value"),
+            ("body", "source_config", "resource_spec", "labels"),
+        }
+        listed = await cp.client.get("/v2/deployments")
+        assert listed.status_code == 200 and listed.json()["resources"] == []
 
 
 async def test_tag_ref_with_build_on_push_is_rejected(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ async def test_order_is_stable_for_equal_timestamps(tmp_path: Path) -> None:
         {"limit": 0},
         {"limit": 101},
         {"offset": -1},
+        {"offset": 2**63},
         {"limit": "many"},
         {"deployment_type": "huge"},
         {"deployment_ids": "not-a-uuid"},

@@ -310,6 +310,25 @@ async def test_patch_shape_problems_are_422(tmp_path: Path, body: dict[str, Any]
         assert any(e["loc"][0] == "body" and loc in e["loc"] for e in answer["detail"])
 
 
+async def test_patch_with_a_non_finite_number_is_422_and_changes_nothing(tmp_path: Path) -> None:
+    """`NaN` in a PATCH (JSON has none) is 422 at its loc; the deployment still reads back."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(git_host_body())
+        response = await cp.client.patch(
+            f"/v2/deployments/{created['id']}",
+            content=b'{"source_config": {"resource_spec": {"cpu": NaN}}}',
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code == 422
+        assert response.json()["detail"][0]["loc"] == [
+            "body",
+            "source_config",
+            "resource_spec",
+            "cpu",
+        ]
+        assert (await cp.get(created["id"]))["source_config"] == created["source_config"]
+
+
 async def test_patch_unknown_or_deleting_deployment(tmp_path: Path) -> None:
     """Unknown id: 404 with the spec's text; a deployment being deleted: 409."""
     missing = str(uuid.uuid4())

@@ -24,6 +24,21 @@ def test_422_has_only_loc_msg_type(cp_client: TestClient) -> None:
     assert "not-a-uuid-secret" not in response.text
 
 
+def test_422_messages_do_not_start_with_pydantics_wrapper(cp_client: TestClient) -> None:
+    """A custom validator's message reads as itself, not as `Value error, ...`."""
+    body = {
+        "name": "x",
+        "source": "git_host",
+        "source_config": {"integration_id": "nope", "repo_url": "https://r"},
+        "source_revision_config": {"repo_ref": "main", "agent_config_path": "a.json"},
+    }
+    response = cp_client.post("/v2/deployments", json=body)
+    assert response.status_code == 422
+    (problem,) = response.json()["detail"]
+    assert problem["loc"] == ["body", "source_config", "integration_id"]
+    assert problem["msg"] == "Input should be a valid UUID"
+
+
 def test_validation_problems_drop_input_ctx_and_url() -> None:
     """Only loc, msg and type survive from a pydantic error entry."""
     raw = [

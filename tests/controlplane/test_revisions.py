@@ -72,6 +72,8 @@ async def test_revision_errors(tmp_path: Path) -> None:
         assert no_deployment.json() == {"detail": f"Deployment ID {missing} not found."}
         bad = await cp.client.get(f"/v2/deployments/{a['id']}/revisions/nope")
         assert bad.status_code == 422
+        huge = await cp.client.get(f"/v2/deployments/{a['id']}/revisions", params={"offset": 2**63})
+        assert huge.status_code == 422 and huge.json()["detail"][0]["loc"] == ["query", "offset"]
 
 
 async def test_git_host_revision_walks_to_deployed(tmp_path: Path) -> None:

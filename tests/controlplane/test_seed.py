@@ -119,6 +119,14 @@ def test_missing_seed_file(tmp_path: Path) -> None:
         load_seed(tmp_path / "absent.toml")
 
 
+def test_seed_file_that_is_not_utf8(tmp_path: Path) -> None:
+    """A seed file that is not UTF-8 text is a ConfigError naming it (not a crash)."""
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b'name = "caf\xe9"\n')
+    with pytest.raises(ConfigError, match=r"Cannot read seed file .*latin1\.toml: not UTF-8"):
+        load_seed(path)
+
+
 def test_duplicate_integration_ids_are_rejected(tmp_path: Path) -> None:
     """Two integrations with one id is an error."""
     entry = (

@@ -106,3 +106,17 @@ def test_bad_seed_file_exits_1_naming_the_file(
     assert code == 1
     assert f"Invalid seed file {seed}" in err
     assert "oauth_providers.0.client_id: Field required" in err
+
+
+def test_db_whose_folder_cannot_be_created_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `--db` under a regular file is "Cannot open the database", not an internal error."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    db = blocker / "cp.db"
+    code = main(["serve", "--port", "0", "--api-key", "k", "--db", str(db)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"Cannot open the database {db}" in err
+    assert "internal error" not in err

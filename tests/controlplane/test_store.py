@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,22 @@ def test_file_is_in_wal_mode(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "cp.db") as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close()
+
+
+def test_database_files_are_owner_only(tmp_path: Path) -> None:
+    """The database (which holds secret values) and its WAL files are created mode 0600,
+    whatever the umask."""
+    old_umask = os.umask(0)
+    try:
+        settings = settings_for(tmp_path / "cp.db", FakeClock())
+        store = Store(settings)
+        create(Deployments(store, settings, TENANT_A), "a")
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.glob("cp.db*")}
+        store.close()
+    finally:
+        os.umask(old_umask)
+    assert modes["cp.db"] == 0o600
+    assert all(mode == 0o600 for mode in modes.values()), modes
 
 
 def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
