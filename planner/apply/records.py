@@ -25,6 +25,7 @@ def recorded_from(
         latest_revision_id=deployment.latest_revision_id,
         active_revision_id=deployment.active_revision_id,
         updated_at=deployment.updated_at.isoformat(),
+        protect=desired.lifecycle.protect,
     )
 
 
@@ -34,7 +35,11 @@ def rerecorded(
     """The record of a deployment the plan leaves alone: the config's current values
     (so released fields and accepted drift stop showing), the ids as they were."""
     return previous.model_copy(
-        update={"managed": desired.managed(), "secret_digests": desired_digests(desired, key)}
+        update={
+            "managed": desired.managed(),
+            "secret_digests": desired_digests(desired, key),
+            "protect": desired.lifecycle.protect,
+        }
     )
 
 

@@ -203,12 +203,24 @@ def _plan_gone(
 
 
 def _protect(out: _Outcome, subject: _Subject, verb: str) -> None:
-    if subject.desired is None or not subject.desired.lifecycle.protect:
+    """A protected deployment must not be deleted or replaced: protected by the config,
+    or, once its table left the config, by the protection recorded when last applied."""
+    name, desired, recorded = subject.name, subject.desired, subject.recorded
+    if desired is not None:
+        if not desired.lifecycle.protect:
+            return
+        hint = f"set protect = false in [deployments.{name}.lifecycle] first"
+    elif recorded is not None and recorded.protect:
+        hint = (
+            f"it was protected when last applied: put [deployments.{name}] back with "
+            f"lifecycle.protect = false, apply, then remove it"
+        )
+    else:
         return
     out.errors.append(
         PlanProblem(
-            name=subject.name,
-            message=f"{subject.name} is protected (lifecycle.protect) and would be {verb}",
-            hint=f"set protect = false in [deployments.{subject.name}.lifecycle] first",
+            name=name,
+            message=f"{name} is protected (lifecycle.protect) and would be {verb}",
+            hint=hint,
         )
     )

@@ -135,6 +135,7 @@ def observed_record(
         id=deployment.id,
         managed=managed,
         secret_digests=digests,
+        protect=desired.lifecycle.protect,
         **revision_fields(deployment),
     )
 

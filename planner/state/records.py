@@ -24,3 +24,6 @@ class RecordedDeployment(BaseModel):
     latest_revision_id: str | None = None
     active_revision_id: str | None = None
     updated_at: str | None = None
+    # lifecycle.protect as last applied: removing a protected deployment's table from the
+    # config must not delete it (it stays protected until applied with protect = false).
+    protect: bool = False

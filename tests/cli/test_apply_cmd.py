@@ -89,6 +89,48 @@ def test_a_saved_plan_is_stale_once_the_config_changes(scenario: Scenario) -> No
     assert names_on_server(scenario) == []
 
 
+WORKER_TABLE = """[deployments.worker]
+source = "internal_docker"
+
+[deployments.worker.source_revision_config]
+image_uri = "registry.example.com/acme/worker:1.0.0"
+"""
+WORKER_HEADER = "[deployments.worker]\n"
+
+
+def worker_table(protect: bool) -> str:
+    flag = "true" if protect else "false"
+    lifecycle = f"lifecycle = {{ protect = {flag} }}\n"
+    return WORKER_HEADER + lifecycle + WORKER_TABLE.removeprefix(WORKER_HEADER)
+
+
+def test_a_protected_deployment_removed_from_the_config_stays_protected(
+    scenario: Scenario,
+) -> None:
+    """Protection applied is recorded: removing the table of a protected deployment is a
+    plan error, not a delete; after applying protect = false, removing it deletes it."""
+    scenario.edit_config(
+        "[deployments.worker]\n", "[deployments.worker]\nlifecycle = { protect = true }\n"
+    )
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config(worker_table(protect=True), "")
+    result = scenario.plan()
+    assert result.code == 1
+    assert "worker is protected (lifecycle.protect) and would be deleted" in result.out
+    assert names_on_server(scenario) == ["api", "worker"]
+
+    scenario.write_config(scenario.config_path.read_text() + "\n" + WORKER_TABLE)
+    scenario.edit_config(
+        "[deployments.worker]\n", "[deployments.worker]\nlifecycle = { protect = false }\n"
+    )
+    assert scenario.cli("apply", "--auto-approve").code == 0  # records protect = false
+    scenario.edit_config(worker_table(protect=False), "")
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 0, result.out + result.err
+    assert "1 deleted" in result.out
+    assert sorted(scenario.state().deployments) == ["api"]  # type: ignore[union-attr]
+
+
 def test_a_plan_with_errors_is_never_applied(scenario: Scenario) -> None:
     """An immutable change is a plan error: apply prints it and exits 1, sending nothing."""
     assert scenario.cli("apply", "--auto-approve").code == 0
