@@ -33,6 +33,7 @@ from planner.controlplane.openapi import install_openapi
 from planner.controlplane.seed import load_catalog
 from planner.controlplane.settings import ServerSettings
 from planner.controlplane.store import Store
+from planner.controlplane.validation import raw_create_problems, validation_errors
 
 SELF_HOSTED_PREFIX = "/api-host"
 ROUTERS = (deployments.router, catalog.router, metrics.router)
@@ -52,7 +53,22 @@ def validation_problems(errors: Any) -> list[dict[str, Any]]:
 
 async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    return JSONResponse({"detail": validation_problems(exc.errors())}, status_code=422)
+    problems = validation_problems(exc.errors())
+    if request.method == "POST" and request.url.path.endswith("/v2/deployments"):
+        problems += rule_problems_besides(problems, exc.body, request.app.state.settings)
+    return JSONResponse({"detail": problems}, status_code=422)
+
+
+def rule_problems_besides(
+    shape: list[dict[str, Any]], raw: Any, settings: ServerSettings
+) -> list[dict[str, Any]]:
+    """A create's rule problems at locations the shape problems do not already name."""
+    named = {tuple(problem["loc"]) for problem in shape}
+    return [
+        problem
+        for problem in validation_errors(raw_create_problems(raw, settings))
+        if tuple(problem["loc"]) not in named
+    ]
 
 
 async def on_http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from planner.api.models import DeploymentCreate, Secret
+from planner.api.models import DeploymentCreate, Secret, Source
 from planner.api.rules import Problem, check_mode, check_source_rules
 from planner.controlplane.settings import ServerSettings
 
@@ -80,6 +80,22 @@ def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Pr
     complete = body.source in COMPLETE_ON_CREATE
     problems += check_source_rules(wire, body.source, require_complete=complete)
     problems += check_secret_names(body.secrets, ("secrets",))
+    return problems
+
+
+def raw_create_problems(raw: Any, settings: ServerSettings) -> list[Problem]:
+    """The rule problems of a create body that failed its shape checks: so one 422 still
+    lists every problem (a bad name next to a mistyped field), not only the shape ones."""
+    if not isinstance(raw, Mapping):
+        return []
+    problems: list[Problem] = []
+    if isinstance(raw.get("name"), str):
+        problems += check_name(raw["name"])
+    source = raw.get("source")
+    if source in {s.value for s in Source}:
+        problems += check_mode(source, settings.mode)
+        complete = source in COMPLETE_ON_CREATE
+        problems += check_source_rules(raw, source, require_complete=complete)
     return problems
 
 

@@ -106,6 +106,26 @@ async def test_create_validation_errors(
         assert loc in locs(response.json())
 
 
+async def test_shape_problems_do_not_hide_rule_problems(tmp_path: Path) -> None:
+    """A create with a mistyped field still lists the bad name and the missing fields in
+    the same 422, one entry each, the shape problem named once."""
+    body = {"name": "Bad Name", "source": "git_host", "source_config": {"integration_id": "x"}}
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+    assert response.status_code == 422
+    HTTPValidationError.model_validate(response.json())
+    found = [tuple(item["loc"]) for item in response.json()["detail"]]
+    assert sorted(found) == sorted(
+        [
+            ("body", "source_config", "integration_id"),
+            ("body", "name"),
+            ("body", "source_config", "repo_url"),
+            ("body", "source_revision_config", "repo_ref"),
+            ("body", "source_revision_config", "agent_config_path"),
+        ]
+    )
+
+
 async def test_non_finite_numbers_are_422_and_nothing_is_stored(tmp_path: Path) -> None:
     """`1e400` or `NaN` (JSON has neither) in a create is 422 at its loc; the list still answers."""
     body = git_host_body()
