@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from tests.api.api_fakes import SECRET_KEY, TENANT, FakeTime, Handler
+from tests.loopback import served
 
 
 @pytest.fixture
@@ -72,18 +69,5 @@ async def local_client(local_settings: ServerSettings) -> AsyncIterator[ControlP
 @pytest.fixture
 def loopback_url(local_settings: ServerSettings) -> Iterator[str]:
     """The local control plane served by uvicorn on a free 127.0.0.1 port, in a thread."""
-    app = create_app(local_settings)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, lifespan="off", ws="none", log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started and thread.is_alive():
-        time.sleep(0.01)
-    host, port = sock.getsockname()
-    yield f"http://{host}:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
-    app.state.store.close()
+    with served(local_settings) as url:
+        yield url

@@ -4,27 +4,23 @@ control plane (in-process, tiny timings) and a way to change it "outside the pla
 from __future__ import annotations
 
 import asyncio
-import socket
 import textwrap
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-import uvicorn
 
 from planner.api.client import ControlPlaneClient
 from planner.api.endpoint import EMBEDDED_DB_NAME, embedded_client
 from planner.api.models import Deployment, DeploymentCreate, DeploymentPatch
 from planner.cli.main import main
 from planner.config import load_config
-from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.plan.body import create_request_body
 from planner.state import LocalFileBackend, StateDocument
+from tests.loopback import served
 
 T = TypeVar("T")
 
@@ -183,17 +179,5 @@ def loopback_url(tmp_path: Path) -> Iterator[str]:
     settings = ServerSettings(
         db_path=tmp_path / "served.db", build_seconds=0.05, deploy_seconds=0.05
     )
-    app = create_app(settings)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", ws="none", log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started and thread.is_alive():
-        time.sleep(0.01)
-    host, port = sock.getsockname()
-    yield f"http://{host}:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
-    app.state.store.close()
+    with served(settings) as url:
+        yield url
