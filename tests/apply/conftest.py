@@ -3,6 +3,7 @@ workspace (config + client + state) around it, and helpers to plan and apply."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,8 +103,20 @@ class Harness:
         **plan_options: Any,
     ) -> ApplyResult:
         """Plan and execute (what `planner apply --auto-approve` does)."""
-        assert self.ws is not None
         plan, doc = await self.plan(**plan_options)
+        return await self.execute(plan, doc, options=options, reporter=reporter)
+
+    async def execute(
+        self,
+        plan: Plan,
+        doc: StateDocument,
+        *,
+        options: ApplyOptions = FAST,
+        reporter: Reporter | None = None,
+        stop: asyncio.Event | None = None,
+    ) -> ApplyResult:
+        """Execute PLAN against the harness's plane, state and current config."""
+        assert self.ws is not None
         return await execute_plan(
             plan,
             client=self.client,
@@ -113,6 +126,7 @@ class Harness:
             digest_key=self.ws.digest_key(doc),
             options=options,
             reporter=reporter or NullReporter(),
+            stop=stop,
         )
 
     async def names_on_server(self) -> list[str]:

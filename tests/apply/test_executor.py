@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from planner.api.models import Deployment, DeploymentCreate
-from planner.apply import ApplyOptions, DeploymentResult, Outcome, execute_plan
+from planner.apply import ApplyOptions, DeploymentResult, Outcome
 from planner.controlplane.settings import ServerSettings
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.model import Action
@@ -110,16 +110,7 @@ async def test_partial_bulk_delete_records_only_what_is_gone(harness: Harness) -
     harness.configure(docker("keep"))
     plan, doc = await harness.plan()
     await harness.client.delete_deployments([doc.deployments["one"].id])
-    assert harness.ws is not None
-    result = await execute_plan(
-        plan,
-        client=harness.client,
-        backend=harness.backend,
-        doc=doc,
-        desired=harness.ws.config.deployments,
-        digest_key=harness.ws.digest_key(doc),
-        options=FAST,
-    )
+    result = await harness.execute(plan, doc, options=FAST)
     deleted = [(r.name, r.status) for r in result.results if r.action is Action.DELETE]
     assert deleted == [("one", "deleted"), ("two", "deleted")]
     assert sorted(harness.state().deployments) == ["keep"]
@@ -169,17 +160,7 @@ async def test_stop_before_start_sends_nothing(harness: Harness) -> None:
     plan, doc = await harness.plan()
     stop = asyncio.Event()
     stop.set()
-    assert harness.ws is not None
-    result = await execute_plan(
-        plan,
-        client=harness.client,
-        backend=harness.backend,
-        doc=doc,
-        desired=harness.ws.config.deployments,
-        digest_key=harness.ws.digest_key(doc),
-        options=FAST,
-        stop=stop,
-    )
+    result = await harness.execute(plan, doc, options=FAST, stop=stop)
     assert result.interrupted and not result.ok
     assert {r.outcome for r in result.results} == {Outcome.NOT_STARTED}
     assert await harness.names_on_server() == []
@@ -194,7 +175,6 @@ async def test_stop_while_waiting_keeps_what_was_created(
     harness.configure(docker("alpha"))
     plan, doc = await harness.plan()
     stop = asyncio.Event()
-    assert harness.ws is not None
 
     class StopOnFirstStatus:
         def begin(self, results: object) -> None: ...
@@ -203,16 +183,8 @@ async def test_stop_while_waiting_keeps_what_was_created(
             if getattr(result, "status", None):  # the first status seen, whichever it is
                 stop.set()
 
-    result = await execute_plan(
-        plan,
-        client=harness.client,
-        backend=harness.backend,
-        doc=doc,
-        desired=harness.ws.config.deployments,
-        digest_key=harness.ws.digest_key(doc),
-        options=replace(FAST, wait_timeout=60.0),
-        reporter=StopOnFirstStatus(),
-        stop=stop,
+    result = await harness.execute(
+        plan, doc, options=replace(FAST, wait_timeout=60.0), reporter=StopOnFirstStatus(), stop=stop
     )
     assert result.interrupted
     assert result.results[0].outcome is Outcome.SUBMITTED
@@ -226,16 +198,8 @@ async def test_a_plan_with_errors_is_refused_before_any_request(harness: Harness
     harness.configure(git("alpha").replace("acme/alpha", "acme/other"))
     plan, doc = await harness.plan()
     assert plan.has_errors
-    assert harness.ws is not None
     with pytest.raises(PlanError):
-        await execute_plan(
-            plan,
-            client=harness.client,
-            backend=harness.backend,
-            doc=doc,
-            desired=harness.ws.config.deployments,
-            digest_key=harness.ws.digest_key(doc),
-        )
+        await harness.execute(plan, doc)
 
 
 async def test_secrets_changed_since_the_plan_are_refused(harness: Harness) -> None:
@@ -244,16 +208,9 @@ async def test_secrets_changed_since_the_plan_are_refused(harness: Harness) -> N
     harness.configure(docker("alpha", extra='secrets = { TOKEN = { env = "TOKEN" } }\n'))
     plan, doc = await harness.plan()
     harness.environ["TOKEN"] = "two"
-    ws = harness.configure(docker("alpha", extra='secrets = { TOKEN = { env = "TOKEN" } }\n'))
+    harness.configure(docker("alpha", extra='secrets = { TOKEN = { env = "TOKEN" } }\n'))
     with pytest.raises(PlanStaleError, match="secrets of alpha changed"):
-        await execute_plan(
-            plan,
-            client=harness.client,
-            backend=harness.backend,
-            doc=doc,
-            desired=ws.config.deployments,
-            digest_key=ws.digest_key(doc),
-        )
+        await harness.execute(plan, doc)
     assert await harness.names_on_server() == []
 
 
