@@ -131,7 +131,10 @@ async def recreate(
         run.finish(result, Outcome.NOT_STARTED, "not started")
         return
     if gone.end is WaitEnd.TIMEOUT:
-        run.fail(result, f"the old deployment {change.deployment_id} was not gone in time")
+        message = f"the old deployment {change.deployment_id} was not gone in time"
+        if gone.last_error is not None:
+            message += f" (last poll error: {gone.last_error})"
+        run.fail(result, message)
         return
     await create(run, change, result, intent)
 
@@ -151,7 +154,10 @@ async def follow(run: Run, result: DeploymentResult, revision_id: str | None) ->
         run.finish(result, Outcome.SUBMITTED, status)
     elif waited.end is WaitEnd.TIMEOUT:
         timeout = run.options.wait_timeout
-        run.fail(result, f"revision {revision_id} still {status} after {timeout:g}s")
+        message = f"revision {revision_id} still {status} after {timeout:g}s"
+        if waited.last_error is not None:
+            message += f" (last poll error: {waited.last_error})"
+        run.fail(result, message)
     elif status in FAILURE_STATUSES:
         run.finish(result, Outcome.FAILED, status, f"revision {revision_id} ended {status}")
     else:

@@ -5,6 +5,11 @@ default, see `PollPolicy`), holding a slot of the shared request limiter only wh
 request is in flight, so `--parallelism` bounds requests, not waiters. A poll ends on a
 final status (DEPLOYED, SKIPPED, `*_FAILED`), at the deadline, or when the apply is told
 to stop. INTERRUPTED and UNKNOWN are not final: polling goes on.
+
+An outage is not a failure of the deployment: a poll that gets no answer (connection
+error, timeout) or a 5xx/429 after the client's own retries is skipped and polling goes
+on, with the same growing delay, until the deadline; the result then names the last
+error seen. Other errors (404, 401, ...) end the wait at once.
 """
 
 from __future__ import annotations
@@ -12,13 +17,18 @@ from __future__ import annotations
 import asyncio
 import random as _random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypeVar
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import is_final_revision_status
+from planner.api.retry import is_retryable
+from planner.errors import ApiError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,8 +60,17 @@ class WaitEnd(StrEnum):
 
 @dataclass(frozen=True)
 class WaitResult:
+    """How a wait ended, the last status seen, and the last poll error (if the last
+    polls failed: an outage that outlasted the deadline)."""
+
     end: WaitEnd
     status: str | None
+    last_error: str | None = None
+
+
+def is_outage(error: ApiError) -> bool:
+    """A poll error that says nothing about the deployment: no answer, 429 or any 5xx."""
+    return is_retryable(error) or (error.status is not None and error.status >= 500)
 
 
 @dataclass
@@ -88,31 +107,51 @@ async def wait_for_revision(
     (the caller reports how it ended) to `on_status`."""
     started = waiting.clock()
     last: str | None = None
+    error: str | None = None
     while True:
-        async with waiting.limiter:
-            revision = await waiting.client.get_revision(deployment_id, revision_id)
-        status = str(revision.status)
-        if is_final_revision_status(status):
-            return WaitResult(WaitEnd.FINAL, status)
-        if status != last:
-            last = status
-            on_status(status)
+        revision, error = await _poll(
+            waiting, lambda: waiting.client.get_revision(deployment_id, revision_id)
+        )
+        if revision is not None:
+            status = str(revision.status)
+            if is_final_revision_status(status):
+                return WaitResult(WaitEnd.FINAL, status)
+            if status != last:
+                last = status
+                on_status(status)
         end = await _pause(waiting, started)
         if end is not None:
-            return WaitResult(end, last)
+            return WaitResult(end, last, error)
 
 
 async def wait_until_gone(waiting: Waiting, deployment_id: str) -> WaitResult:
     """Poll until the deployment is no longer listed (deletion is asynchronous)."""
     started = waiting.clock()
+    last: str | None = None
     while True:
-        async with waiting.limiter:
-            found = await waiting.client.get_deployments_by_ids([deployment_id])
-        if deployment_id not in found:
-            return WaitResult(WaitEnd.FINAL, "gone")
+        found, error = await _poll(
+            waiting, lambda: waiting.client.get_deployments_by_ids([deployment_id])
+        )
+        if found is not None:
+            if deployment_id not in found:
+                return WaitResult(WaitEnd.FINAL, "gone")
+            last = str(found[deployment_id].status)
         end = await _pause(waiting, started)
         if end is not None:
-            return WaitResult(end, str(found[deployment_id].status))
+            return WaitResult(end, last, error)
+
+
+async def _poll(
+    waiting: Waiting, request: Callable[[], Awaitable[T]]
+) -> tuple[T | None, str | None]:
+    """One poll under the limiter: its answer, or None and the error of an outage."""
+    try:
+        async with waiting.limiter:
+            return await request(), None
+    except ApiError as error:
+        if not is_outage(error):
+            raise
+        return None, error.message
 
 
 async def _pause(waiting: Waiting, started: float) -> WaitEnd | None:

@@ -17,6 +17,7 @@ from planner.apply.waiter import (
     wait_for_revision,
     wait_until_gone,
 )
+from planner.errors import ApiError
 
 DEP = "00000000-0000-4000-8000-0000000000d1"
 REV = "00000000-0000-4000-8000-0000000000e1"
@@ -146,3 +147,60 @@ async def test_wait_until_gone_polls_until_the_id_is_not_listed() -> None:
         result = await wait_until_gone(waiting(client), DEP)
     assert (result.end, result.status) == (WaitEnd.FINAL, "gone")
     assert len(calls) == 3
+
+
+def flaky_revision_client(answers: list[object], seen: list[object]) -> ControlPlaneClient:
+    """A client whose revision GETs meet the ANSWERS in turn (the last one repeats): an
+    int is that HTTP status, an exception is raised as the transport's, a str is a
+    revision status."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        answer = answers[min(len(seen), len(answers) - 1)]
+        seen.append(answer)
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, int):
+            return httpx.Response(answer, json={"detail": f"status {answer}"})
+        body = {"id": REV, "created_at": "2024-01-01T00:00:00Z", "status": answer}
+        return httpx.Response(200, json={**body, "updated_at": body["created_at"]})
+
+    return ControlPlaneClient(
+        "https://cp.test", "key", transport=httpx.MockTransport(handler), retry=NO_RETRIES
+    )
+
+
+@pytest.mark.anyio
+async def test_an_outage_while_polling_does_not_end_the_wait() -> None:
+    """Connection errors, 5xx and 429 are skipped: polling goes on through them, past
+    the client's own retries, until the revision is final."""
+    seen: list[object] = []
+    refused = httpx.ConnectError("connection refused")
+    answers: list[object] = ["BUILDING", *[refused] * 8, 502, 503, 500, 429, "DEPLOYED"]
+    async with flaky_revision_client(answers, seen) as client:
+        result = await wait_for_revision(waiting(client), DEP, REV, lambda _: None)
+    assert (result.end, result.status) == (WaitEnd.FINAL, "DEPLOYED")
+    assert len(seen) == len(answers)
+
+
+@pytest.mark.anyio
+async def test_an_outage_past_the_deadline_names_the_last_error() -> None:
+    """A server that stays away until the deadline ends the wait at the timeout, with
+    the last status seen and the last poll error."""
+    seen: list[object] = []
+    async with flaky_revision_client(["BUILDING", 503], seen) as client:
+        result = await wait_for_revision(waiting(client, timeout=0.05), DEP, REV, lambda _: None)
+    assert (result.end, result.status) == (WaitEnd.TIMEOUT, "BUILDING")
+    assert result.last_error is not None and "503" in result.last_error
+    assert len(seen) >= 3
+
+
+@pytest.mark.anyio
+async def test_a_poll_answered_404_ends_the_wait_with_the_error() -> None:
+    """An error that is about the deployment (404: it is gone) is not an outage: it
+    ends the wait at once."""
+    seen: list[object] = []
+    async with flaky_revision_client(["BUILDING", 404], seen) as client:
+        with pytest.raises(ApiError) as raised:
+            await wait_for_revision(waiting(client), DEP, REV, lambda _: None)
+    assert raised.value.status == 404
+    assert len(seen) == 2

@@ -286,3 +286,25 @@ def test_on_a_terminal_only_yes_applies(serve) -> None:  # type: ignore[no-untyp
     assert code == 0, shown
     assert "Apply complete: 2 created" in shown
     work.assert_converged(config, "t", 2)
+
+
+def test_a_server_restart_while_waiting_does_not_fail_the_deployments(serve) -> None:  # type: ignore[no-untyped-def]
+    """The control plane goes away for ~3 s while apply waits on revisions, then comes
+    back on the same port and database: every deployment is reported deployed (the
+    waits poll through the outage), exit 0, and the next plan is empty."""
+    work = serve("--deploy-seconds", "4")
+    config = work.write("outage.toml", config_text("o", 5))
+    victim = work.start("apply", "-c", config, "--auto-approve")
+    victim.wait_for("DEPLOYING")
+    port = work.server.url.rsplit(":", 1)[1]
+    assert work.server.stop() == 0
+    work.server.process.communicate(timeout=10)
+    time.sleep(3.0)
+    work.server = start_serve(
+        ["--db", str(work.root / "serve.db"), "--api-key", API_KEY, "--port", port],
+        cwd=work.root,
+    )
+    code, out, err = victim.finish()
+    assert code == 0, out + err
+    assert "5 created" in out and "0 failed" in out
+    work.assert_converged(config, "o", 5)
