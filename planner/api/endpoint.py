@@ -11,13 +11,10 @@ The state directory is `PLANNER_STATE_DIR`, else `state`.
 
 from __future__ import annotations
 
-import json
 import sys
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -203,28 +200,3 @@ def open_client(
         base_url_flag=resolved.base_url,
         retry=retry,
     )
-
-
-def read_control_plane_table(path: Path, *, required: bool) -> dict[str, Any] | None:
-    """Just the `[control_plane]` table of a TOML or JSON config (None when absent).
-
-    For commands that need the endpoint but not the deployments (`providers`, `repos`):
-    a missing file is fine unless `required`.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if required:
-            raise ConfigError(f"config file not found: {path}") from None
-        return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    except ValueError as exc:  # tomllib.TOMLDecodeError and JSONDecodeError are ValueErrors
-        kind = "JSON" if path.suffix == ".json" else "TOML"
-        raise ConfigError(f"{path}: not valid {kind}: {exc}") from None
-    table = data.get("control_plane") if isinstance(data, dict) else None
-    if table is not None and not isinstance(table, dict):
-        raise ConfigError(f"{path}: control_plane must be a table")
-    return table

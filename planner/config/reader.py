@@ -10,6 +10,7 @@ from typing import Any
 
 from planner.config.keys import json_object
 from planner.errors import ConfigError
+from planner.files import parse_nested, read_user_text
 
 SUFFIXES = (".toml", ".json")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -24,7 +25,8 @@ def read_raw(path: Path) -> dict[str, Any]:
             hint="use a .toml or .json file",
         )
     text = _read_text(path)
-    data = _parse_toml(path, text) if suffix == ".toml" else _parse_json(path, text)
+    parse = _parse_toml if suffix == ".toml" else _parse_json
+    data = parse_nested(lambda text: parse(path, text), text, path, ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be an object (a table)")
     return data
@@ -32,15 +34,12 @@ def read_raw(path: Path) -> dict[str, Any]:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_user_text(path, "config file", ConfigError)
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: config file not found",
             hint="create it (see examples/), or pass -c FILE",
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"{path}: cannot read config file: {reason}") from None
 
 
 def _parse_toml(path: Path, text: str) -> Any:

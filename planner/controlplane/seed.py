@@ -20,6 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from planner.api.models import Integration, OAuthProvider, Repository, UuidStr
 from planner.errors import ConfigError
+from planner.files import parse_nested, read_user_text
 
 DEFAULT_SEED_NAME = "default_seed.toml"
 
@@ -117,16 +118,15 @@ def read_seed_text(path: Path | None) -> tuple[str, str]:
         text = resources.files("planner.controlplane").joinpath(DEFAULT_SEED_NAME).read_text()
         return text, f"(default) {DEFAULT_SEED_NAME}"
     try:
-        return path.read_text(encoding="utf-8"), str(path)
-    except OSError as exc:
-        raise ConfigError(f"Cannot read seed file {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"Cannot read seed file {path}: not UTF-8 text ({exc.reason})") from exc
+        return read_user_text(path, "seed file", ConfigError), str(path)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: cannot read seed file: no such file") from None
 
 
 def parse_seed(text: str, name: str) -> dict[str, Any]:
     try:
-        data = json.loads(text) if name.endswith(".json") else tomllib.loads(text)
+        parse = json.loads if name.endswith(".json") else tomllib.loads
+        data = parse_nested(parse, text, Path(name), ConfigError)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"Seed file {name} is not valid {seed_format(name)}: {exc}") from exc
     if not isinstance(data, dict):

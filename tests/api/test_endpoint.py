@@ -8,7 +8,6 @@ import pytest
 
 from planner.api.endpoint import (
     open_client,
-    read_control_plane_table,
     resolve_endpoint,
     state_dir_from,
 )
@@ -113,34 +112,6 @@ async def test_embedded_mode_accepts_a_configured_workspace(tmp_path: Path):
         assert client.tenant_id == tenant
         page = await client.list_deployments()
     assert page.resources == []
-
-
-def test_control_plane_table_from_toml_and_json(tmp_path: Path):
-    """Only `[control_plane]` is read, from TOML or JSON."""
-    toml_file = tmp_path / "planner.toml"
-    toml_file.write_text('[control_plane]\nbase_url = "http://127.0.0.1:8123"\n')
-    json_file = tmp_path / "planner.json"
-    json_file.write_text('{"control_plane": {"tenant_id": "t"}, "deployments": {}}')
-    assert read_control_plane_table(toml_file, required=True) == {
-        "base_url": "http://127.0.0.1:8123"
-    }
-    assert read_control_plane_table(json_file, required=True) == {"tenant_id": "t"}
-
-
-def test_missing_config_is_fine_unless_required(tmp_path: Path):
-    """A missing file gives no table, or a config error when it was asked for."""
-    missing = tmp_path / "nope.toml"
-    assert read_control_plane_table(missing, required=False) is None
-    with pytest.raises(ConfigError, match="not found"):
-        read_control_plane_table(missing, required=True)
-
-
-def test_unparsable_config_is_a_config_error(tmp_path: Path):
-    """Broken TOML is reported with the file name."""
-    broken = tmp_path / "planner.toml"
-    broken.write_text("[control_plane\n")
-    with pytest.raises(ConfigError, match=r"planner\.toml: not valid TOML"):
-        read_control_plane_table(broken, required=False)
 
 
 def test_loaded_config_section_is_accepted(tmp_path: Path):

@@ -44,7 +44,7 @@ def test_providers_text_is_a_table(embedded: Path, capsys):
 def test_explicit_missing_config_is_an_error(embedded: Path, capsys):
     """A config named with -c must exist (the default planner.toml may be missing)."""
     assert main(["providers", "-c", "nope.toml"]) == 1
-    assert "config file not found: nope.toml" in capsys.readouterr().err
+    assert "nope.toml: config file not found" in capsys.readouterr().err
 
 
 def test_real_url_without_key_fails_cleanly(embedded: Path, capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,25 @@ def test_single_deployment_is_singular(workdir: Path, capsys: pytest.CaptureFixt
     (workdir / "one.json").write_text('{"deployments": {"api": {"source": "internal_template"}}}')
     assert main(["validate", "--config", "one.json"]) == 0
     assert capsys.readouterr().out == "OK: one.json is valid (1 deployment)\n"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "deep", "huge"])
+def test_a_hostile_config_path_is_one_line_and_exit_1(
+    workdir: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A FIFO, /dev/zero, 100k nested brackets or an 11 MB file: one error line naming
+    the file, exit 1, no traceback, no hang."""
+    config = workdir / "planner.toml"
+    if kind == "fifo":
+        os.mkfifo(config)
+    elif kind == "zero":
+        config.symlink_to("/dev/zero")
+    elif kind == "deep":
+        config.write_text("a = " + "[" * 100_000)
+    else:
+        config.write_text("#" * (11 * 1024 * 1024))
+    assert main(["validate"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("Error: planner.toml: ")
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err

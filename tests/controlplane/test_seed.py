@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -115,7 +116,7 @@ def test_seed_file_syntax_error(tmp_path: Path) -> None:
 
 def test_missing_seed_file(tmp_path: Path) -> None:
     """A seed path that does not exist is a ConfigError naming it."""
-    with pytest.raises(ConfigError, match="Cannot read seed file"):
+    with pytest.raises(ConfigError, match=r"absent\.toml: cannot read seed file: no such file"):
         load_seed(tmp_path / "absent.toml")
 
 
@@ -123,8 +124,16 @@ def test_seed_file_that_is_not_utf8(tmp_path: Path) -> None:
     """A seed file that is not UTF-8 text is a ConfigError naming it (not a crash)."""
     path = tmp_path / "latin1.toml"
     path.write_bytes(b'name = "caf\xe9"\n')
-    with pytest.raises(ConfigError, match=r"Cannot read seed file .*latin1\.toml: not UTF-8"):
+    with pytest.raises(ConfigError, match=r"latin1\.toml: cannot read seed file: not UTF-8"):
         load_seed(path)
+
+
+def test_a_seed_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    """`--seed` naming a FIFO is an error naming it, not a server that never starts."""
+    fifo = tmp_path / "seed.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match=r"seed\.toml: cannot read seed file: it is a FIFO"):
+        load_seed(fifo)
 
 
 def test_duplicate_integration_ids_are_rejected(tmp_path: Path) -> None:

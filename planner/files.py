@@ -1,0 +1,96 @@
+"""Reading files a user names (config, seed, saved plan), bounded in time and memory.
+
+Every such file goes through `read_user_text`: only a regular file is read (a FIFO would
+block forever, `/dev/zero` never ends), at most `MAX_FILE_BYTES`, as UTF-8. Parsed data
+goes through `check_nesting`, so a document nested thousands deep is one clear error,
+not a RecursionError in whatever walks it later.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from planner.errors import PlannerError
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_NESTING = 64
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_user_text(
+    path: Path, what: str, error: type[PlannerError], limit: int = MAX_FILE_BYTES
+) -> str:
+    """The UTF-8 text of the regular file PATH (at most LIMIT bytes); ERROR naming the path
+    and WHAT it is otherwise. FileNotFoundError is left to the caller (its hint differs)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        data = _read_regular(fd, path, what, error, limit)
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: cannot read {what}: not UTF-8 text ({exc.reason})") from None
+
+
+def _read_regular(fd: int, path: Path, what: str, error: type[PlannerError], limit: int) -> bytes:
+    mode = os.fstat(fd).st_mode
+    kind = next((name for is_kind, name in _KINDS if is_kind(mode)), None)
+    if kind is not None:
+        raise error(f"{path}: cannot read {what}: it is {kind}, not a regular file")
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        try:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        except OSError as exc:
+            raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+    megabytes = limit / (1024 * 1024)
+    raise error(f"{path}: cannot read {what}: larger than {megabytes:g} MB")
+
+
+def check_nesting(
+    data: Any, path: Path, error: type[PlannerError], limit: int = MAX_NESTING
+) -> None:
+    """ERROR naming PATH when tables/lists in DATA nest deeper than LIMIT (no recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if not isinstance(value, dict | list):
+            continue
+        if depth > limit:
+            raise error(f"{path}: nested deeper than {limit} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
+def parse_nested(
+    parse: Callable[[str], Any], text: str, path: Path, error: type[PlannerError]
+) -> Any:
+    """`parse(text)`, refusing a document nested deeper than MAX_NESTING (the parser's
+    own RecursionError included); the parser's other errors pass through."""
+    try:
+        data = parse(text)
+    except RecursionError:
+        raise error(f"{path}: nested deeper than {MAX_NESTING} levels") from None
+    check_nesting(data, path, error)
+    return data
