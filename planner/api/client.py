@@ -10,6 +10,7 @@ is retried only after looking up what the failed attempt may have created.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
@@ -26,6 +27,7 @@ from planner.api.errors import (
     RateLimitedError,
     connection_error,
     error_from_response,
+    is_too_deep_for_pydantic,
     unexpected_body,
 )
 from planner.api.gate import BackoffGate
@@ -200,8 +202,26 @@ class ControlPlaneClient:
         try:
             return adapter.validate_json(r.content)
         except ValidationError as exc:
+            if is_too_deep_for_pydantic(exc):
+                return self._parse_deep(adapter, method, path, r)
             problem = f"{exc.error_count()} problem(s), first: {exc.errors()[0]['msg']}"
             raise unexpected_body(method, path, r.status_code, problem) from None
+
+    @staticmethod
+    def _parse_deep(adapter: TypeAdapter[T], method: str, path: str, r: httpx.Response) -> T:
+        """pydantic's JSON parser stops at 200 levels (free-form labels may go deeper):
+        parse with the standard library (Python's recursion limit) and validate that."""
+        try:
+            data = json.loads(r.content)
+        except RecursionError:
+            raise unexpected_body(method, path, r.status_code, "nested too deeply") from None
+        try:
+            return adapter.validate_python(data)
+        except (ValidationError, RecursionError) as exc:
+            problem = str(exc.errors()[0]["msg"]) if isinstance(exc, ValidationError) else ""
+            raise unexpected_body(
+                method, path, r.status_code, problem or "nested too deeply"
+            ) from None
 
     async def _get(self, path: str, adapter: TypeAdapter[T], params: Params | None = None) -> T:
         response = await self._call("GET", path, params=params)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from planner.errors import ApiError
 
@@ -64,7 +65,7 @@ def dotted_loc(loc: Sequence[object]) -> str:
 def _body_detail(response: httpx.Response) -> object:
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         text = response.text.strip()
         return text[:MAX_TEXT_DETAIL] or None
     return body.get("detail") if isinstance(body, dict) else body
@@ -137,6 +138,11 @@ def connection_error(method: str, path: str, base_url: str, exc: Exception) -> A
         f"{method} {path} failed: {reason} ({cause})",
         hint=f"is the control plane reachable at {base_url}?",
     )
+
+
+def is_too_deep_for_pydantic(error: ValidationError) -> bool:
+    """Whether pydantic refused a body only for its nesting (its JSON parser's limit)."""
+    return any("recursion" in str(e["msg"]).lower() for e in error.errors())
 
 
 def unexpected_body(method: str, path: str, status: int, problem: str) -> ApiError:

@@ -284,3 +284,34 @@ async def test_a_given_http_client_is_shared_and_left_open():
     assert closed == [True]
     assert scripted.requests[0].url.path == "/api-host/v2/auth/providers"
     assert "X-Tenant-Id" not in scripted.requests[0].headers
+
+
+def nested_labels(depth: int) -> object:
+    labels: object = "x"
+    for _ in range(depth):
+        labels = {"a": labels}
+    return labels
+
+
+async def test_labels_nested_deeper_than_pydantic_parses_are_still_read(make_client):
+    """A listed deployment whose labels nest 250 deep (past pydantic's JSON parser) is
+    read all the same, with every level of its labels."""
+    deep = deployment_json("d1", "deep")
+    deep["source_config"] = {"resource_spec": {"labels": nested_labels(250)}}
+    scripted = Scripted(lambda r: page([deep, deployment_json("d2", "plain")], 2))
+    async with make_client(scripted) as client:
+        listed = [d async for d in client.iter_deployments()]
+    assert [d.name for d in listed] == ["deep", "plain"]
+    assert listed[0].source_config is not None and listed[0].source_config.resource_spec
+    assert listed[0].source_config.resource_spec.labels == nested_labels(250)
+
+
+@pytest.mark.parametrize("status", [200, 400, 500])
+async def test_a_body_nested_100k_deep_is_an_api_error_not_a_crash(make_client, status):
+    """Whatever the server returns, even 100k nested brackets, the client raises an
+    ApiError naming the request (never a RecursionError)."""
+    body = b'{"resources": ' + b"[" * 100_000 + b"]" * 100_000 + b', "offset": 0}'
+    scripted = Scripted(lambda r: httpx.Response(status, content=body))
+    async with make_client(scripted) as client:
+        with pytest.raises(ApiError, match=r"GET /v2/deployments"):
+            await client.list_deployments()
