@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,7 +121,6 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
         warn(ws.config.warnings)
         with ws.lock("plan", timeout=args.lock_timeout):
             doc = ws.read_state()
-            check_names(options, ws.config.deployments, doc.deployments)
             if args.out and doc.serial == 0:
                 ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
             plan, observed = await ws.make_plan(options, doc)
@@ -140,28 +138,6 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
                 desired=ws.config.deployments,
             )
     return result
-
-
-def check_names(options: PlanOptions, desired: Collection[str], recorded: Collection[str]) -> None:
-    """Refuse --only / --exclude / --replace names the plan cannot act on."""
-    known = set(desired) | set(recorded)
-    problems = [
-        f"{flag} {name}: no deployment of that name in the config or the state"
-        for flag, names in (("--only", options.only), ("--exclude", options.exclude))
-        for name in sorted(set(names) - known)
-    ]
-    problems += [
-        f"--replace {name}: "
-        + ("not in the config" if name not in desired else "not in the state (nothing to replace)")
-        for name in sorted(set(options.replace) - (set(desired) & set(recorded)))
-    ]
-    if problems:
-        names = ", ".join(sorted(known)) or "(none)"
-        raise PlanError(
-            "unknown deployment name(s) in the options",
-            details=problems,
-            hint=f"known deployments: {names}",
-        )
 
 
 def render(plan: Plan, args: argparse.Namespace) -> str:

@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from rich.text import Text
 
@@ -38,12 +39,20 @@ EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
+class Parser(argparse.ArgumentParser):
+    """Every parser of the CLI: no abbreviated long options (`--dest` must not mean
+    `--destroy`). Subparsers are made of the same class (argparse's default)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+
+
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
     )
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="planner",
         description="Plan and apply deployments on the control plane.",
         parents=[common],

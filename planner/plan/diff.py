@@ -6,12 +6,13 @@ of the mappings (every name is visited in sorted order).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
+from planner.errors import PlanError
 from planner.plan.changes import build_create, build_delete, build_replace
 from planner.plan.drift import deployment_drift
 from planner.plan.model import (
@@ -84,7 +85,8 @@ def make_plan(
     """
     opts = options or PlanOptions()
     existing = unmanaged_existing or {}
-    out = _Outcome(warnings=option_warnings(desired, recorded, opts))
+    check_option_names(desired, recorded, opts)
+    out = _Outcome()
     for name in selected_names(desired, recorded, opts):
         subject = _Subject(name, desired.get(name), recorded.get(name), observed.get(name))
         plan_deployment(out, subject, opts, digest_key, existing.get(name))
@@ -108,18 +110,28 @@ def selected_names(
     return sorted(names - options.exclude)
 
 
-def option_warnings(
-    desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
-) -> list[PlanWarning]:
+def check_option_names(
+    desired: Collection[str], recorded: Collection[str], options: PlanOptions
+) -> None:
+    """PlanError listing every --only / --exclude / --replace name the plan cannot act on
+    (a typo must never narrow a plan to nothing and report success)."""
     known = set(desired) | set(recorded)
-    warnings = []
-    for flag, names in (("--only", options.only), ("--exclude", options.exclude)):
-        for name in sorted(names - known):
-            warnings.append(PlanWarning(name=name, message=f"{flag} {name}: no such deployment"))
-    for name in sorted(options.replace - (set(desired) & set(recorded))):
-        message = f"--replace {name}: not both in the config and the state; nothing to replace"
-        warnings.append(PlanWarning(name=name, message=message))
-    return warnings
+    problems = [
+        f"{flag} {name}: no deployment of that name in the config or the state"
+        for flag, names in (("--only", options.only), ("--exclude", options.exclude))
+        for name in sorted(set(names) - known)
+    ]
+    problems += [
+        f"--replace {name}: "
+        + ("not in the config" if name not in desired else "not in the state (nothing to replace)")
+        for name in sorted(set(options.replace) - (set(desired) & set(recorded)))
+    ]
+    if problems:
+        raise PlanError(
+            "unknown deployment name(s) in the options",
+            details=problems,
+            hint=f"known deployments: {', '.join(sorted(known)) or '(none)'}",
+        )
 
 
 def plan_deployment(

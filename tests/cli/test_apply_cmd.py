@@ -246,3 +246,13 @@ def test_end_of_input_at_the_prompt_cancels(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(sys, "stdin", _Terminal(lambda: ""))
     with pytest.raises(PlannerError, match="Destroy cancelled"):
         confirm(False, "destroy")
+
+
+def test_apply_with_an_unknown_only_name_is_an_error(scenario: Scenario) -> None:
+    """`apply --only typo` exits 1 naming the name, and sends nothing (it was a
+    warning and a successful "No changes")."""
+    result = scenario.cli("apply", "--auto-approve", "--only", "wroker")
+    assert result.code == 1
+    assert "--only wroker: no deployment of that name in the config or the state" in result.err
+    assert "No changes" not in result.out
+    assert names_on_server(scenario) == []

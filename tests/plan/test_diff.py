@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from planner.errors import PlanError
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action, Change, Plan
 
@@ -249,17 +252,26 @@ def test_ignore_changes_leaves_a_path_alone_for_drift_and_config() -> None:
 
 
 def test_only_and_exclude_select_deployments() -> None:
-    """--only keeps the named deployments, --exclude drops them; unknown names warn."""
+    """--only keeps the named deployments, --exclude drops them."""
     desired = {name: git_desired(name) for name in ("a", "b", "c")}
-    only = make_plan(
-        desired, {}, {}, options=PlanOptions(only=frozenset({"a", "zz"})), digest_key=KEY
-    )
+    only = make_plan(desired, {}, {}, options=PlanOptions(only=frozenset({"a"})), digest_key=KEY)
     assert [c.name for c in only.changes] == ["a"]
-    assert [w.message for w in only.warnings] == ["--only zz: no such deployment"]
     excluded = make_plan(
         desired, {}, {}, options=PlanOptions(exclude=frozenset({"a"})), digest_key=KEY
     )
     assert [c.name for c in excluded.changes] == ["b", "c"]
+
+
+@pytest.mark.parametrize("field", ["only", "exclude", "replace"])
+def test_an_unknown_option_name_is_an_error_not_a_warning(field: str) -> None:
+    """A name given to --only/--exclude/--replace that the plan does not know raises a
+    PlanError naming the flag and the name (one check, whoever makes the plan)."""
+    desired = {name: git_desired(name) for name in ("a", "b")}
+    options = PlanOptions(**{field: frozenset({"a", "zz"})})
+    with pytest.raises(PlanError) as raised:
+        make_plan(desired, {}, {}, options=options, digest_key=KEY)
+    assert any(f"--{field} zz" in line for line in raised.value.details)
+    assert raised.value.hint == "known deployments: a, b"
 
 
 def test_refresh_only_plans_no_change_but_reports_drift() -> None:
