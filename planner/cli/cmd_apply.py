@@ -20,10 +20,12 @@ from typing import Any
 from planner.apply import ApplyOptions, ApplyResult, execute_plan
 from planner.apply.progress import NullReporter, make_reporter
 from planner.cli.common import (
+    DEFAULT_CONFIG,
     add_config_option,
     add_endpoint_options,
     add_lock_timeout_option,
     add_state_option,
+    repeated_args,
     seconds,
 )
 from planner.cli.workspace import Workspace
@@ -41,7 +43,6 @@ from planner.state.records import RecordedDeployment
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-DEFAULT_CONFIG = "planner.toml"
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -99,7 +100,12 @@ def positive_int(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.planfile and (args.only or args.exclude or args.replace):
         raise PlanError("--only, --exclude and --replace cannot be used with a saved plan")
-    options = PlanOptions(only=args.only, exclude=args.exclude, replace=args.replace)
+    options = PlanOptions(
+        only=args.only,
+        exclude=args.exclude,
+        replace=args.replace,
+        command_args=repeated_args(args),
+    )
     return asyncio.run(run_apply(args, options, operation="apply"))
 
 

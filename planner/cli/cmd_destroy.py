@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 from planner.cli.cmd_apply import add_run_options, run_apply
+from planner.cli.common import repeated_args
 from planner.plan.diff import PlanOptions
 
 
@@ -26,4 +27,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return asyncio.run(run_apply(args, PlanOptions(destroy=True), operation="destroy"))
+    return asyncio.run(
+        run_apply(
+            args, PlanOptions(destroy=True, command_args=repeated_args(args)), operation="destroy"
+        )
+    )

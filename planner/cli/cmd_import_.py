@@ -19,10 +19,11 @@ from planner.cli.common import (
     add_endpoint_options,
     add_lock_timeout_option,
     add_state_option,
+    repeated_args,
 )
-from planner.cli.connect import DEFAULT_CONFIG
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
+from planner.plan.model import suggested_command
 from planner.plan.refresh import observed_record
 from planner.render.console import make_console
 from planner.state.document import adopt
@@ -48,7 +49,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     recorded, location = asyncio.run(import_deployment(args))
-    plan_command = "planner plan" + ("" if args.config == DEFAULT_CONFIG else f" -c {args.config}")
+    plan_command = suggested_command("plan", command_args=repeated_args(args))
     console = make_console()
     for line in (
         f"Imported {recorded.name} (deployment {recorded.id}) into the state {location}.",

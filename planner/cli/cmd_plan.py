@@ -21,6 +21,7 @@ from planner.cli.common import (
     add_format_option,
     add_lock_timeout_option,
     add_state_option,
+    repeated_args,
 )
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
@@ -113,6 +114,7 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         replace=args.replace,
         destroy=args.destroy,
         refresh_only=args.refresh_only,
+        command_args=repeated_args(args),
     )
 
 

@@ -12,8 +12,10 @@ from planner.cli.common import (
     add_lock_timeout_option,
     add_state_option,
     open_state_backend,
+    repeated_args,
 )
 from planner.errors import StateError
+from planner.plan.model import suggested_command
 from planner.render.console import make_console
 from planner.secrets import SENSITIVE
 from planner.state.backend import StateBackend
@@ -81,11 +83,14 @@ def run_rm(args: argparse.Namespace) -> int:
         doc = _require_state(backend)
         forgotten = doc.forget(args.name)
         backend.write(doc)
+    again = suggested_command(
+        "import", forgotten.name, forgotten.id, command_args=repeated_args(args)
+    )
     console = make_console()
     for line in (
         f"Removed {forgotten.name} (deployment {forgotten.id}) from the state {backend.location}.",
         "The deployment still exists on the control plane; planner no longer manages it.",
-        f"To manage it again: planner import {forgotten.name} {forgotten.id}",
+        f"To manage it again: {again}",
     ):
         console.print(line, markup=False)
     return 0

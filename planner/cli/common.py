@@ -8,14 +8,16 @@ from pathlib import Path
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
 
+DEFAULT_CONFIG = "planner.toml"
+
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-c",
         "--config",
-        default="planner.toml",
+        default=DEFAULT_CONFIG,
         metavar="FILE",
-        help="config file, TOML or JSON (default: planner.toml)",
+        help=f"config file, TOML or JSON (default: {DEFAULT_CONFIG})",
     )
 
 
@@ -70,3 +72,14 @@ def state_path_from_args(args: argparse.Namespace) -> Path:
 def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:
     """The state store the command's `-c` / `--state` options point at."""
     return LocalFileBackend(state_path_from_args(args))
+
+
+def repeated_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The `-c` / `--state` options the user gave, to repeat in a command we suggest
+    (so `planner import ...` from a plan of `-c prod.toml` targets prod.toml)."""
+    repeated: tuple[str, ...] = ()
+    if getattr(args, "config", DEFAULT_CONFIG) != DEFAULT_CONFIG:
+        repeated += ("-c", args.config)
+    if getattr(args, "state", None):
+        repeated += ("--state", args.state)
+    return repeated

@@ -9,10 +9,9 @@ from typing import Any
 
 from planner.api.client import ControlPlaneClient
 from planner.api.endpoint import open_client, state_dir_from
+from planner.cli.common import DEFAULT_CONFIG
 from planner.config.reader import read_raw
 from planner.errors import ConfigError
-
-DEFAULT_CONFIG = "planner.toml"
 
 
 def open_cli_client(args: argparse.Namespace) -> ControlPlaneClient:

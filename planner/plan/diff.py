@@ -23,6 +23,7 @@ from planner.plan.model import (
     PlanMode,
     PlanProblem,
     PlanWarning,
+    suggested_command,
     summarize,
 )
 from planner.plan.update import build_update
@@ -38,6 +39,7 @@ class PlanOptions:
     replace: AbstractSet[str] = frozenset()
     destroy: bool = False
     refresh_only: bool = False
+    command_args: tuple[str, ...] = ()  # repeated in the commands a plan suggests (`-c F`)
 
     def __post_init__(self) -> None:
         # Callers pass argparse lists; the plan needs sets (and a hashable, frozen value).
@@ -147,9 +149,9 @@ def plan_deployment(
     if options.refresh_only:
         return
     if recorded is None:
-        _plan_new(out, subject, existing_id, key)
+        _plan_new(out, subject, existing_id, key, options.command_args)
     elif observed is None:
-        _plan_gone(out, subject, key, existing_id, destroy=options.destroy)
+        _plan_gone(out, subject, key, existing_id, options)
     elif desired is None or options.destroy:
         _protect(out, subject, "deleted")
         out.changes.append(build_delete(recorded, observed))
@@ -164,24 +166,29 @@ def plan_deployment(
         out.warnings += result.warnings
 
 
-def _plan_new(out: _Outcome, subject: _Subject, existing_id: str | None, key: bytes) -> None:
+def _plan_new(
+    out: _Outcome,
+    subject: _Subject,
+    existing_id: str | None,
+    key: bytes,
+    command_args: tuple[str, ...],
+) -> None:
     assert subject.desired is not None  # a name not in the state comes from the config
     if existing_id is None:
         out.changes.append(build_create(subject.desired, key, []))
         return
-    command = f"planner import {subject.name} {existing_id}"
+    command = suggested_command("import", subject.name, existing_id, command_args=command_args)
     out.errors.append(
         PlanProblem(
             name=subject.name,
-            message=f"{subject.name} already exists (id {existing_id}) but is not in the "
-            f"state; adopt it with `{command}`",
+            message=f"{subject.name} already exists (id {existing_id}) but is not in the state",
             hint=f"`{command}` adopts it; or rename the deployment in the config",
         )
     )
 
 
 def _plan_gone(
-    out: _Outcome, subject: _Subject, key: bytes, existing_id: str | None, *, destroy: bool
+    out: _Outcome, subject: _Subject, key: bytes, existing_id: str | None, options: PlanOptions
 ) -> None:
     """A recorded deployment deleted outside the planner: create it again if still wanted.
 
@@ -189,8 +196,12 @@ def _plan_gone(
     would duplicate it: that is an error naming the way to adopt it instead.
     """
     note = "deleted outside the planner"
+    destroy = options.destroy
     if subject.desired is not None and not destroy and existing_id is not None:
-        command = f"planner state rm {subject.name} && planner import {subject.name} {existing_id}"
+        args = options.command_args
+        forget = suggested_command("state rm", subject.name, command_args=args)
+        adopt = suggested_command("import", subject.name, existing_id, command_args=args)
+        command = f"{forget} && {adopt}"
         out.errors.append(
             PlanProblem(
                 name=subject.name,

@@ -12,6 +12,8 @@ Invariants:
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -106,6 +108,12 @@ class Drift(PlanModel):
     path: str | None = None
     recorded: Any = None
     observed: Any = None
+
+
+def suggested_command(command: str, *operands: str, command_args: Sequence[str] = ()) -> str:
+    """`planner COMMAND [COMMAND_ARGS] OPERANDS...` as the user should type it: the options
+    they gave (`-c FILE`, `--state PATH`) repeated, every word shell-quoted."""
+    return shlex.join(["planner", *command.split(), *command_args, *operands])
 
 
 class PlanProblem(PlanModel):

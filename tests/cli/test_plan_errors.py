@@ -56,9 +56,19 @@ def test_unmanaged_existing_name_prints_the_import_command(scenario: Scenario) -
     worker = scenario.create_remote("worker")
     result = scenario.plan()
     assert result.code == 1
-    assert f"`planner import worker {worker.id}`" in result.out
+    assert result.out.count(f"`planner import worker {worker.id}`") == 1
     plan = json.loads(scenario.plan("--format", "json").out)
     assert {c["name"]: c["action"] for c in plan["changes"]} == {"api": "create"}
+
+
+def test_the_import_command_repeats_the_config_option(scenario: Scenario) -> None:
+    """With `-c FILE`, the suggested import command carries `-c FILE` too, so it adopts
+    into the same state the plan read."""
+    worker = scenario.create_remote("worker")
+    (scenario.root / "other.toml").write_text(scenario.config_path.read_text())
+    result = scenario.plan("-c", "other.toml")
+    assert result.code == 1
+    assert result.out.count(f"`planner import -c other.toml worker {worker.id}`") == 1
 
 
 def test_recreated_outside_under_the_same_name_is_an_error_not_a_duplicate(

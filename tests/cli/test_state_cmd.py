@@ -153,7 +153,10 @@ def test_rm_forgets_but_says_remote_remains(
     out = capsys.readouterr().out
     assert "Removed support-agent (deployment 00000000-0000-4000-8000-000000000001)" in out
     assert "still exists on the control plane" in out
-    assert "planner import support-agent 00000000-0000-4000-8000-000000000001" in out
+    again = (
+        f"planner import --state {state_file} support-agent 00000000-0000-4000-8000-000000000001"
+    )
+    assert f"To manage it again: {again}\n" in out
     after = LocalFileBackend(state_file).read()
     assert after is not None
     assert sorted(after.deployments) == ["billing-[x]"]

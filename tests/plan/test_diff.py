@@ -191,10 +191,22 @@ def test_destroy_deletes_everything_in_the_state_and_refuses_protected_ones() ->
 
 
 def test_a_name_that_exists_remotely_but_not_in_the_state_is_an_import_error() -> None:
-    """The error prints the exact `planner import NAME ID` and nothing is created."""
-    plan = plan_one(git_desired(), unmanaged_existing={"api": deployment_id("api")})
+    """The error gives the exact `planner import NAME ID` once (in the hint), repeating
+    the options the user gave, and nothing is created."""
+    options = PlanOptions(command_args=("-c", "my config.toml"))
+    unmanaged = {"api": deployment_id("api")}
+    plan = make_plan(
+        {"api": git_desired()},
+        {},
+        {},
+        options=options,
+        digest_key=KEY,
+        unmanaged_existing=unmanaged,
+    )
     [error] = plan.errors
-    assert f"planner import api {deployment_id('api')}" in error.message
+    command = f"planner import -c 'my config.toml' api {deployment_id('api')}"
+    assert error.hint is not None and error.hint.startswith(f"`{command}` adopts it")
+    assert "planner import" not in error.message
     assert plan.changes == []
 
 
