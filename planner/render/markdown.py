@@ -17,34 +17,48 @@ from planner.render.lines import HEADLINES, Line, change_lines, drift_text, orde
 MARKER = "<!-- planner-plan -->"
 BUDGET = 65_000
 _NOTICE = (
-    "\n> [!NOTE]\n> Output truncated: {n} more deployment(s) not shown (the comment is limited "
-    "to 65,000 characters). Run `planner plan` to see the whole plan.\n"
+    "\n> [!NOTE]\n> Output truncated: {what} (the comment is limited to 65,000 characters). "
+    "Run `planner plan` to see the whole plan.\n"
 )
 _NOTICE_RESERVE = 300
 
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
     changes = ordered_changes(plan, verbose=verbose)
-    head = "\n".join(
-        part
-        for part in (MARKER, f"**{plan.summary_line()}**", *alerts(plan), table(changes))
-        if part
-    )
-    blocks = [drift_details(plan)] + [details(c, verbose=verbose) for c in changes]
-    return _fit(head + "\n", [b for b in blocks if b], budget)
+    head = "\n".join(part for part in (MARKER, f"**{plan.summary_line()}**", *alerts(plan)) if part)
+    rows = table_rows(changes)
+    drift = drift_details(plan)
+    blocks = [details(c, verbose=verbose) for c in changes]
+    return _fit(head, rows, drift, blocks, budget)
 
 
-def _fit(head: str, blocks: list[str], budget: int) -> str:
-    if len(head) + _NOTICE_RESERVE > budget:
-        # cut after a whole line: half a table row would swallow the notice
-        cut = head.rfind("\n", 0, budget - _NOTICE_RESERVE) + 1
-        return head[:cut] + _NOTICE.format(n=len(blocks))
-    out = head
+def _fit(head: str, rows: list[str], drift: str, blocks: list[str], budget: int) -> str:
+    """HEAD, the table ROWS, DRIFT and the per-deployment BLOCKS, as many as fit in
+    BUDGET; a notice then counts exactly what was left out, cut between whole lines."""
+    limit = budget - _NOTICE_RESERVE
+    if len(head) + 1 > limit:
+        cut = head.rfind("\n", 0, limit) + 1
+        return head[:cut] + _notice(len(blocks), "the table and details of")
+    out = head + "\n"
+    for index, row in enumerate(rows):
+        if len(out) + len(row) + 1 > limit:
+            return out + _notice(len(blocks) - max(0, index - _TABLE_HEADER), "")
+        out += row + "\n"
+    if len(out) + len(drift) > limit:
+        return out + _notice(len(blocks), "the drift and the details of")
+    out += drift
     for index, block in enumerate(blocks):
-        if len(out) + len(block) + _NOTICE_RESERVE > budget:
-            return out + _NOTICE.format(n=len(blocks) - index)
+        if len(out) + len(block) > limit:
+            return out + _notice(len(blocks) - index, "the details of")
         out += block
     return out
+
+
+def _notice(count: int, what: str) -> str:
+    """The truncation notice: WHAT of COUNT deployment(s) are not shown."""
+    if not what:
+        return _NOTICE.format(what=f"{count} more deployment(s) not shown")
+    return _NOTICE.format(what=f"{what} {count} deployment(s) are not shown")
 
 
 def alerts(plan: Plan) -> list[str]:
@@ -66,16 +80,20 @@ def alerts(plan: Plan) -> list[str]:
     return parts
 
 
-def table(changes: list[Change]) -> str:
+_TABLE_HEADER = 3  # the blank line, the column names and the separator
+
+
+def table_rows(changes: list[Change]) -> list[str]:
+    """The table as lines: a blank line and two header lines, then one row per change."""
     if not changes:
-        return ""
+        return []
     rows = ["", "| | Deployment | Action | Fields |", "|---|---|---|---|"]
     for change in changes:
         symbol = change.action.symbol if change.action is not Action.NO_OP else ""
         rows.append(
             f"| {symbol} | {code(change.name)} | {change.action.label} | {len(change.fields)} |"
         )
-    return "\n".join(rows)
+    return rows
 
 
 def details(change: Change, *, verbose: bool) -> str:

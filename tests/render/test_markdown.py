@@ -68,3 +68,31 @@ def test_an_empty_plan_renders_marker_and_summary() -> None:
     assert render_markdown(Plan()) == (
         f"{MARKER}\n**No changes. The deployments match the configuration.**\n"
     )
+
+
+def shown_rows(md: str) -> int:
+    return sum(1 for line in md.splitlines() if line.endswith(" | create | 0 |"))
+
+
+def test_the_notice_counts_exactly_the_deployments_left_out_of_the_table() -> None:
+    """A table cut after R rows of N says N - R more deployments are not shown (it said
+    every deployment, 2500 for 499)."""
+    changes = [Change(name=f"deployment-{i:04}", action=Action.CREATE) for i in range(3000)]
+    md = render_markdown(Plan(summary=Summary(create=3000), changes=changes))
+    shown = shown_rows(md)
+    assert 0 < shown < 3000
+    assert f"Output truncated: {3000 - shown} more deployment(s) not shown" in md
+
+
+def test_the_notice_counts_exactly_the_details_left_out() -> None:
+    """With the whole table shown but not every details block, the notice counts the
+    deployments whose details are missing, not the drift block."""
+    field = FieldChange(
+        path="source_config.custom_url", change_class="in-place", before="a" * 500, after="b"
+    )
+    changes = [Change(name=f"d{i:04}", action=Action.UPDATE, fields=[field]) for i in range(300)]
+    md = render_markdown(Plan(summary=Summary(update=300), changes=changes))
+    shown = md.count("<details>")
+    assert 0 < shown < 300
+    assert sum(1 for line in md.splitlines() if line.startswith("| ~ | `d")) == 300
+    assert f"the details of {300 - shown} deployment(s) are not shown" in md
