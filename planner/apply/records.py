@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
+from planner.plan.refresh import revision_fields
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
 
@@ -22,10 +23,8 @@ def recorded_from(
         id=deployment.id,
         managed=desired.managed(),
         secret_digests=desired_digests(desired, key),
-        latest_revision_id=deployment.latest_revision_id,
-        active_revision_id=deployment.active_revision_id,
-        updated_at=deployment.updated_at.isoformat(),
         protect=desired.lifecycle.protect,
+        **revision_fields(deployment),
     )
 
 

@@ -32,7 +32,7 @@ from planner.plan.model import Drift
 from planner.plan.paths import get_path, nest, set_path
 from planner.plan.views import desired_fields, observed_doc, observed_secrets
 from planner.secrets import secret_digest
-from planner.state.document import StateDocument
+from planner.state.document import StateDocument, iso_utc
 from planner.state.records import RecordedDeployment
 
 NAME_LOOKUP_LIMIT = 5
@@ -145,7 +145,7 @@ def revision_fields(deployment: Deployment) -> dict[str, Any]:
     return {
         "latest_revision_id": deployment.latest_revision_id,
         "active_revision_id": deployment.active_revision_id,
-        "updated_at": deployment.model_dump(mode="json", include={"updated_at"})["updated_at"],
+        "updated_at": iso_utc(deployment.updated_at),
     }
 
 

@@ -35,6 +35,12 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def iso_utc(moment: datetime, timespec: str = "auto") -> str:
+    """MOMENT as ISO 8601 in UTC with a `Z` (`2026-11-23T09:53:00Z`): the one spelling
+    of a time in the state, plan files and output (never `+00:00` beside `Z`)."""
+    return moment.astimezone(UTC).isoformat(timespec=timespec).replace("+00:00", "Z")
+
+
 class PendingIntent(BaseModel):
     """An operation apply started but has not recorded yet (journalled before it is sent).
 
@@ -135,7 +141,7 @@ class StateDocument(BaseModel):
             name=name,
             deployment_id=deployment_id,
             details=dict(details or {}),
-            started_at=(now or utc_now()).isoformat(),
+            started_at=iso_utc(now or utc_now()),
         )
         self.pending.append(intent)
         return intent

@@ -12,13 +12,13 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner import __version__
 from planner.errors import StateError, StateLockedError
+from planner.state.document import iso_utc, utc_now
 
 POLL_SECONDS = 0.05
 
@@ -44,7 +44,7 @@ class LockInfo(BaseModel):
             who=f"{_user_name()}@{host}",
             host=host,
             pid=os.getpid(),
-            created=datetime.now(UTC).isoformat(timespec="seconds"),
+            created=iso_utc(utc_now(), timespec="seconds"),
         )
 
     def describe(self) -> list[str]:

@@ -100,7 +100,7 @@ def test_intents_added_and_cleared() -> None:
     when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
     create = doc.add_intent("create", "a", now=when)
     delete = doc.add_intent("delete", "b", deployment_id="id-b")
-    assert create.started_at == "2026-01-02T03:04:05+00:00"
+    assert create.started_at == "2026-01-02T03:04:05Z"
     assert [entry.op for entry in doc.intents_for("b")] == ["delete"]
     doc.clear_intent(create)
     assert doc.pending == [delete]
