@@ -1,7 +1,8 @@
 """The local control plane as a FastAPI application.
 
-Layers, outermost first: the self-hosted `/api-host` prefix, request metrics, injected
-faults, then FastAPI (auth per route through `get_context`). Every error body has the
+Layers, outermost first: the self-hosted `/api-host` prefix, request metrics, one
+identity per request (repeated auth headers that disagree: 400), injected faults, then
+FastAPI (auth per route through `get_context`). Every error body has the
 spec's shapes: `{detail: str}`, or for a 422 `{detail: [{loc, msg, type}]}` with no
 echo of the input (it may hold secrets).
 """
@@ -22,6 +23,7 @@ from planner import __version__
 from planner.api.rules import Mode
 from planner.controlplane import catalog, deployments, metrics
 from planner.controlplane.faults import FaultMiddleware
+from planner.controlplane.identity import SingleIdentityMiddleware
 from planner.controlplane.metrics import (
     Gauge,
     LabelSet,
@@ -146,8 +148,11 @@ def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
 
 
 def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
-    """Faults innermost (after metrics count them), the prefix outermost (added last)."""
+    """Faults innermost (after metrics count them), the prefix outermost (added last).
+
+    The single-identity check runs before the rate limiter, so both see one caller."""
     app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
+    app.add_middleware(SingleIdentityMiddleware)
     routes = RouteTable.of_routers(ROUTERS)
     app.add_middleware(MetricsMiddleware, registry=app.state.metrics, routes=routes)
     if settings.mode == Mode.SELF_HOSTED:
