@@ -65,6 +65,26 @@ REQUIRED_FIELDS: dict[str, list[tuple[str, str]]] = {
 SERVER_DEFERRED_SOURCES = frozenset({"internal_docker", "internal_source", "internal_template"})
 
 Problem = tuple[tuple[str, ...], str]
+Loc = tuple[str | int, ...]
+
+# Objects and arrays nested at most this deep in a request body (the body itself is
+# level 1): far more than any real deployment needs, far below Python's recursion limit.
+MAX_JSON_DEPTH = 32
+
+
+def nested_too_deep(data: Any, limit: int = MAX_JSON_DEPTH) -> Loc | None:
+    """The path to the first object or array in `data` more than `limit` levels deep
+    (`data` itself is level 1), else None. Iterative: any depth is safe to ask about."""
+    pending: list[tuple[Any, Loc]] = [(data, ())]
+    while pending:
+        node, loc = pending.pop()
+        if not isinstance(node, Mapping | list):
+            continue
+        if len(loc) >= limit:
+            return loc
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        pending.extend((value, (*loc, key)) for key, value in reversed(list(items)))
+    return None
 
 
 def is_tag_ref(ref: str | None) -> bool:
