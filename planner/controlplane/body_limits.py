@@ -15,7 +15,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from planner.api.rules import MAX_JSON_DEPTH, Loc, nested_too_deep
+from planner.api.values import MAX_JSON_DEPTH, Loc, nested_too_deep
 from planner.controlplane.asgi import send_error, send_json
 
 MAX_BODY_BYTES = 1024 * 1024

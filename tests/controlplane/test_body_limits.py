@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.types import Message, Receive, Scope, Send
 
-from planner.api.rules import MAX_JSON_DEPTH
+from planner.api.values import MAX_JSON_DEPTH
 from planner.controlplane.body_limits import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
