@@ -39,6 +39,7 @@ def too_deep_at(body: bytes, limit: int = MAX_JSON_DEPTH) -> Loc | None:
 
 
 def declared_length(scope: Scope) -> int | None:
+    """The `Content-Length` the client announced (None: none, or chunked)."""
     for name, value in scope.get("headers", []):
         if name.lower() == b"content-length":
             return int(value) if value.strip().isdigit() else None
@@ -46,7 +47,8 @@ def declared_length(scope: Scope) -> int | None:
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole body, or None once it grows past `limit` (or the client went away)."""
+    """The whole body, or None once it grows past `limit`. None too when the client went
+    away: the 413 sent then reaches no one."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -103,8 +105,9 @@ class BodyLimitMiddleware:
         await self.app(scope, replaying(body, receive), send)
 
     def too_large(self) -> str:
-        size = f"{self.max_bytes // (1024 * 1024)} MiB" if self.max_bytes >= 1024 * 1024 else ""
-        return f"Request body too large: at most {size or f'{self.max_bytes} bytes'}."
+        mib, rest = divmod(self.max_bytes, 1024 * 1024)
+        size = f"{mib} MiB" if mib and not rest else f"{self.max_bytes} bytes"
+        return f"Request body too large: at most {size}."
 
     def too_deep(self, path: Loc) -> dict[str, object]:
         message = f"nested too deep: objects and arrays may nest at most {self.max_depth} levels"

@@ -223,8 +223,11 @@ def test_any_json_value_in_any_patch_field_is_not_a_500(
 @FUZZ
 @given(body=json_values)
 def test_any_json_document_as_a_body_is_not_a_500(cp_client: TestClient, body: Any) -> None:
-    """A body that is any JSON value at all (not an object) gets an answer below 500."""
+    """A create or PATCH body that is any JSON value at all gets an answer below 500."""
     response = send_json(cp_client, "POST", "/v2/deployments", body)
+    assert response.status_code < 500, (body, response.text)
+    missing = "/v2/deployments/6f1c2c1e-0000-4000-8000-0000000000ff"
+    response = send_json(cp_client, "PATCH", missing, body)
     assert response.status_code < 500, (body, response.text)
 
 
