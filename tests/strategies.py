@@ -244,3 +244,21 @@ def broken_configs(draw: st.DrawFn) -> dict[str, Any]:
         else:
             parent[path[-1]] = draw(anything)
     return data
+
+
+# Any JSON value a client could send, big integers and non-finite floats included.
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**63 - 2, max_value=2**70),
+    st.floats(),
+    st.text(max_size=20),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=8,
+)

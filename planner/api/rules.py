@@ -1,16 +1,20 @@
-"""Per-source rules of PRODUCT.md, shared by config validation and the local control plane.
+"""Rules of PRODUCT.md, shared by config validation and the local control plane: names,
+per-source fields, modes and resource numbers (value bounds are `planner.api.values`).
 
-`check_source_rules` returns problems as `(loc, message)` pairs, `loc` a tuple of path
-parts relative to the deployment body (`("source_config", "repo_url")`).
+Checks return problems as `(loc, message)` pairs, `loc` a tuple of path parts relative
+to the deployment body (`("source_config", "repo_url")`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
-from planner.api.models import Source
+from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS, ResourceSpec, Source
+from planner.api.values import Loc
 
 
 class Mode(StrEnum):
@@ -64,7 +68,14 @@ REQUIRED_FIELDS: dict[str, list[tuple[str, str]]] = {
 }
 SERVER_DEFERRED_SOURCES = frozenset({"internal_docker", "internal_source", "internal_template"})
 
-Problem = tuple[tuple[str, ...], str]
+Problem = tuple[Loc, str]
+
+# Deployment names: a DNS label (the name ends up in hostnames and Kubernetes objects).
+NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+NAME_MAX_LENGTH = 63
+NAME_RULE = "must be lowercase letters, digits and '-', starting and ending with a letter or digit"
+_NAME = re.compile(NAME_PATTERN)
+_SPEC = ("source_config", "resource_spec")
 
 
 def is_tag_ref(ref: str | None) -> bool:
@@ -119,4 +130,55 @@ def _check_tag_ref(body: Mapping[str, Any]) -> Iterable[Problem]:
         yield (
             ("source_config", "build_on_push"),
             f"must be false when repo_ref is a tag ({ref})",
+        )
+
+
+def is_valid_name(name: str) -> bool:
+    return len(name) <= NAME_MAX_LENGTH and _NAME.fullmatch(name) is not None
+
+
+def check_name(name: str) -> list[Problem]:
+    """A deployment name is a DNS label: 1 to 63 of [a-z0-9-], no '-' at either end."""
+    if is_valid_name(name):
+        return []
+    if len(name) > NAME_MAX_LENGTH:
+        return [(("name",), f"is longer than {NAME_MAX_LENGTH} characters")]
+    return [(("name",), NAME_RULE)]
+
+
+def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
+    """Numbers are non-negative, CPUs positive, requests within limits, min within max."""
+    if spec is None:
+        return []
+    problems = list(_check_signs(spec))
+    for low, high in SCALE_PAIRS + CPU_PAIRS + MEMORY_PAIRS:
+        problems.extend(_check_pair(spec, low, high))
+    return problems
+
+
+def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
+    for name in _numeric_fields():
+        value = getattr(spec, name)
+        if value is None:
+            continue
+        if "cpu" in name and value <= 0:
+            yield (*_SPEC, name), "must be greater than 0"
+        elif value < 0:
+            yield (*_SPEC, name), "must not be negative"
+
+
+@cache
+def _numeric_fields() -> tuple[str, ...]:
+    numeric = {int | None, float | None}
+    return tuple(
+        name for name, info in ResourceSpec.model_fields.items() if info.annotation in numeric
+    )
+
+
+def _check_pair(spec: ResourceSpec, low: str, high: str) -> Iterator[Problem]:
+    low_value, high_value = getattr(spec, low), getattr(spec, high)
+    if low_value is not None and high_value is not None and low_value > high_value:
+        yield (
+            (*_SPEC, low),
+            f"must not be greater than {high} ({low_value:g} > {high_value:g})",
         )

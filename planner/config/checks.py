@@ -1,4 +1,6 @@
-"""Checks of one deployment beyond types: name, per-source rules, mode, numbers, lifecycle.
+"""Checks of one deployment beyond types: name, per-source rules, mode, numbers, value
+bounds, lifecycle. The rules shared with the server live in `planner.api`; these add the
+words of the file.
 
 Each returns problems with locations relative to the deployment
 (`("source_config", "resource_spec", "cpu")`).
@@ -14,20 +16,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from planner.api.models import (
-    CPU_PAIRS,
-    MEMORY_PAIRS,
-    SCALE_PAIRS,
-    ResourceSpec,
-    SourceConfig,
-    SourceRevisionConfig,
-)
+from planner.api.models import ResourceSpec, SourceConfig, SourceRevisionConfig
 from planner.api.rules import Mode, check_mode, check_source_rules
+from planner.api.rules import check_name as rule_name
+from planner.api.rules import check_resource_spec as rule_resource_spec
+from planner.api.values import MAX_JSON_DEPTH, check_values, nested_too_deep
 from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, did_you_mean
-from planner.config.models import NAME_MAX_LENGTH, SECRET_NAME_PATTERN, is_valid_name
+from planner.config.models import SECRET_NAME_PATTERN
 
-_SPEC: Loc = ("source_config", "resource_spec")
+TOO_DEEP = f"nested too deep: tables and arrays may nest at most {MAX_JSON_DEPTH} levels"
 # Whole-value fields ignore_changes may name beside the fields of the source models.
 _TOP_LEVEL_PATHS = ("source", "secrets", "secret_references")
 _NOT_IGNORABLE = {"source_revision_config.repo_commit_sha"}
@@ -35,19 +33,8 @@ _SECRET_NAME = re.compile(SECRET_NAME_PATTERN)
 
 
 def check_name(name: str) -> list[Problem]:
-    if is_valid_name(name):
-        return []
-    if len(name) > NAME_MAX_LENGTH:
-        return [
-            Problem((), f"deployment name '{name}' is longer than {NAME_MAX_LENGTH} characters")
-        ]
-    return [
-        Problem(
-            (),
-            f"deployment name '{name}' must be lowercase letters, digits and '-', "
-            "starting and ending with a letter or digit",
-        )
-    ]
+    """The shared name rule (`planner.api.rules.check_name`), in the words of the file."""
+    return [Problem((), f"deployment name '{name}' {message}") for _, message in rule_name(name)]
 
 
 def check_wire_rules(body: Mapping[str, Any], source: str, mode: Mode) -> list[Problem]:
@@ -67,42 +54,16 @@ def check_wire_rules(body: Mapping[str, Any], source: str, mode: Mode) -> list[P
 
 
 def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
-    """Numbers are non-negative, CPUs positive, requests within limits, min within max."""
-    if spec is None:
-        return []
-    problems = list(_check_signs(spec))
-    for low, high in SCALE_PAIRS:
-        problems.extend(_check_pair(spec, low, high))
-    for low, high in CPU_PAIRS + MEMORY_PAIRS:
-        problems.extend(_check_pair(spec, low, high))
-    return problems
+    """The shared numeric rules (`planner.api.rules.check_resource_spec`)."""
+    return [Problem(loc, message) for loc, message in rule_resource_spec(spec)]
 
 
-def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
-    for name in _numeric_fields():
-        value = getattr(spec, name)
-        if value is None:
-            continue
-        if "cpu" in name and value <= 0:
-            yield Problem((*_SPEC, name), "must be greater than 0")
-        elif value < 0:
-            yield Problem((*_SPEC, name), "must not be negative")
-
-
-@cache
-def _numeric_fields() -> tuple[str, ...]:
-    numeric = {int | None, float | None}
-    return tuple(
-        name for name, info in ResourceSpec.model_fields.items() if info.annotation in numeric
-    )
-
-
-def _check_pair(spec: ResourceSpec, low: str, high: str) -> Iterator[Problem]:
-    low_value, high_value = getattr(spec, low), getattr(spec, high)
-    if low_value is not None and high_value is not None and low_value > high_value:
-        yield Problem(
-            (*_SPEC, low), f"must not be greater than {high} ({low_value:g} > {high_value:g})"
-        )
+def check_value_bounds(body: Mapping[str, Any], secrets: Mapping[str, str]) -> list[Problem]:
+    """The shared bounds of any value (`planner.api.values`): what the server would refuse."""
+    data = {**body, "secrets": dict(secrets)}
+    deep = nested_too_deep(data)
+    problems = [Problem(deep, TOO_DEEP)] if deep is not None else []
+    return problems + [Problem(loc, message) for loc, message in check_values(data)]
 
 
 def check_secret_references(desired: DesiredDeployment) -> list[Problem]:

@@ -20,6 +20,7 @@ from planner.config.checks import (
     check_name,
     check_resource_spec,
     check_secret_references,
+    check_value_bounds,
     check_wire_rules,
 )
 from planner.config.desired import DesiredDeployment, Lifecycle
@@ -164,6 +165,7 @@ def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
     body = desired.managed()
     problems = check_wire_rules(body, str(desired.source), mode)
     problems += check_resource_spec(desired.source_config.resource_spec)
+    problems += check_value_bounds(body, desired.secret_values())
     problems += check_secret_references(desired)
     problems += check_ignore_changes(
         desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")

@@ -7,7 +7,6 @@ models ignore unknown keys; the walk makes them errors at every level.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -16,14 +15,12 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
-from planner.api.rules import Mode
+from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, Mode
 from planner.config.desired import DesiredDeployment, Lifecycle
 
-NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
-NAME_MAX_LENGTH = 63
 SECRET_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
-DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=63)]
+DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)]
 SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
 
 
@@ -127,7 +124,3 @@ class Config:
     @property
     def mode(self) -> Mode:
         return Mode(self.control_plane.mode)
-
-
-def is_valid_name(name: str) -> bool:
-    return len(name) <= NAME_MAX_LENGTH and re.match(NAME_PATTERN, name) is not None

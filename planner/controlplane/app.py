@@ -1,9 +1,10 @@
 """The local control plane as a FastAPI application.
 
-Layers, outermost first: the self-hosted `/api-host` prefix, request metrics, injected
-faults, then FastAPI (auth per route through `get_context`). Every error body has the
-spec's shapes: `{detail: str}`, or for a 422 `{detail: [{loc, msg, type}]}` with no
-echo of the input (it may hold secrets).
+Layers, outermost first: the self-hosted `/api-host` prefix, request metrics, one
+identity per request (repeated auth headers that disagree: 400), injected faults, body
+bounds (size 413, nesting 422), then FastAPI (auth per route through `get_context`).
+Every error body has the spec's shapes: `{detail: str}`, or for a 422
+`{detail: [{loc, msg, type}]}` with no echo of the input (it may hold secrets).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from planner import __version__
 from planner.api.rules import Mode
 from planner.controlplane import catalog, deployments, metrics
+from planner.controlplane.body_limits import BodyLimitMiddleware
 from planner.controlplane.faults import FaultMiddleware
+from planner.controlplane.identity import SingleIdentityMiddleware
 from planner.controlplane.metrics import (
     Gauge,
     LabelSet,
@@ -146,8 +149,13 @@ def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
 
 
 def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
-    """Faults innermost (after metrics count them), the prefix outermost (added last)."""
+    """Body bounds, then faults innermost (after metrics count them), the prefix outermost.
+
+    The single-identity check runs before the rate limiter, so both see one caller; body
+    bounds run after the faults, so a rate-limited request is never read."""
+    app.add_middleware(BodyLimitMiddleware)
     app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
+    app.add_middleware(SingleIdentityMiddleware)
     routes = RouteTable.of_routers(ROUTERS)
     app.add_middleware(MetricsMiddleware, registry=app.state.metrics, routes=routes)
     if settings.mode == Mode.SELF_HOSTED:

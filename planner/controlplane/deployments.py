@@ -26,14 +26,14 @@ from planner.api.models import (
     Revision,
     RevisionList,
 )
-from planner.api.rules import Problem
+from planner.api.rules import Problem, check_resource_spec
+from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchRejected
 from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
     check_secret_names,
-    check_storable,
     create_problems,
     parse_uuid_list,
     validation_errors,
@@ -150,8 +150,10 @@ def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
 )
 def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
     """Merge a PATCH; ONE new revision when any new-revision field changes."""
-    problems = check_storable(body.model_dump(exclude_none=True))
+    problems = check_values(body.model_dump(exclude_none=True))
     problems += check_secret_names(body.secrets or [], ("secrets",))
+    if body.source_config is not None:
+        problems += check_resource_spec(body.source_config.resource_spec)
     if problems:
         raise _invalid(problems)
     with _http_errors():

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import math
 import random
 import threading
@@ -24,6 +23,7 @@ from collections.abc import Awaitable, Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from planner.controlplane.asgi import send_error
 from planner.controlplane.metrics import Registry
 from planner.controlplane.settings import ServerSettings
 
@@ -33,7 +33,10 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 def key_identity(scope: Scope) -> str:
-    """A digest of the key the caller sent (X-Api-Key, else bearer), so raw keys are not held."""
+    """A digest of the key the caller sent (X-Api-Key, else bearer), so raw keys are not held.
+
+    Repeated auth headers with different values never get here (`identity.py`), so the
+    key counted is the key auth checks."""
     headers = {name.lower(): value for name, value in scope.get("headers", [])}
     key = headers.get(b"x-api-key", b"")
     authorization = headers.get(b"authorization", b"")
@@ -78,14 +81,6 @@ class ErrorInjector:
     def should_fail(self) -> bool:
         with self._lock:
             return self._random.random() < self.rate
-
-
-async def send_error(send: Send, status: int, detail: str, headers: dict[str, str]) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    raw_headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
-    raw_headers += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 class FaultMiddleware:

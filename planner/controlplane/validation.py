@@ -7,26 +7,24 @@ that breaks a rule, into one 400 `{detail}` naming every field.
 
 from __future__ import annotations
 
-import math
-import re
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.api.models import DeploymentCreate, Secret, Source
-from planner.api.rules import Problem, check_mode, check_source_rules
+from planner.api.rules import (
+    Problem,
+    check_mode,
+    check_name,
+    check_resource_spec,
+    check_source_rules,
+)
+from planner.api.values import check_values
 from planner.controlplane.settings import ServerSettings
 
-NAME_PATTERN = re.compile(r"[a-z0-9-]{1,63}")
 # Sources whose create must already be complete; internal_* are created empty by the
 # real client and receive their image or tarball in a later PATCH.
 COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
-
-
-def check_name(name: str) -> list[Problem]:
-    if NAME_PATTERN.fullmatch(name):
-        return []
-    return [(("name",), "must be 1 to 63 characters: lowercase letters, digits and '-'")]
 
 
 def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> list[Problem]:
@@ -35,47 +33,18 @@ def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> lis
     problems: list[Problem] = []
     for index, secret in enumerate(secrets):
         if secret.name in seen:
-            problems.append(((*where, str(index), "name"), f"duplicate secret '{secret.name}'"))
+            problems.append(((*where, index, "name"), f"duplicate secret '{secret.name}'"))
         seen.add(secret.name)
     return problems
-
-
-def check_storable(data: Any, loc: tuple[str, ...] = ()) -> list[Problem]:
-    """Values JSON cannot carry but the parser lets through: `1e400`, `NaN`, a lone
-    surrogate escape (`"\\ud800"`). Stored, one would break every later answer that
-    includes the deployment (a 500 for the whole list)."""
-    if isinstance(data, float) and not math.isfinite(data):
-        return [(loc, "must be a finite number")]
-    if isinstance(data, str) and not _is_utf8(data):
-        return [(loc, "must be valid Unicode (no lone surrogate escapes)")]
-    if isinstance(data, Mapping):
-        problems: list[Problem] = []
-        for key, value in data.items():
-            if _is_utf8(str(key)):
-                problems += check_storable(value, (*loc, str(key)))
-            else:  # reported on the object: the key itself cannot go into a `loc`
-                problems.append((loc, "keys must be valid Unicode (no lone surrogate escapes)"))
-        return problems
-    if isinstance(data, list):
-        return [
-            p for index, item in enumerate(data) for p in check_storable(item, (*loc, str(index)))
-        ]
-    return []
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Problem]:
     """Every problem of a create body, all at once."""
     wire = body.model_dump(mode="json", exclude_none=True)
-    problems = check_storable(body.model_dump(exclude_none=True))
+    # Values past the shared bounds would break every later answer that includes them.
+    problems = check_values(body.model_dump(exclude_none=True))
     problems += check_name(body.name)
+    problems += check_resource_spec(body.source_config.resource_spec)
     problems += check_mode(body.source, settings.mode)
     complete = body.source in COMPLETE_ON_CREATE
     problems += check_source_rules(wire, body.source, require_complete=complete)
@@ -92,7 +61,7 @@ def raw_create_problems(raw: Any, settings: ServerSettings) -> list[Problem]:
     if isinstance(raw.get("name"), str):
         problems += check_name(raw["name"])
     source = raw.get("source")
-    if source in {s.value for s in Source}:
+    if isinstance(source, str) and source in {s.value for s in Source}:
         problems += check_mode(source, settings.mode)
         complete = source in COMPLETE_ON_CREATE
         problems += check_source_rules(raw, source, require_complete=complete)
@@ -109,7 +78,7 @@ def validation_errors(problems: Iterable[Problem], where: str = "body") -> list[
     """422 entries `{loc, msg, type}`, one per problem."""
     return [
         {
-            "loc": [where, *(int(p) if p.isdigit() else p for p in loc)],
+            "loc": [where, *loc],
             "msg": msg,
             "type": "value_error",
         }
@@ -119,7 +88,7 @@ def validation_errors(problems: Iterable[Problem], where: str = "body") -> list[
 
 def describe(problems: Iterable[Problem]) -> str:
     """One `{detail}` line naming every field (dotted path) and what is wrong with it."""
-    return "; ".join(f"{'.'.join(loc)}: {msg}" for loc, msg in problems)
+    return "; ".join(f"{'.'.join(map(str, loc))}: {msg}" for loc, msg in problems)
 
 
 def parse_uuid_list(raw: str | None, param: str) -> tuple[list[str] | None, list[Problem]]:

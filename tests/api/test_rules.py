@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from planner.api.rules import Mode, check_mode, check_source_rules
+import pytest
+
+from planner.api.models import ResourceSpec
+from planner.api.rules import (
+    NAME_MAX_LENGTH,
+    Mode,
+    check_mode,
+    check_name,
+    check_resource_spec,
+    check_source_rules,
+)
 
 
 def test_external_docker_forbids_agent_config_path_and_deployment_type() -> None:
@@ -37,3 +47,29 @@ def test_mode_limits_sources() -> None:
     assert check_mode("external_docker", Mode.CLOUD)
     assert check_mode("git_host", Mode.SELF_HOSTED)
     assert check_mode("external_docker", "self-hosted") == []
+
+
+@pytest.mark.parametrize("name", ["a", "a-b", "0", "a" * NAME_MAX_LENGTH])
+def test_valid_deployment_names(name: str) -> None:
+    """Lowercase letters, digits and inner dashes, up to 63 characters."""
+    assert check_name(name) == []
+
+
+@pytest.mark.parametrize("name", ["", "-ab", "ab-", "A", "a_b", "a.b", "äb", "a" * 64, "ab\n"])
+def test_invalid_deployment_names(name: str) -> None:
+    """Anything else is one problem on `name`."""
+    (problem,) = check_name(name)
+    assert problem[0] == ("name",)
+
+
+def test_resource_spec_numbers() -> None:
+    """A negative number, a CPU of 0 and a request over its limit are each named."""
+    spec = ResourceSpec(max_scale=-1, cpu=0, memory_mb=4, memory_limit_mb=2)
+    problems = dict(check_resource_spec(spec))
+    where = ("source_config", "resource_spec")
+    assert problems == {
+        (*where, "max_scale"): "must not be negative",
+        (*where, "cpu"): "must be greater than 0",
+        (*where, "memory_mb"): "must not be greater than memory_limit_mb (4 > 2)",
+    }
+    assert check_resource_spec(None) == []

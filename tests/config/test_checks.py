@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS
+from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH
 from planner.config.checks import ignorable_paths
 
 ProblemsOf = Callable[..., list[str]]
@@ -310,3 +311,20 @@ def test_secret_reference_may_not_shadow_a_secret(problems_of: ProblemsOf) -> No
         "planner.toml: deployments.ops.secret_references[0].name: "
         "'DB' is also declared in secrets; use one or the other"
     ]
+
+
+def test_values_past_the_shared_bounds_are_rejected(
+    problems_of: ProblemsOf, docker_api: str
+) -> None:
+    """Integers past 64 bits, over-long strings (secrets too) and over-deep tables are refused,
+    as the server refuses them."""
+    deep = "{ a = " * (MAX_JSON_DEPTH - 3) + "1" + " }" * (MAX_JSON_DEPTH - 3)
+    long = "x" * (MAX_STRING_LENGTH + 1)
+    body = f'labels = {{ big = {2**63}, long = "{long}", deep = {deep} }}\n'
+    text = with_spec(docker_api, body) + f'[deployments.api.secrets]\nTOKEN = "{long}"\n'
+    problems = problems_of(text)
+    labels = f"{SPEC}.labels"
+    assert f"{labels}.big: must be a 64-bit integer (between -2**63 and 2**63 - 1)" in problems
+    assert f"{labels}.long: must be at most {MAX_STRING_LENGTH} characters" in problems
+    assert "planner.toml: deployments.api.secrets.TOKEN: must be at most" in "\n".join(problems)
+    assert any(p.startswith(f"{labels}.deep.a.a") and "nested too deep" in p for p in problems)

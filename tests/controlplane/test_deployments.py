@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from planner.api.models import BulkDeleteResult, Deployment, HTTPValidationError
 from planner.api.rules import Mode
+from planner.api.values import MAX_STRING_LENGTH
+from planner.config.deployment import Defaults, load_deployment
 from tests.controlplane.core_fixtures import (
     INTEGRATION_ID,
     control_plane,
@@ -310,3 +313,66 @@ async def test_integration_id_is_kept_normalised(tmp_path: Path) -> None:
     async with control_plane(tmp_path) as cp:
         created = await cp.create(git_host_body())
         assert created["source_config"]["integration_id"] == INTEGRATION_ID
+
+
+def _spec(**fields: Any) -> dict[str, Any]:
+    return {"source_config": {"resource_spec": fields}}
+
+
+# (what the body sets, the field the planner and the server both refuse)
+REFUSED = [
+    ({"name": "-ab"}, ("name",)),
+    ({"name": "ab-"}, ("name",)),
+    ({"name": "a" * 64}, ("name",)),
+    (_spec(max_scale=-1), ("source_config", "resource_spec", "max_scale")),
+    (_spec(cpu=0), ("source_config", "resource_spec", "cpu")),
+    (_spec(min_scale=5, max_scale=1), ("source_config", "resource_spec", "min_scale")),
+    (_spec(max_scale=2**63), ("source_config", "resource_spec", "max_scale")),
+    (_spec(labels={"n": 2**64}), ("source_config", "resource_spec", "labels", "n")),
+    (_spec(labels={"n": -(2**63) - 1}), ("source_config", "resource_spec", "labels", "n")),
+    (
+        _spec(labels={"big": "x" * (MAX_STRING_LENGTH + 1)}),
+        ("source_config", "resource_spec", "labels", "big"),
+    ),
+    (
+        {"source_revision_config": {"image_uri": "i" * (MAX_STRING_LENGTH + 1)}},
+        ("source_revision_config", "image_uri"),
+    ),
+]
+
+
+def _docker_body(change: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "name": "agent",
+        "source": "internal_docker",
+        "source_revision_config": {"image_uri": "registry.example.com/agent:1"},
+    }
+    for key, value in change.items():
+        body[key] = {**body[key], **value} if isinstance(body.get(key), dict) else value
+    return body
+
+
+@pytest.mark.parametrize(("change", "loc"), REFUSED)
+async def test_server_refuses_what_the_planner_refuses(
+    tmp_path: Path, change: dict[str, Any], loc: tuple[str, ...]
+) -> None:
+    """A value the config validator refuses is a 422 from the server naming the same field."""
+    body = _docker_body(change)
+    own = {key: value for key, value in body.items() if key != "name"}
+    loaded = load_deployment(body["name"], own, Defaults(), mode=Mode.CLOUD, environ={})
+    assert loaded.desired is None
+    assert loc in {problem.loc for problem in loaded.problems} or loc == ("name",)
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+        assert response.status_code == 422, response.text
+        assert ("body", *loc) in locs(response.json())
+
+
+async def test_64_bit_integers_and_long_strings_at_the_limits_are_accepted(tmp_path: Path) -> None:
+    """The bounds are inclusive: 2**63 - 1, -2**63 and MAX_STRING_LENGTH characters."""
+    body = _docker_body(
+        _spec(max_scale=2**63 - 1, labels={"low": -(2**63), "s": "x" * MAX_STRING_LENGTH})
+    )
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(body)
+        assert created["source_config"]["resource_spec"]["max_scale"] == 2**63 - 1

@@ -385,3 +385,27 @@ async def test_internal_docker_created_empty_then_patched(tmp_path: Path) -> Non
         cp.clock.advance(0.4)
         assert await cp.revision_status(created["id"], second) == "DEPLOYED"
         assert (await cp.get(created["id"]))["active_revision_id"] == second
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"max_scale": -1}, "max_scale"),
+        ({"cpu": 0}, "cpu"),
+        ({"min_scale": 3, "max_scale": 2}, "min_scale"),
+        ({"memory_mb": 2**64}, "memory_mb"),
+    ],
+)
+async def test_patch_refuses_numbers_the_planner_refuses(
+    tmp_path: Path, spec: dict[str, Any], field: str
+) -> None:
+    """A PATCH resource_spec breaking a numeric rule is a 422 naming the field; nothing changes."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(with_spec(git_host_body()))
+        status, body = await patch_status(
+            cp, created["id"], {"source_config": {"resource_spec": spec}}
+        )
+        assert status == 422
+        locs = [item["loc"] for item in body["detail"]]
+        assert ["body", "source_config", "resource_spec", field] in locs
+        assert (await cp.get(created["id"]))["source_config"]["resource_spec"] == SPEC

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import copy
+import itertools
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from planner.api.models import ErrorBody, HTTPValidationError
+from planner.api.models import (
+    DeploymentCreate,
+    ErrorBody,
+    HTTPValidationError,
+    ResourceSpec,
+    Secret,
+    SecretReference,
+    SourceConfig,
+    SourceRevisionConfig,
+)
 from planner.api.rules import Mode
 from planner.controlplane.app import create_app, validation_problems
 from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
+from tests.strategies import json_values
 
 
 def test_422_has_only_loc_msg_type(cp_client: TestClient) -> None:
@@ -120,3 +136,105 @@ def test_unexpected_error_is_500_detail_and_counted(cp_settings: ServerSettings)
     assert response.status_code == 500
     assert response.json() == {"detail": "Internal server error."}
     assert 'controlplane_requests_total{method="GET",route="unmatched",status="500"} 1' in metrics
+
+
+def _field_paths() -> list[tuple[str, ...]]:
+    """Every field of a create body, nested ones included (list items at index 0)."""
+    models = {
+        "source_config": SourceConfig,
+        "source_revision_config": SourceRevisionConfig,
+        "source_config.resource_spec": ResourceSpec,
+        "secrets.0": Secret,
+        "secret_references.0": SecretReference,
+    }
+    paths = [(name,) for name in DeploymentCreate.model_fields]
+    for prefix, model in models.items():
+        paths += [(*prefix.split("."), name) for name in model.model_fields]
+    return paths
+
+
+def _with_value(body: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """A copy of `body` with `value` at `path`; missing objects/lists on the way are made."""
+    data = copy.deepcopy(body)
+    node: Any = data
+    for part, following in itertools.pairwise(path):
+        child: Any = [{}] if following.isdigit() else {}
+        if part.isdigit():
+            node = node[int(part)]
+            continue
+        if not isinstance(node.get(part), dict | list):
+            node[part] = child
+        node = node[part]
+    last = path[-1]
+    if last.isdigit():
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return data
+
+
+def send_json(client: TestClient, method: str, url: str, body: Any) -> Any:
+    """Send `body` as JSON as Python writes it (`NaN`, `Infinity` included)."""
+    headers = {"Content-Type": "application/json"}
+    return client.request(method, url, content=json.dumps(body), headers=headers)
+
+
+FIELD_PATHS = _field_paths()
+VALID_CREATE = {
+    "name": "fuzzed",
+    "source": "internal_docker",
+    "source_config": {"resource_spec": {"cpu": 1}},
+    "source_revision_config": {"image_uri": "registry/agent:1"},
+    "secrets": [{"name": "A", "value": "b"}],
+}
+FUZZ = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@FUZZ
+@given(path=st.sampled_from(FIELD_PATHS), value=json_values)
+def test_any_json_value_in_any_create_field_is_not_a_500(
+    cp_client: TestClient, path: tuple[str, ...], value: Any
+) -> None:
+    """Any JSON value in any field of a create body gets an answer below 500."""
+    body = _with_value(VALID_CREATE, path, value)
+    response = send_json(cp_client, "POST", "/v2/deployments", body)
+    assert response.status_code < 500, (path, value, response.text)
+    if response.status_code == 422:
+        HTTPValidationError.model_validate(response.json())
+
+
+@FUZZ
+@given(path=st.sampled_from(FIELD_PATHS), value=json_values)
+def test_any_json_value_in_any_patch_field_is_not_a_500(
+    cp_client: TestClient, path: tuple[str, ...], value: Any
+) -> None:
+    """Any JSON value in any field of a PATCH body gets an answer below 500."""
+    created = cp_client.post("/v2/deployments", json={**VALID_CREATE, "name": "patched"})
+    listed = cp_client.get("/v2/deployments", params={"name_contains": "patched"}).json()
+    ids = [created.json()["id"]] if created.status_code == 201 else []
+    deployment_id = (ids or [d["id"] for d in listed["resources"]])[0]
+    body = _with_value({}, path, value)
+    response = send_json(cp_client, "PATCH", f"/v2/deployments/{deployment_id}", body)
+    assert response.status_code < 500, (path, value, response.text)
+
+
+@FUZZ
+@given(body=json_values)
+def test_any_json_document_as_a_body_is_not_a_500(cp_client: TestClient, body: Any) -> None:
+    """A create or PATCH body that is any JSON value at all gets an answer below 500."""
+    response = send_json(cp_client, "POST", "/v2/deployments", body)
+    assert response.status_code < 500, (body, response.text)
+    missing = "/v2/deployments/6f1c2c1e-0000-4000-8000-0000000000ff"
+    response = send_json(cp_client, "PATCH", missing, body)
+    assert response.status_code < 500, (body, response.text)
+
+
+def test_a_source_that_is_an_object_or_list_is_a_422(cp_client: TestClient) -> None:
+    """`source: {}` / `[]` (unhashable) is a readable 422 on `source`, not a 500."""
+    for source in ({}, [], {"a": 1}):
+        response = cp_client.post("/v2/deployments", json={**VALID_CREATE, "source": source})
+        assert response.status_code == 422, response.text
+        locs = [item["loc"] for item in response.json()["detail"]]
+        assert ["body", "source"] in locs

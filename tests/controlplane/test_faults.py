@@ -142,3 +142,15 @@ def test_retry_after_counts_whole_seconds_to_the_next_window(fake_clock: FakeClo
     assert limiter.check("k") == 1
     fake_clock.now = 101.0
     assert limiter.check("k") is None
+
+
+def test_repeated_keys_cannot_bypass_the_rate_limit(
+    tmp_path: Path, make_client: MakeClient, fake_clock: FakeClock
+) -> None:
+    """A fresh second X-Api-Key per request does not buy a fresh rate-limit budget."""
+    settings = ServerSettings(db_path=tmp_path / "x.db", rate_limit=1, clock=fake_clock)
+    client = make_client(settings)
+    assert client.get(PROVIDERS, headers=KEY).status_code == 200
+    for n in range(3):
+        headers = [("X-Api-Key", EMBEDDED_API_KEY), ("X-Api-Key", f"decoy-{n}")]
+        assert client.get(PROVIDERS, headers=headers).status_code in (400, 429)

@@ -1,0 +1,87 @@
+"""Bounds on any JSON value of a deployment, shared by the config validator and the server.
+
+One definition of what a value may be, wherever it sits (free-form labels included):
+- integers fit in 64 bits (`INT64_MIN..INT64_MAX`; SQLite's range, and any client's);
+- floats are finite (JSON has no `NaN` / `Infinity`, though parsers let them through);
+- strings, object keys included, are valid Unicode (no lone surrogate escapes) and at most
+  `MAX_STRING_LENGTH` characters;
+- objects and arrays nest at most `MAX_JSON_DEPTH` levels, the body itself being level 1.
+Stored, a value past any of these would break every later answer that includes it.
+Locations are paths from the checked value: object keys, list indices as ints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+Loc = tuple[str | int, ...]
+ValueProblem = tuple[Loc, str]
+
+# Far more than any real deployment needs, far below Python's recursion limit.
+MAX_JSON_DEPTH = 32
+# 64 KiB of text: a certificate bundle or a long command fits, a 30 MB label does not.
+MAX_STRING_LENGTH = 65_536
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def nested_too_deep(data: Any, limit: int = MAX_JSON_DEPTH) -> Loc | None:
+    """The path to the first object or array in `data` more than `limit` levels deep
+    (`data` itself is level 1), else None. Iterative: any depth is safe to ask about."""
+    pending: list[tuple[Any, Loc]] = [(data, ())]
+    while pending:
+        node, loc = pending.pop()
+        if not isinstance(node, Mapping | list):
+            continue
+        if len(loc) >= limit:
+            return loc
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        pending.extend((value, (*loc, key)) for key, value in reversed(list(items)))
+    return None
+
+
+def check_values(data: Any, loc: Loc = ()) -> list[ValueProblem]:
+    """Every value in `data` out of bounds, all at once. Nesting is `nested_too_deep`'s to
+    report; this walk only stops going deeper there, so it never recurses unboundedly."""
+    if isinstance(data, Mapping):
+        return _check_object(data, loc) if len(loc) < MAX_JSON_DEPTH else []
+    if isinstance(data, list):
+        if len(loc) >= MAX_JSON_DEPTH:
+            return []
+        return [p for index, item in enumerate(data) for p in check_values(item, (*loc, index))]
+    problem = _scalar_problem(data)
+    return [] if problem is None else [(loc, problem)]
+
+
+def _check_object(data: Mapping[Any, Any], loc: Loc) -> list[ValueProblem]:
+    problems: list[ValueProblem] = []
+    for key, value in data.items():
+        key_problem = _scalar_problem(str(key))
+        if key_problem is None:
+            problems += check_values(value, (*loc, str(key)))
+        else:  # reported on the object: the key itself cannot go into a `loc`
+            problems.append((loc, f"keys {key_problem}"))
+    return problems
+
+
+def _scalar_problem(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+        return "must be a 64-bit integer (between -2**63 and 2**63 - 1)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    if isinstance(value, str):
+        return _string_problem(value)
+    return None
+
+
+def _string_problem(text: str) -> str | None:
+    if len(text) > MAX_STRING_LENGTH:
+        return f"must be at most {MAX_STRING_LENGTH} characters"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "must be valid Unicode (no lone surrogate escapes)"
+    return None

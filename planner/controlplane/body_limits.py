@@ -1,0 +1,114 @@
+"""Bounds on every request body, checked before FastAPI parses it.
+
+- Size: at most `MAX_BODY_BYTES`. A larger `Content-Length` is refused (413) without
+  reading the body; a body without one (chunked) is counted as it arrives and refused at
+  the first chunk past the limit, so at most one chunk more is ever buffered.
+- Nesting: objects and arrays at most `MAX_JSON_DEPTH` levels deep (the body is level 1).
+  A deeper body is a 422 whose `loc` leads to the first object or array past the limit.
+  Bodies with few brackets are not parsed here; others are parsed once (at most 1 MiB),
+  and a body too deep for the parser itself (100k `[`) is a 422 on `body`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from planner.api.values import MAX_JSON_DEPTH, Loc, nested_too_deep
+from planner.controlplane.asgi import send_error, send_json
+
+MAX_BODY_BYTES = 1024 * 1024
+
+
+def too_deep_at(body: bytes, limit: int = MAX_JSON_DEPTH) -> Loc | None:
+    """The path of the first object or array nested deeper than `limit`, else None.
+
+    None too for a body that is not JSON (FastAPI answers 400). The size bound keeps the
+    parse cheap; the C parser stops at the recursion limit (`()`: too deep, no path).
+    """
+    if body.count(b"[") + body.count(b"{") <= limit:  # the common case: no parse at all
+        return None
+    try:
+        value = json.loads(body)
+    except RecursionError:
+        return ()
+    except ValueError:
+        return None
+    return nested_too_deep(value, limit)
+
+
+def declared_length(scope: Scope) -> int | None:
+    """The `Content-Length` the client announced (None: none, or chunked)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            return int(value) if value.strip().isdigit() else None
+    return None
+
+
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None once it grows past `limit`. None too when the client went
+    away: the 413 sent then reaches no one."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app the buffered body, then the real channel."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+class BodyLimitMiddleware:
+    """Refuse bodies past `max_bytes` (413) or nested past `max_depth` (422)."""
+
+    def __init__(
+        self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, max_depth: int = MAX_JSON_DEPTH
+    ) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = declared_length(scope)
+        too_large = length is not None and length > self.max_bytes
+        body = None if too_large else await read_body(receive, self.max_bytes)
+        if body is None:
+            await send_error(send, 413, self.too_large(), {})
+            return
+        deep = too_deep_at(body, self.max_depth)
+        if deep is not None:
+            await send_json(send, 422, {"detail": [self.too_deep(deep)]}, {})
+            return
+        await self.app(scope, replaying(body, receive), send)
+
+    def too_large(self) -> str:
+        mib, rest = divmod(self.max_bytes, 1024 * 1024)
+        size = f"{mib} MiB" if mib and not rest else f"{self.max_bytes} bytes"
+        return f"Request body too large: at most {size}."
+
+    def too_deep(self, path: Loc) -> dict[str, object]:
+        message = f"nested too deep: objects and arrays may nest at most {self.max_depth} levels"
+        return {"loc": ["body", *path], "msg": message, "type": "value_error"}

@@ -1,0 +1,56 @@
+"""Bounds on any JSON value the planner sends and the control plane stores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH, check_values, nested_too_deep
+
+
+def nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_values_within_bounds_have_no_problems() -> None:
+    """64-bit integers, finite floats and strings up to the limit are fine."""
+    data = {"a": [2**63 - 1, -(2**63), 1.5, "x" * MAX_STRING_LENGTH], "b": {"c": None}}
+    assert check_values(data) == []
+
+
+def test_each_out_of_bounds_value_is_named_by_its_path() -> None:
+    """Big integers, long strings and keys, non-finite floats and lone surrogates each
+    give one problem at their own path (list items by index)."""
+    data = {
+        "big": [0, 2**63],
+        "small": -(2**63) - 1,
+        "long": "x" * (MAX_STRING_LENGTH + 1),
+        "inf": float("inf"),
+        "bad": "\ud800",
+        "obj": {"k" * (MAX_STRING_LENGTH + 1): 1},
+    }
+    locs = [loc for loc, _ in check_values(data)]
+    assert locs == [("big", 1), ("small",), ("long",), ("inf",), ("bad",), ("obj",)]
+
+
+def test_booleans_are_not_bounded_as_integers() -> None:
+    """True/False are not integers for the range check."""
+    assert check_values([True, False]) == []
+
+
+def test_nesting_depth_counts_the_outer_value_as_level_one() -> None:
+    """MAX_JSON_DEPTH levels are fine; one more is named at the first container past it."""
+    assert nested_too_deep(nested(MAX_JSON_DEPTH)) is None
+    assert nested_too_deep(nested(MAX_JSON_DEPTH + 1)) == (0,) * MAX_JSON_DEPTH
+    assert nested_too_deep({"a": {"b": [1, {}]}}, limit=3) == ("a", "b", 1)
+
+
+def test_nesting_depth_is_safe_at_any_depth() -> None:
+    """A value nested far past Python's recursion limit is walked without recursion."""
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert nested_too_deep(deep) == (0,) * MAX_JSON_DEPTH
+    assert check_values(deep) == []  # depth is nested_too_deep's business, not a crash
