@@ -2,9 +2,14 @@
 
 The file is the JSON plan (the keys of `schemas/plan.schema.json` at the top level) with
 one more key, `saved`: the state's lineage and serial, the endpoint and workspace, the
-config path, the plan options, and for each deployment the plan touches its id,
-`updated_at` and `latest_revision_id` as seen when planning. It holds no secret value
-(the plan carries only keyed digests); it is written atomically with mode 0600.
+config and state paths (absolute, so apply works from any directory), the plan options,
+for each deployment the plan touches its id, `updated_at` and `latest_revision_id` as
+seen when planning, and the `seal`. It holds no secret value (the plan carries only keyed
+digests); it is written atomically with mode 0600.
+
+The seal (`planner.plan.seal`) is an HMAC, under the state's plan key, of the canonical
+JSON of everything else in the file (`sealed_content`): apply refuses a plan whose seal
+does not verify (`check_seal`) before it sends anything.
 
 Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
 targets another endpoint, a deployment changed, appeared or disappeared since, or the
@@ -30,6 +35,7 @@ from planner.errors import PlanError, PlanStaleError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.plan.refresh import Observed
+from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
 from planner.state.localfile import write_atomic
 
@@ -82,9 +88,12 @@ class SavedPlan(BaseModel):
     endpoint: str
     tenant_id: str | None = None
     config_path: str
+    state_path: str
+    state_dir: str
     options: SavedOptions = Field(default_factory=SavedOptions)
     seen: dict[str, SeenDeployment] = Field(default_factory=dict)
     config_digests: dict[str, str] = Field(default_factory=dict)
+    seal: Seal | None = None
 
 
 def config_digest(desired: DesiredDeployment) -> str:
@@ -119,30 +128,60 @@ def make_saved_plan(
     observed: Observed,
     *,
     config_path: str | os.PathLike[str],
+    state_path: str | os.PathLike[str],
+    state_dir: str | os.PathLike[str],
     options: PlanOptions,
     desired: Mapping[str, DesiredDeployment] | None = None,
 ) -> SavedPlan:
+    """The saved plan, not sealed yet (`seal_saved_plan`); paths are made absolute."""
     return SavedPlan(
         plan=plan,
         lineage=doc.lineage,
         serial=doc.serial,
         endpoint=doc.endpoint,
         tenant_id=doc.tenant_id,
-        config_path=str(config_path),
+        config_path=os.path.abspath(config_path),
+        state_path=os.path.abspath(state_path),
+        state_dir=os.path.abspath(state_dir),
         options=SavedOptions.of(options),
         seen=seen_deployments(plan, observed),
         config_digests=config_digests(plan, desired or {}),
     )
 
 
-def saved_plan_json(saved: SavedPlan) -> str:
+def file_document(saved: SavedPlan) -> dict[str, Any]:
+    """The plan file's JSON: the plan's keys, and `saved` beside them."""
     body = saved.plan.model_dump(mode="json")
     body[SAVED_KEY] = saved.model_dump(mode="json", exclude={"plan"})
-    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+    return body
+
+
+def sealed_content(saved: SavedPlan) -> bytes:
+    """What the seal covers: the canonical JSON (sorted keys, no spaces) of the whole file
+    but the seal, as apply reads it (so every value apply uses, and nothing else)."""
+    document = file_document(saved.model_copy(update={"seal": None}))
+    del document[SAVED_KEY]["seal"]
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def seal_saved_plan(saved: SavedPlan, key: bytes) -> SavedPlan:
+    return saved.model_copy(update={"seal": make_seal(key, sealed_content(saved))})
+
+
+def check_seal(saved: SavedPlan, key: bytes | None, source: str | os.PathLike[str]) -> None:
+    """Raise PlanTamperedError unless SAVED is exactly what was sealed with KEY."""
+    verify_seal(saved.seal, key, sealed_content(saved), source)
+
+
+def saved_plan_json(saved: SavedPlan) -> str:
+    return json.dumps(file_document(saved), indent=2, ensure_ascii=False) + "\n"
 
 
 def write_saved_plan(path: str | os.PathLike[str], saved: SavedPlan) -> None:
-    """Write the plan file atomically (temp file, fsync, rename), mode 0600."""
+    """Write a sealed plan atomically (temp file, fsync, rename), mode 0600."""
+    if saved.seal is None:
+        raise ValueError("only a sealed plan is written (seal_saved_plan)")
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
