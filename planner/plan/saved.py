@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan
+from planner.plan.model import Plan, plan_json_schema
 from planner.plan.refresh import Observed
 from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
@@ -147,6 +147,25 @@ def make_saved_plan(
         seen=seen_deployments(plan, observed),
         config_digests=config_digests(plan, desired or {}),
     )
+
+
+def plan_file_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a plan file (`schemas/plan.schema.json`): the JSON plan, and in a
+    saved plan the `saved` section beside its keys (`--format json` output is valid too)."""
+    schema = plan_json_schema()
+    saved = SavedPlan.model_json_schema(mode="serialization")
+    definitions = saved.pop("$defs")
+    del definitions["Plan"], saved["properties"]["plan"]
+    saved["properties"]["seal"] = {"$ref": "#/$defs/Seal"}  # always there in a file
+    saved["required"] = [name for name in saved["required"] if name != "plan"] + ["seal"]
+    saved["title"] = "Saved"
+    saved["description"] = (
+        "Only in a saved plan file (`planner plan --out`): what apply checks before "
+        "executing it (seal, state lineage and serial, endpoint, deployments as seen)."
+    )
+    schema["$defs"] = {**schema.get("$defs", {}), **definitions}
+    schema["properties"][SAVED_KEY] = saved
+    return schema
 
 
 def file_document(saved: SavedPlan) -> dict[str, Any]:

@@ -19,11 +19,13 @@ from planner.errors import PlanError, PlanStaleError, PlanTamperedError
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.refresh import Observed
 from planner.plan.saved import (
+    SAVED_KEY,
     SavedOptions,
     SavedPlan,
     check_plan_fresh,
     check_seal,
     make_saved_plan,
+    plan_file_json_schema,
     read_saved_plan,
     seal_saved_plan,
     sealed_content,
@@ -36,6 +38,7 @@ from tests.plan.builders import KEY, git_desired, observed_from, recorded_from
 ENDPOINT = "http://127.0.0.1:8123"
 SECRET = "sk-saved-plan-secret"
 PLAN_KEY = bytes(range(32))
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "plan.schema.json"
 
 
 def scene() -> tuple[SavedPlan, StateDocument, Observed]:
@@ -291,3 +294,26 @@ def test_an_unsealed_plan_is_never_written(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="sealed"):
         write_saved_plan(tmp_path / "plan.json", scene()[0])
     assert not (tmp_path / "plan.json").exists()
+
+
+def test_the_plan_file_schema_spells_out_the_saved_section() -> None:
+    """plan.schema.json admits `saved` beside the plan keys, field by field, seal required."""
+    schema = plan_file_json_schema()
+    saved = schema["properties"][SAVED_KEY]
+    assert SAVED_KEY not in schema.get("required", [])  # `--format json` output is valid too
+    assert saved["additionalProperties"] is False
+    wanted = {"lineage", "serial", "endpoint", "config_path", "state_path", "state_dir", "seal"}
+    assert wanted <= set(saved["required"])
+    assert "plan" not in saved["properties"] and "Plan" not in schema["$defs"]
+    assert schema["$defs"]["Seal"]["properties"]["algorithm"]["const"] == "hmac-sha256"
+
+
+def test_the_checked_in_schema_is_current() -> None:
+    """schemas/plan.schema.json equals plan_file_json_schema() (UPDATE_GOLDEN=1 rewrites it)."""
+    expected = plan_file_json_schema()
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        SCHEMA.write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == expected, (
+        "schemas/plan.schema.json is stale: run `planner schema --write schemas` "
+        "or UPDATE_GOLDEN=1 pytest tests/plan/test_saved.py"
+    )
