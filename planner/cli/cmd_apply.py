@@ -32,7 +32,8 @@ from planner.errors import PlanError, PlannerError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.plan.refresh import observed_record, pending_create_names, revision_fields
-from planner.plan.saved import SavedPlan, check_plan_fresh, check_seal, read_saved_plan
+from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
+from planner.plan.stale import check_plan_fresh
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.text import render_text

@@ -15,7 +15,8 @@ import pytest
 from planner.api.client import ControlPlaneClient
 from planner.cli.workspace import Workspace
 from planner.errors import PlanStaleError
-from planner.plan.saved import SavedPlan, check_plan_fresh, read_saved_plan, sealed_content
+from planner.plan.saved import SavedPlan, read_saved_plan, sealed_content
+from planner.plan.stale import check_plan_fresh
 from planner.render.json import render_json
 from planner.state import LocalFileBackend
 from planner.state.plan_key import plan_key_path
