@@ -264,3 +264,21 @@ def test_a_secret_changed_since_the_plan_makes_it_stale(
     assert "secrets of api changed since it was made" in result.err
     assert "sk-live-another-value" not in result.out + result.err
     assert names_on_server(scenario) == []
+
+
+def test_an_update_applies_and_records_exactly_the_planned_values(scenario: Scenario) -> None:
+    """A saved update (max_scale 2 -> 7 on a managed deployment) sends the sealed PATCH;
+    the server and the state then agree and the next plan is empty."""
+    api = scenario.adopt("api")
+    scenario.edit_config("max_scale = 2", "max_scale = 7")
+    assert scenario.plan("--out", "plan.json").code == 0
+    body = read_saved_plan(scenario.root / "plan.json").plan.changes[0].request_body
+    assert body["source_config"]["resource_spec"]["max_scale"] == 7
+    result = scenario.cli("apply", "plan.json")
+    assert result.code == 0, result.out + result.err
+    state = scenario.state()
+    assert state is not None
+    recorded = state.deployments["api"].managed["source_config"]["resource_spec"]
+    live = scenario.get(api.id).source_config.resource_spec
+    assert live is not None and recorded["max_scale"] == live.max_scale == 7
+    assert scenario.plan("--detailed-exitcode").code == 0
