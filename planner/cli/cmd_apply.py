@@ -38,6 +38,7 @@ from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.text import render_text
 from planner.state.document import StateDocument
+from planner.state.plan_key import read_plan_key
 from planner.state.records import RecordedDeployment
 
 EXIT_OK = 0
@@ -107,12 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation: str) -> int:
     """Lock, plan (or load the saved plan), confirm, execute, report."""
-    saved = read_saved_plan(args.planfile) if getattr(args, "planfile", None) else None
-    if saved is not None:
-        use_saved_paths(args, saved)
+    saved = load_sealed_plan(args) if getattr(args, "planfile", None) else None
     async with Workspace.from_args(args) as ws:
-        if saved is not None:  # before anything is sent, or even looked up
-            check_seal(saved, ws.existing_plan_key(), Path(args.planfile).absolute())
         warn(ws.config.warnings)
         with ws.lock(operation, timeout=args.lock_timeout):
             doc = ws.read_state()
@@ -134,6 +131,15 @@ async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_ERROR if result.failed else EXIT_OK
+
+
+def load_sealed_plan(args: argparse.Namespace) -> SavedPlan:
+    """The saved plan, its seal checked with the key beside its state before anything
+    else is opened, read or sent; ARGS then point at the plan's config and state."""
+    saved = read_saved_plan(args.planfile)
+    use_saved_paths(args, saved)
+    check_seal(saved, read_plan_key(args.state), Path(args.planfile).absolute())
+    return saved
 
 
 def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:

@@ -35,7 +35,7 @@ from planner.state.document import StateDocument
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
 from planner.state.locking import LockHandle
-from planner.state.plan_key import ensure_plan_key, read_plan_key
+from planner.state.plan_key import ensure_plan_key
 from planner.state.records import RecordedDeployment
 
 
@@ -110,10 +110,6 @@ class Workspace:
     def plan_key(self) -> bytes:
         """The key that seals saved plans of this state (made on first use)."""
         return ensure_plan_key(self.backend.path)
-
-    def existing_plan_key(self) -> bytes | None:
-        """The key to verify a saved plan against (None: this state has none)."""
-        return read_plan_key(self.backend.path)
 
     async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
         """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may

@@ -282,3 +282,14 @@ def test_an_update_applies_and_records_exactly_the_planned_values(scenario: Scen
     live = scenario.get(api.id).source_config.resource_spec
     assert live is not None and recorded["max_scale"] == live.max_scale == 7
     assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_the_seal_is_checked_before_the_config_is_read(scenario: Scenario) -> None:
+    """An edited config path is refused as an alteration: the seal is checked before the
+    file the plan names is opened."""
+    assert scenario.plan("--out", "plan.json").code == 0
+    path = scenario.root / "plan.json"
+    edit_plan(path, lambda raw: raw["saved"].update(config_path="/nonexistent/planner.toml"))
+    result = scenario.cli("apply", "plan.json")
+    assert result.code == 1
+    assert "was altered after" in result.err and "/nonexistent" not in result.err
