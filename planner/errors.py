@@ -58,6 +58,12 @@ class PlanStaleError(PlannerError):
     code = "plan-stale"
 
 
+class PlanTamperedError(PlannerError):
+    """A saved plan's seal does not verify: it was altered after `planner plan --out`."""
+
+    code = "plan-tampered"
+
+
 class ApplyError(PlannerError):
     """One or more operations of an apply failed."""
 

@@ -15,6 +15,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from planner.apply import ApplyOptions, ApplyResult, execute_plan
@@ -33,11 +34,13 @@ from planner.errors import PlanError, PlannerError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.plan.refresh import observed_record, pending_create_names, revision_fields
-from planner.plan.saved import check_plan_fresh, read_saved_plan
+from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
+from planner.plan.stale import check_plan_fresh
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.text import render_text
 from planner.state.document import StateDocument
+from planner.state.plan_key import read_plan_key
 from planner.state.records import RecordedDeployment
 
 EXIT_OK = 0
@@ -111,9 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation: str) -> int:
     """Lock, plan (or load the saved plan), confirm, execute, report."""
-    saved = read_saved_plan(args.planfile) if getattr(args, "planfile", None) else None
-    if saved is not None and args.config == DEFAULT_CONFIG:
-        args.config = saved.config_path
+    saved = load_sealed_plan(args) if getattr(args, "planfile", None) else None
     async with Workspace.from_args(args) as ws:
         warn(ws.config.warnings)
         with ws.lock(operation, timeout=args.lock_timeout):
@@ -136,6 +137,26 @@ async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_ERROR if result.failed else EXIT_OK
+
+
+def load_sealed_plan(args: argparse.Namespace) -> SavedPlan:
+    """The saved plan, its seal checked with the key beside its state before anything
+    else is opened, read or sent; ARGS then point at the plan's config and state."""
+    saved = read_saved_plan(args.planfile)
+    use_saved_paths(args, saved)
+    check_seal(saved, read_plan_key(args.state), Path(args.planfile).absolute())
+    return saved
+
+
+def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:
+    """A saved plan applies to the config, state and embedded plane it was made with,
+    whatever the working directory; `-c` and `--state` may still name them (the seal,
+    the state's lineage and the config digests then check they are the same)."""
+    if args.config == DEFAULT_CONFIG:
+        args.config = saved.config_path
+    if args.state is None:
+        args.state = saved.state_path
+    args.state_dir = saved.state_dir
 
 
 async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:

@@ -27,12 +27,13 @@ from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
-from planner.plan.refresh import record_drift
-from planner.plan.saved import SavedPlan, make_saved_plan, write_saved_plan
+from planner.plan.refresh import Observed, record_drift
+from planner.plan.saved import SavedPlan, make_saved_plan, seal_saved_plan, write_saved_plan
 from planner.render.console import make_console
 from planner.render.json import render_json
 from planner.render.markdown import render_markdown
 from planner.render.text import render_text
+from planner.state.document import StateDocument
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -130,16 +131,31 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
             if options.refresh_only and plan.drift:
                 result.recorded = record_drift(doc, plan.drift, observed, ws.digest_key(doc))
                 ws.backend.write(doc)
-        if args.out and not plan.has_errors:
-            result.saved = make_saved_plan(
-                plan,
-                doc,
-                observed,
-                config_path=args.config,
-                options=options,
-                desired=ws.config.deployments,
-            )
+            if args.out and not plan.has_errors:
+                result.saved = saved_plan(ws, args, plan, doc, observed, options)
     return result
+
+
+def saved_plan(
+    ws: Workspace,
+    args: argparse.Namespace,
+    plan: Plan,
+    doc: StateDocument,
+    observed: Observed,
+    options: PlanOptions,
+) -> SavedPlan:
+    """The plan to save, sealed with the state's plan key (made now if there is none)."""
+    saved = make_saved_plan(
+        plan,
+        doc,
+        observed,
+        config_path=args.config,
+        state_path=ws.backend.path,
+        state_dir=ws.state_dir,
+        options=options,
+        desired=ws.config.deployments,
+    )
+    return seal_saved_plan(saved, ws.plan_key())
 
 
 def render(plan: Plan, args: argparse.Namespace) -> str:

@@ -14,14 +14,14 @@ from typing import Any
 
 from planner.config.json_schema import config_schema
 from planner.errors import PlannerError
-from planner.plan.model import plan_json_schema
+from planner.plan.saved import plan_file_json_schema
 from planner.render.console import make_console
 
 SchemaBuilder = Callable[[], dict[str, Any]]
 
 SCHEMAS: dict[str, SchemaBuilder] = {
     "config.schema.json": config_schema,
-    "plan.schema.json": plan_json_schema,
+    "plan.schema.json": plan_file_json_schema,
 }
 DEFAULT_SCHEMA = "config.schema.json"
 

@@ -35,6 +35,7 @@ from planner.state.document import StateDocument
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
 from planner.state.locking import LockHandle
+from planner.state.plan_key import ensure_plan_key
 from planner.state.records import RecordedDeployment
 
 
@@ -48,6 +49,7 @@ class Workspace:
     endpoint: str
     tenant_id: str | None
     _api_key: str = field(repr=False)
+    state_dir: Path = Path()
 
     @classmethod
     def open(
@@ -55,27 +57,30 @@ class Workspace:
         config_path: str | os.PathLike[str],
         *,
         state_path: str | os.PathLike[str] | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
         base_url: str | None = None,
         environ: Mapping[str, str] | None = None,
         announce: Callable[[str], None] = announce_on_stderr,
     ) -> Workspace:
+        """STATE_DIR (the embedded plane's directory) defaults to the environment's."""
         env = os.environ if environ is None else environ
         config = load_config(Path(config_path), environ=env)
-        state_dir = state_dir_from(env)
+        state_dir = Path(state_dir) if state_dir else state_dir_from(env)
         resolved = resolve_endpoint(base_url, config.control_plane, env, state_dir)
         client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)
         api_key = EMBEDDED_API_KEY if resolved.is_embedded else env.get("PLANNER_API_KEY", "")
         state = resolve_state_path(str(state_path) if state_path else None, config_path, env)
-        return cls(
-            config, client, LocalFileBackend(state), client.endpoint, client.tenant_id, api_key
-        )
+        backend = LocalFileBackend(state)
+        return cls(config, client, backend, client.endpoint, client.tenant_id, api_key, state_dir)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Workspace:
-        """From the `-c`, `--state` and `--base-url` options (each optional on ARGS)."""
+        """From the `-c`, `--state` and `--base-url` options (each optional on ARGS), and
+        `state_dir` (set by apply from a saved plan)."""
         return cls.open(
             getattr(args, "config", "planner.toml"),
             state_path=getattr(args, "state", None),
+            state_dir=getattr(args, "state_dir", None),
             base_url=getattr(args, "base_url", None),
         )
 
@@ -101,6 +106,10 @@ class Workspace:
     def digest_key(self, doc: StateDocument) -> bytes:
         """The key of the secret digests recorded in DOC (API key x the state's lineage)."""
         return digest_key(self._api_key, doc.lineage)
+
+    def plan_key(self) -> bytes:
+        """The key that seals saved plans of this state (made on first use)."""
+        return ensure_plan_key(self.backend.path)
 
     async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
         """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may

@@ -202,14 +202,9 @@ def summarize(changes: list[Change]) -> Summary:
 
 
 def plan_json_schema() -> dict[str, Any]:
-    """The JSON Schema of the JSON plan (checked in as `schemas/plan.schema.json`)."""
+    """The JSON Schema of the JSON plan (`planner.plan.saved.plan_file_json_schema` adds
+    the `saved` section of a plan file: that is `schemas/plan.schema.json`)."""
     schema = Plan.model_json_schema(mode="serialization")
-    # a saved plan file (`plan --out`) is the same document plus this key
-    schema["properties"]["saved"] = {
-        "type": "object",
-        "description": "Only in a saved plan file (`planner plan --out`): what apply checks "
-        "before executing it (state lineage and serial, endpoint, deployments as seen).",
-    }
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "plan.schema.json"
     return schema

@@ -2,15 +2,15 @@
 
 The file is the JSON plan (the keys of `schemas/plan.schema.json` at the top level) with
 one more key, `saved`: the state's lineage and serial, the endpoint and workspace, the
-config path, the plan options, and for each deployment the plan touches its id,
-`updated_at` and `latest_revision_id` as seen when planning. It holds no secret value
-(the plan carries only keyed digests); it is written atomically with mode 0600.
+config and state paths (absolute, so apply works from any directory), the plan options,
+for each deployment the plan touches its id, `updated_at` and `latest_revision_id` as
+seen when planning, and the `seal`. It holds no secret value (the plan carries only keyed
+digests); it is written atomically with mode 0600.
 
-Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
-targets another endpoint, a deployment changed, appeared or disappeared since, or the
-config of a planned deployment changed since (apply records what the config says, so it
-must still be what was planned; `config_digests` holds a sha256 of each one's non-secret
-managed values and lifecycle; secrets are checked apart, by keyed digest).
+The seal (`planner.plan.seal`) is an HMAC, under the state's plan key, of the canonical
+JSON of everything else in the file (`sealed_content`): apply refuses a plan whose seal
+does not verify (`check_seal`) before it sends anything. Whether the plan still holds
+(is not stale) is `planner.plan.stale`.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.config.desired import DesiredDeployment
-from planner.errors import PlanError, PlanStaleError
+from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan
+from planner.plan.model import Plan, plan_json_schema
 from planner.plan.refresh import Observed
+from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
 from planner.state.localfile import write_atomic
 
 SAVED_KEY = "saved"
-STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
 
 
 class SavedOptions(BaseModel):
@@ -82,9 +82,12 @@ class SavedPlan(BaseModel):
     endpoint: str
     tenant_id: str | None = None
     config_path: str
+    state_path: str
+    state_dir: str
     options: SavedOptions = Field(default_factory=SavedOptions)
     seen: dict[str, SeenDeployment] = Field(default_factory=dict)
     config_digests: dict[str, str] = Field(default_factory=dict)
+    seal: Seal | None = None
 
 
 def config_digest(desired: DesiredDeployment) -> str:
@@ -119,30 +122,79 @@ def make_saved_plan(
     observed: Observed,
     *,
     config_path: str | os.PathLike[str],
+    state_path: str | os.PathLike[str],
+    state_dir: str | os.PathLike[str],
     options: PlanOptions,
     desired: Mapping[str, DesiredDeployment] | None = None,
 ) -> SavedPlan:
+    """The saved plan, not sealed yet (`seal_saved_plan`); paths are made absolute."""
     return SavedPlan(
         plan=plan,
         lineage=doc.lineage,
         serial=doc.serial,
         endpoint=doc.endpoint,
         tenant_id=doc.tenant_id,
-        config_path=str(config_path),
+        config_path=os.path.abspath(config_path),
+        state_path=os.path.abspath(state_path),
+        state_dir=os.path.abspath(state_dir),
         options=SavedOptions.of(options),
         seen=seen_deployments(plan, observed),
         config_digests=config_digests(plan, desired or {}),
     )
 
 
-def saved_plan_json(saved: SavedPlan) -> str:
+def plan_file_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a plan file (`schemas/plan.schema.json`): the JSON plan, and in a
+    saved plan the `saved` section beside its keys (`--format json` output is valid too)."""
+    schema = plan_json_schema()
+    saved = SavedPlan.model_json_schema(mode="serialization")
+    definitions = saved.pop("$defs")
+    del definitions["Plan"], saved["properties"]["plan"]
+    saved["properties"]["seal"] = {"$ref": "#/$defs/Seal"}  # always there in a file
+    saved["required"] = [name for name in saved["required"] if name != "plan"] + ["seal"]
+    saved["title"] = "Saved"
+    saved["description"] = (
+        "Only in a saved plan file (`planner plan --out`): what apply checks before "
+        "executing it (seal, state lineage and serial, endpoint, deployments as seen)."
+    )
+    schema["$defs"] = {**schema.get("$defs", {}), **definitions}
+    schema["properties"][SAVED_KEY] = saved
+    return schema
+
+
+def file_document(saved: SavedPlan) -> dict[str, Any]:
+    """The plan file's JSON: the plan's keys, and `saved` beside them."""
     body = saved.plan.model_dump(mode="json")
     body[SAVED_KEY] = saved.model_dump(mode="json", exclude={"plan"})
-    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+    return body
+
+
+def sealed_content(saved: SavedPlan) -> bytes:
+    """What the seal covers: the canonical JSON (sorted keys, no spaces) of the whole file
+    but the seal, as apply reads it (so every value apply uses, and nothing else)."""
+    document = file_document(saved.model_copy(update={"seal": None}))
+    del document[SAVED_KEY]["seal"]
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def seal_saved_plan(saved: SavedPlan, key: bytes) -> SavedPlan:
+    return saved.model_copy(update={"seal": make_seal(key, sealed_content(saved))})
+
+
+def check_seal(saved: SavedPlan, key: bytes | None, source: str | os.PathLike[str]) -> None:
+    """Raise PlanTamperedError unless SAVED is exactly what was sealed with KEY."""
+    verify_seal(saved.seal, key, sealed_content(saved), source)
+
+
+def saved_plan_json(saved: SavedPlan) -> str:
+    return json.dumps(file_document(saved), indent=2, ensure_ascii=False) + "\n"
 
 
 def write_saved_plan(path: str | os.PathLike[str], saved: SavedPlan) -> None:
-    """Write the plan file atomically (temp file, fsync, rename), mode 0600."""
+    """Write a sealed plan atomically (temp file, fsync, rename), mode 0600."""
+    if saved.seal is None:
+        raise ValueError("only a sealed plan is written (seal_saved_plan)")
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -189,85 +241,3 @@ def _read_json(source: Path) -> Any:
         raise PlanError(
             f"plan file {source} is not valid JSON (line {error.lineno}: {error.msg})"
         ) from None
-
-
-def check_plan_fresh(
-    saved: SavedPlan,
-    doc: StateDocument,
-    observed: Observed,
-    desired: Mapping[str, DesiredDeployment] | None = None,
-) -> None:
-    """Raise PlanStaleError listing everything that moved since the plan was made."""
-    moved = state_moves(saved, doc) + deployment_moves(saved, observed)
-    if desired is not None:
-        moved += config_moves(saved, desired)
-    if moved:
-        raise PlanStaleError(f"the plan is stale: {moved[0]}", details=moved, hint=STALE_HINT)
-
-
-def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
-    moves = []
-    if (saved.endpoint.rstrip("/"), saved.tenant_id) != (doc.endpoint.rstrip("/"), doc.tenant_id):
-        moves.append(
-            f"the plan was made for {saved.endpoint} (workspace {saved.tenant_id or '-'}), "
-            f"the state is for {doc.endpoint} (workspace {doc.tenant_id or '-'})"
-        )
-    if doc.lineage != saved.lineage:
-        moves.append(
-            f"the state was replaced (lineage {saved.lineage} when planned, now {doc.lineage})"
-        )
-    elif doc.serial != saved.serial:
-        moves.append(f"the state moved from serial {saved.serial} to {doc.serial}")
-    return moves
-
-
-def config_moves(saved: SavedPlan, desired: Mapping[str, DesiredDeployment]) -> list[str]:
-    moves = []
-    for name, digest in sorted(saved.config_digests.items()):
-        if name not in desired:
-            moves.append(f"deployment {name} is no longer in the config")
-        elif config_digest(desired[name]) != digest:
-            moves.append(f"the config of deployment {name} changed since the plan")
-    return moves
-
-
-def deployment_moves(saved: SavedPlan, observed: Observed) -> list[str]:
-    moves = []
-    for change in saved.plan.changes:
-        name, seen = change.name, saved.seen.get(change.name)
-        live = observed.by_name.get(name)
-        if seen is None:
-            appeared = observed.unmanaged_existing.get(name) or (
-                live.id if live is not None else None
-            )
-            if appeared is not None and change.deployment_id is None:
-                moves.append(f"deployment {name} appeared since the plan (id {appeared})")
-            continue
-        if live is None:
-            moves.append(f"deployment {name} ({seen.id}) was deleted since the plan")
-        else:
-            moves += _compare(name, seen, live.id, live.updated_at, live.latest_revision_id)
-    return moves
-
-
-def _compare(
-    name: str, seen: SeenDeployment, id_: str, updated_at: datetime, revision: str | None
-) -> list[str]:
-    if seen.id != id_:
-        return [f"deployment {name} is now {id_} (the plan saw {seen.id})"]
-    moves = []
-    if seen.updated_at != updated_at:
-        moves.append(
-            f"deployment {name} changed since the plan "
-            f"(updated_at {_iso(seen.updated_at)} -> {_iso(updated_at)})"
-        )
-    if seen.latest_revision_id != revision:
-        moves.append(
-            f"deployment {name} has a new revision since the plan "
-            f"({seen.latest_revision_id or '-'} -> {revision or '-'})"
-        )
-    return moves
-
-
-def _iso(moment: datetime | None) -> str:
-    return moment.isoformat() if moment is not None else "-"

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
-from planner.plan.model import plan_json_schema
+from planner.plan.saved import plan_file_json_schema
 
 
 def test_write_includes_the_plan_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--write DIR writes config.schema.json and plan.schema.json (the JSON plan's schema)."""
+    """--write DIR writes config.schema.json and plan.schema.json (the plan file's schema)."""
     assert main(["schema", "--write", str(tmp_path)]) == 0
     assert {"config.schema.json", "plan.schema.json"} <= {p.name for p in tmp_path.iterdir()}
-    assert json.loads((tmp_path / "plan.schema.json").read_text()) == plan_json_schema()
+    assert json.loads((tmp_path / "plan.schema.json").read_text()) == plan_file_json_schema()
     assert f"wrote {tmp_path / 'plan.schema.json'}" in capsys.readouterr().out
 
 

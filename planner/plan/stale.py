@@ -1,0 +1,103 @@
+"""Whether a saved plan still holds: what moved since `planner plan --out`.
+
+Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
+targets another endpoint, a deployment changed, appeared or disappeared since, or the
+config of a planned deployment changed since (apply records what the config says, so it
+must still be what was planned; `config_digests` holds a sha256 of each one's non-secret
+managed values and lifecycle; secrets are checked apart, by keyed digest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from planner.config.desired import DesiredDeployment
+from planner.errors import PlanStaleError
+from planner.plan.refresh import Observed
+from planner.plan.saved import SavedPlan, SeenDeployment, config_digest
+from planner.state.document import StateDocument
+
+STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
+
+
+def check_plan_fresh(
+    saved: SavedPlan,
+    doc: StateDocument,
+    observed: Observed,
+    desired: Mapping[str, DesiredDeployment] | None = None,
+) -> None:
+    """Raise PlanStaleError listing everything that moved since the plan was made."""
+    moved = state_moves(saved, doc) + deployment_moves(saved, observed)
+    if desired is not None:
+        moved += config_moves(saved, desired)
+    if moved:
+        raise PlanStaleError(f"the plan is stale: {moved[0]}", details=moved, hint=STALE_HINT)
+
+
+def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
+    moves = []
+    if (saved.endpoint.rstrip("/"), saved.tenant_id) != (doc.endpoint.rstrip("/"), doc.tenant_id):
+        moves.append(
+            f"the plan was made for {saved.endpoint} (workspace {saved.tenant_id or '-'}), "
+            f"the state is for {doc.endpoint} (workspace {doc.tenant_id or '-'})"
+        )
+    if doc.lineage != saved.lineage:
+        moves.append(
+            f"the state was replaced (lineage {saved.lineage} when planned, now {doc.lineage})"
+        )
+    elif doc.serial != saved.serial:
+        moves.append(f"the state moved from serial {saved.serial} to {doc.serial}")
+    return moves
+
+
+def config_moves(saved: SavedPlan, desired: Mapping[str, DesiredDeployment]) -> list[str]:
+    moves = []
+    for name, digest in sorted(saved.config_digests.items()):
+        if name not in desired:
+            moves.append(f"deployment {name} is no longer in the config")
+        elif config_digest(desired[name]) != digest:
+            moves.append(f"the config of deployment {name} changed since the plan")
+    return moves
+
+
+def deployment_moves(saved: SavedPlan, observed: Observed) -> list[str]:
+    moves = []
+    for change in saved.plan.changes:
+        name, seen = change.name, saved.seen.get(change.name)
+        live = observed.by_name.get(name)
+        if seen is None:
+            appeared = observed.unmanaged_existing.get(name) or (
+                live.id if live is not None else None
+            )
+            if appeared is not None and change.deployment_id is None:
+                moves.append(f"deployment {name} appeared since the plan (id {appeared})")
+            continue
+        if live is None:
+            moves.append(f"deployment {name} ({seen.id}) was deleted since the plan")
+        else:
+            moves += _compare(name, seen, live.id, live.updated_at, live.latest_revision_id)
+    return moves
+
+
+def _compare(
+    name: str, seen: SeenDeployment, id_: str, updated_at: datetime, revision: str | None
+) -> list[str]:
+    if seen.id != id_:
+        return [f"deployment {name} is now {id_} (the plan saw {seen.id})"]
+    moves = []
+    if seen.updated_at != updated_at:
+        moves.append(
+            f"deployment {name} changed since the plan "
+            f"(updated_at {_iso(seen.updated_at)} -> {_iso(updated_at)})"
+        )
+    if seen.latest_revision_id != revision:
+        moves.append(
+            f"deployment {name} has a new revision since the plan "
+            f"({seen.latest_revision_id or '-'} -> {revision or '-'})"
+        )
+    return moves
+
+
+def _iso(moment: datetime | None) -> str:
+    return moment.isoformat() if moment is not None else "-"

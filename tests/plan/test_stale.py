@@ -1,0 +1,74 @@
+"""Saved plan staleness: every way a plan goes stale between `plan --out` and apply."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from planner.api.models import Deployment
+from planner.errors import PlanStaleError
+from planner.plan.refresh import Observed
+from planner.plan.saved import SavedPlan
+from planner.plan.stale import check_plan_fresh
+from planner.state import StateDocument
+from tests.plan.test_saved import scene
+
+
+def stale_error(saved: SavedPlan, doc: StateDocument, observed: Observed) -> PlanStaleError:
+    with pytest.raises(PlanStaleError) as caught:
+        check_plan_fresh(saved, doc, observed)
+    return caught.value
+
+
+def moved(live: Deployment, **changes: object) -> Deployment:
+    return live.model_copy(update=changes)
+
+
+def test_fresh_plan_passes() -> None:
+    """Nothing moved: no error."""
+    saved, doc, observed = scene()
+    check_plan_fresh(saved, doc, observed)
+
+
+def test_state_serial_moved() -> None:
+    """A later state serial makes the plan stale, naming both serials."""
+    saved, doc, observed = scene()
+    doc.serial = 5
+    assert stale_error(saved, doc, observed).message == (
+        "the plan is stale: the state moved from serial 4 to 5"
+    )
+
+
+def test_state_replaced_or_foreign() -> None:
+    """Another lineage or another endpoint makes the plan stale, each named."""
+    saved, _, observed = scene()
+    other = StateDocument.new("https://elsewhere.example.com", None)
+    details = stale_error(saved, other, observed).details
+    assert any("made for http://127.0.0.1:8123" in line for line in details)
+    assert any("the state was replaced (lineage" in line for line in details)
+
+
+def test_every_moved_deployment_is_listed() -> None:
+    """updated_at and revision changes, and a name that appeared, are all in the details."""
+    saved, doc, observed = scene()
+    live = observed.by_name["api"]
+    assert live is not None
+    later = datetime(2030, 1, 1, tzinfo=UTC)
+    observed = Observed(
+        by_name={"api": moved(live, updated_at=later, latest_revision_id="rev-9")},
+        unmanaged_existing={"new": "00000000-0000-4000-8000-00000000000e"},
+    )
+    error = stale_error(saved, doc, observed)
+    assert error.message.startswith("the plan is stale: deployment api changed since the plan")
+    assert "(updated_at " in error.message and "-> 2030-01-01T00:00:00+00:00)" in error.message
+    assert any("new revision since the plan" in line and "rev-9" in line for line in error.details)
+    assert any("deployment new appeared since the plan" in line for line in error.details)
+    assert "planner plan --out" in (error.hint or "")
+
+
+def test_deleted_since_the_plan() -> None:
+    """A planned deployment gone at apply time makes the plan stale."""
+    saved, doc, _ = scene()
+    error = stale_error(saved, doc, Observed(by_name={"api": None}))
+    assert "deployment api" in error.message and "was deleted since the plan" in error.message
