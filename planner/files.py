@@ -84,13 +84,17 @@ def check_nesting(
 
 
 def parse_nested(
-    parse: Callable[[str], Any], text: str, path: Path, error: type[PlannerError]
+    parse: Callable[[str], Any],
+    text: str,
+    path: Path,
+    error: type[PlannerError],
+    limit: int = MAX_NESTING,
 ) -> Any:
-    """`parse(text)`, refusing a document nested deeper than MAX_NESTING (the parser's
-    own RecursionError included); the parser's other errors pass through."""
+    """`parse(text)`, refusing a document nested deeper than LIMIT (the parser's own
+    RecursionError included); the parser's other errors pass through."""
     try:
         data = parse(text)
     except RecursionError:
-        raise error(f"{path}: nested deeper than {MAX_NESTING} levels") from None
-    check_nesting(data, path, error)
+        raise error(f"{path}: nested deeper than {limit} levels") from None
+    check_nesting(data, path, error, limit)
     return data

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError
+from planner.files import parse_nested, read_user_text
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan, plan_json_schema
 from planner.plan.refresh import Observed
@@ -35,6 +36,8 @@ from planner.state.document import StateDocument
 from planner.state.localfile import write_atomic
 
 SAVED_KEY = "saved"
+MAX_PLAN_BYTES = 256 * 1024 * 1024  # a 10,000-deployment plan is ~20 MB
+MAX_PLAN_NESTING = 256  # config nesting (64) plus the plan's own levels, with room
 
 
 class SavedOptions(BaseModel):
@@ -229,14 +232,13 @@ def read_saved_plan(path: str | os.PathLike[str]) -> SavedPlan:
 
 
 def _read_json(source: Path) -> Any:
+    """The plan file's JSON, read bounded (a regular file, MAX_PLAN_BYTES, nesting)."""
     try:
-        text = source.read_text(encoding="utf-8")
+        text = read_user_text(source, "plan file", PlanError, limit=MAX_PLAN_BYTES)
     except FileNotFoundError:
         raise PlanError(f"plan file not found: {source}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise PlanError(f"cannot read the plan file {source}: {error}") from None
     try:
-        return json.loads(text)
+        return parse_nested(json.loads, text, source, PlanError, limit=MAX_PLAN_NESTING)
     except json.JSONDecodeError as error:
         raise PlanError(
             f"plan file {source} is not valid JSON (line {error.lineno}: {error.msg})"

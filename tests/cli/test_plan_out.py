@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -293,3 +294,22 @@ def test_the_seal_is_checked_before_the_config_is_read(scenario: Scenario) -> No
     result = scenario.cli("apply", "plan.json")
     assert result.code == 1
     assert "was altered after" in result.err and "/nonexistent" not in result.err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "directory", "deep"])
+def test_a_hostile_plan_file_is_one_error_line(scenario: Scenario, kind: str) -> None:
+    """`apply PLANFILE` with a FIFO, /dev/zero, a directory or 100k nested brackets:
+    one error line naming the file, exit 1, no hang, no RecursionError."""
+    planfile = scenario.root / "tfplan.json"
+    if kind == "fifo":
+        os.mkfifo(planfile)
+    elif kind == "zero":
+        planfile.symlink_to("/dev/zero")
+    elif kind == "directory":
+        planfile.mkdir()
+    else:
+        planfile.write_text("[" * 100_000)
+    result = scenario.cli("apply", str(planfile))
+    assert result.code == 1
+    assert result.err.startswith(f"Error: {planfile}: ")
+    assert "internal error" not in result.err and result.err.count("\n") == 1
