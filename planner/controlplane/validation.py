@@ -92,7 +92,7 @@ def raw_create_problems(raw: Any, settings: ServerSettings) -> list[Problem]:
     if isinstance(raw.get("name"), str):
         problems += check_name(raw["name"])
     source = raw.get("source")
-    if source in {s.value for s in Source}:
+    if isinstance(source, str) and source in {s.value for s in Source}:  # may be a {} or []
         problems += check_mode(source, settings.mode)
         complete = source in COMPLETE_ON_CREATE
         problems += check_source_rules(raw, source, require_complete=complete)
