@@ -18,6 +18,11 @@ from planner.api.rules import Problem, check_mode, check_source_rules
 from planner.controlplane.settings import ServerSettings
 
 NAME_PATTERN = re.compile(r"[a-z0-9-]{1,63}")
+UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# A comma-separated uuid list as a query accepts it: spaces around items, blank items
+# skipped. Only ' ' counts as a space, so the OpenAPI pattern means the same to every
+# regex engine (`\s` does not).
+UUID_LIST_PATTERN = f"^ *({UUID_PATTERN} *)?(, *({UUID_PATTERN} *)?)*$"
 # Sources whose create must already be complete; internal_* are created empty by the
 # real client and receive their image or tarball in a later PATCH.
 COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
