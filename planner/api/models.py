@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 
 def _check_uuid(value: str) -> str:
@@ -22,7 +22,9 @@ def _check_uuid(value: str) -> str:
         raise ValueError("Input should be a valid UUID") from exc
 
 
-UuidStr = Annotated[str, AfterValidator(_check_uuid)]
+UuidStr = Annotated[
+    str, AfterValidator(_check_uuid), WithJsonSchema({"type": "string", "format": "uuid"})
+]
 FreeForm = dict[str, Any]
 
 

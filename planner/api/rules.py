@@ -156,19 +156,29 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
     return problems
 
 
+def resource_minimums() -> dict[str, tuple[str, int]]:
+    """Each numeric resource_spec field's lower bound as JSON Schema says it: CPUs
+    `exclusiveMinimum` 0, every other number `minimum` 0 (the OpenAPI document and
+    `check_resource_spec` read this one table)."""
+    return {
+        name: ("exclusiveMinimum", 0) if "cpu" in name else ("minimum", 0)
+        for name in numeric_fields()
+    }
+
+
 def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
-    for name in _numeric_fields():
+    for name, (kind, bound) in resource_minimums().items():
         value = getattr(spec, name)
         if value is None:
             continue
-        if "cpu" in name and value <= 0:
-            yield (*_SPEC, name), "must be greater than 0"
-        elif value < 0:
+        if kind == "exclusiveMinimum" and value <= bound:
+            yield (*_SPEC, name), f"must be greater than {bound}"
+        elif kind == "minimum" and value < bound:
             yield (*_SPEC, name), "must not be negative"
 
 
 @cache
-def _numeric_fields() -> tuple[str, ...]:
+def numeric_fields() -> tuple[str, ...]:
     numeric = {int | None, float | None}
     return tuple(
         name for name, info in ResourceSpec.model_fields.items() if info.annotation in numeric

@@ -17,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from planner import __version__
@@ -56,6 +57,8 @@ def validation_problems(errors: Any) -> list[dict[str, Any]]:
 
 async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    if any(error.get("type") == "json_invalid" for error in exc.errors()):
+        return JSONResponse({"detail": "The request body is not valid JSON."}, status_code=400)
     problems = validation_problems(exc.errors())
     if request.method == "POST" and request.url.path.endswith("/v2/deployments"):
         problems += rule_problems_besides(problems, exc.body, request.app.state.settings)
@@ -76,7 +79,21 @@ def rule_problems_besides(
 
 async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (Starlette names only the first route's)."""
+    path = request.scope["path"]
+    routes = [*request.app.routes, *(route for router in ROUTERS for route in router.routes)]
+    methods: set[str] = set()
+    for route in routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(path):
+            methods |= route.methods
+    return sorted(methods)
 
 
 async def on_unexpected_error(request: Request, exc: Exception) -> JSONResponse:
@@ -117,9 +134,10 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         title="Deployment Control Plane (local)",
         version=__version__,
         lifespan=lifespan,
-        # Every route but /metrics needs a key; the document is checked in under schemas/.
-        openapi_url=None,
-        docs_url=None,
+        # Served without a key, as the real service does (the document holds no data);
+        # /docs is FastAPI's Swagger UI page, which a browser loads from a CDN.
+        openapi_url="/openapi.json",
+        docs_url="/docs",
         redoc_url=None,
     )
     app.state.settings = settings

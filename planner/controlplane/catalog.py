@@ -12,14 +12,10 @@ from fastapi import APIRouter, HTTPException, Request
 
 from planner.api.models import ErrorBody, Integration, OAuthProvider, Repository
 from planner.controlplane.context import Context
+from planner.controlplane.responses import AUTHENTICATED, INVALID
 from planner.controlplane.seed import Catalog
 
-router = APIRouter()
-
-AUTH_ERRORS: dict[int | str, dict[str, object]] = {
-    401: {"model": ErrorBody, "description": "Missing or invalid API key"},
-    403: {"model": ErrorBody, "description": "No access to the workspace"},
-}
+router = APIRouter(responses=AUTHENTICATED)
 
 
 def catalog_of(request: Request) -> Catalog:
@@ -31,7 +27,6 @@ def catalog_of(request: Request) -> Catalog:
     "/v2/auth/providers",
     response_model=list[OAuthProvider],
     tags=["auth"],
-    responses=AUTH_ERRORS,
 )
 def list_oauth_providers(request: Request, ctx: Context) -> list[OAuthProvider]:
     """List the OAuth providers configured for the workspace."""
@@ -42,7 +37,6 @@ def list_oauth_providers(request: Request, ctx: Context) -> list[OAuthProvider]:
     "/v1/integrations/git_host/install",
     response_model=list[Integration],
     tags=["integrations"],
-    responses=AUTH_ERRORS,
 )
 def list_integrations(request: Request, ctx: Context) -> list[Integration]:
     """List the hosted-repository integrations installed for the workspace."""
@@ -53,7 +47,7 @@ def list_integrations(request: Request, ctx: Context) -> list[Integration]:
     "/v1/integrations/git_host/{integration_id}/repos",
     response_model=list[Repository],
     tags=["integrations"],
-    responses={**AUTH_ERRORS, 404: {"model": ErrorBody, "description": "Unknown integration"}},
+    responses={**INVALID, 404: {"model": ErrorBody, "description": "Unknown integration"}},
 )
 def list_repositories(
     integration_id: uuid.UUID, request: Request, ctx: Context

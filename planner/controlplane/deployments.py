@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
@@ -22,7 +22,6 @@ from planner.api.models import (
     DeploymentList,
     DeploymentType,
     ErrorBody,
-    HTTPValidationError,
     Revision,
     RevisionList,
 )
@@ -30,25 +29,27 @@ from planner.api.rules import Problem, check_resource_spec
 from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchRejected
+from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE
 from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
+    UUID_LIST_PATTERN,
     check_secret_names,
     create_problems,
     parse_uuid_list,
     validation_errors,
 )
 
-router = APIRouter()
+router = APIRouter(responses=AUTHENTICATED)
 
 Context = Annotated[RequestContext, Depends(get_context)]
 Limit = Annotated[int, Query(ge=1, le=100, description="Page size, 1..100.")]
 # The upper bound is SQLite's largest integer: beyond it OFFSET cannot be bound (was a 500).
 Offset = Annotated[int, Query(ge=0, le=2**63 - 1, description="Where the page starts.")]
-ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorBody, "description": "Not found (or in another workspace)."},
-    422: {"model": HTTPValidationError, "description": "Validation error."},
-}
+UuidList = Annotated[
+    str | None, Query(pattern=UUID_LIST_PATTERN, description="Comma-separated uuids.")
+]
+ERRORS = {**NOT_FOUND, **INVALID}
 
 
 def _deployments(ctx: RequestContext) -> Deployments:
@@ -76,7 +77,11 @@ def _http_errors() -> Iterator[None]:
     "/v2/deployments",
     status_code=201,
     response_model=Deployment,
-    responses={409: {"model": ErrorBody, "description": "Name taken in this workspace."}},
+    responses={
+        **INVALID,
+        **TOO_LARGE,
+        409: {"model": ErrorBody, "description": "Name taken in this workspace."},
+    },
 )
 def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONResponse:
     """Create a deployment, its first revision and its tracing project."""
@@ -95,10 +100,10 @@ def list_deployments(
     name_contains: str | None = None,
     status: str | None = None,
     remote_reconciled: bool | None = None,
-    tag_value_ids: Annotated[str | None, Query(description="Comma-separated uuids.")] = None,
+    tag_value_ids: UuidList = None,
     image_version: str | None = None,
     deployment_type: DeploymentType | None = None,
-    deployment_ids: Annotated[str | None, Query(description="Comma-separated uuids.")] = None,
+    deployment_ids: UuidList = None,
 ) -> JSONResponse:
     """One page of the workspace's deployments, oldest first; `offset` = next page."""
     ids, problems = parse_uuid_list(deployment_ids, "deployment_ids")
@@ -144,7 +149,12 @@ def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
     response_model=Deployment,
     responses={
         **ERRORS,
-        400: {"model": ErrorBody, "description": "A rule broken; the detail names the field."},
+        **TOO_LARGE,
+        400: {
+            "model": ErrorBody,
+            "description": "A rule broken (the detail names the field), or a body that is "
+            "not JSON.",
+        },
         409: {"model": ErrorBody, "description": "The deployment is being deleted."},
     },
 )

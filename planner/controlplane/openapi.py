@@ -3,7 +3,9 @@
 
 Regenerate it with `python -m planner.controlplane.openapi` (a test fails when the
 checked-in copy is out of date). The document is FastAPI's, with the 422 shape narrowed
-to the spec's `{loc, msg, type}` (we never send `input` or `ctx`).
+to the spec's `{loc, msg, type}` (we never send `input` or `ctx`), and the create body
+narrowed to what the server's mode accepts (`planner.controlplane.create_schema`).
+The app serves it at `/openapi.json`, and Swagger UI at `/docs`.
 """
 
 from __future__ import annotations
@@ -17,19 +19,26 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from planner.controlplane.create_schema import install_create_variants
+from planner.controlplane.schema_bounds import install_value_bounds
+
 SCHEMA_PATH = Path("schemas") / "control-plane.openapi.json"
 REGENERATE_COMMAND = "python -m planner.controlplane.openapi"
 
 
 def build_openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document for `app`, with ValidationError limited to loc/msg/type."""
+    """FastAPI's document for `app`: ValidationError limited to loc/msg/type, and one
+    create body per source of the app's mode."""
     document = get_openapi(
         title=app.title, version=app.version, description=app.description, routes=app.routes
     )
-    error = document.get("components", {}).get("schemas", {}).get("ValidationError")
+    schemas = document["components"]["schemas"]
+    error = schemas.get("ValidationError")
     if error is not None:
         error["properties"] = {k: error["properties"][k] for k in ("loc", "msg", "type")}
         error["required"] = ["loc", "msg", "type"]
+    install_value_bounds(schemas)
+    install_create_variants(schemas, app.state.settings.mode)
     return document
 
 

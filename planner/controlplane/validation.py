@@ -22,6 +22,12 @@ from planner.api.rules import (
 from planner.api.values import check_values
 from planner.controlplane.settings import ServerSettings
 
+UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# A comma-separated uuid list as a query accepts it: spaces around items, blank items
+# skipped. Only ' ' counts as a space, so the OpenAPI pattern means the same to every
+# regex engine (`\s` does not).
+UUID_LIST_PATTERN = f"^ *({UUID_PATTERN} *)?(, *({UUID_PATTERN} *)?)*$"
+
 # Sources whose create must already be complete; internal_* are created empty by the
 # real client and receive their image or tarball in a later PATCH.
 COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
@@ -61,7 +67,7 @@ def raw_create_problems(raw: Any, settings: ServerSettings) -> list[Problem]:
     if isinstance(raw.get("name"), str):
         problems += check_name(raw["name"])
     source = raw.get("source")
-    if isinstance(source, str) and source in {s.value for s in Source}:
+    if isinstance(source, str) and source in {s.value for s in Source}:  # may be a {} or []
         problems += check_mode(source, settings.mode)
         complete = source in COMPLETE_ON_CREATE
         problems += check_source_rules(raw, source, require_complete=complete)

@@ -84,10 +84,25 @@ def test_wrong_method_is_405_detail(cp_client: TestClient) -> None:
     ErrorBody.model_validate(response.json())
 
 
-def test_api_docs_routes_are_not_served(cp_client: TestClient) -> None:
-    """No unauthenticated /docs or /openapi.json: the document is checked in under schemas/."""
-    assert cp_client.get("/openapi.json").status_code == 404
-    assert cp_client.get("/docs").status_code == 404
+def test_405_allow_lists_every_method_of_the_path(cp_client: TestClient) -> None:
+    """The `Allow` of a 405 names every method some route serves at the path."""
+    deployment = "/v2/deployments/00000000-0000-4000-8000-00000000000d"
+    assert cp_client.options(deployment).headers["allow"] == "GET, PATCH"
+    assert cp_client.put("/v2/deployments").headers["allow"] == "DELETE, GET, POST"
+    assert cp_client.post("/metrics").headers["allow"] == "GET"
+
+
+def test_unparseable_body_is_400_detail(cp_client: TestClient) -> None:
+    """A body that is not JSON answers 400 `{detail}`, not a 422 about its fields."""
+    for method in ("POST", "PATCH"):
+        path = "/v2/deployments" + ("/00000000-0000-4000-8000-00000000000d" * (method == "PATCH"))
+        response = cp_client.request(
+            method, path, content=b'{"name": ', headers={"Content-Type": "application/json"}
+        )
+        assert response.status_code == 400
+        assert ErrorBody.model_validate(response.json()).detail == (
+            "The request body is not valid JSON."
+        )
 
 
 def test_self_hosted_mode_serves_the_api_host_prefix(
