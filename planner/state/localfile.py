@@ -1,5 +1,8 @@
 """The state as a local JSON file: atomic writes, a backup, and an OS file lock.
 
+A state path that is a symlink is resolved first: the lock and the writes act on the real
+file, so a link and its target lock together and a write leaves the link a link.
+
 Files next to the state `X`: `X.backup` (the previous version), `X.lock` (the file the
 OS lock is taken on; never deleted, so every process locks the same inode) and
 `X.lock.json` (who holds the lock, for messages only: the OS lock is the truth, so info
@@ -33,14 +36,15 @@ class LocalFileBackend:
     """A state file on the local disk (see the module docstring for the files it uses)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        self.typed_path = Path(path)
+        self.path = real_path(self.typed_path)
         self.backup_path = _sibling(self.path, ".backup")
         self.lock_path = _sibling(self.path, ".lock")
         self.lock_info_path = _sibling(self.path, ".lock.json")
 
     @property
     def location(self) -> str:
-        return str(self.path)
+        return str(self.typed_path)
 
     def read(self) -> StateDocument | None:
         text = self._read_text()
@@ -138,6 +142,11 @@ class LocalFileBackend:
                 self.lock_info_path.unlink()
         finally:
             os.close(fd)  # drops the OS lock
+
+
+def real_path(path: Path) -> Path:
+    """PATH with every symlink resolved (absolute); a missing tail stays as spelled."""
+    return Path(os.path.realpath(path))
 
 
 def write_atomic(path: Path, text: str) -> None:

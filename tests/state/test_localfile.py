@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from planner.errors import StateError
+from planner.errors import StateError, StateLockedError
 from planner.state import LocalFileBackend, StateDocument
 from tests.state.contract import (
     ENDPOINT,
@@ -186,3 +186,27 @@ def test_write_records_current_tool_version(state_path: Path) -> None:
     written = LocalFileBackend(state_path).write(doc)
     assert written.tool_version == __version__
     assert LocalFileBackend(state_path).read() == written
+
+
+def test_write_through_symlink_keeps_the_link(tmp_path: Path) -> None:
+    """A state path that is a symlink stays a link; its target gets the new content."""
+    target = tmp_path / "real" / "planner.state.json"
+    target.parent.mkdir()
+    link = tmp_path / "planner.state.json"
+    link.symlink_to(target)
+    backend = LocalFileBackend(link)
+    written = backend.write(backend.write(StateDocument.new(ENDPOINT, TENANT)))
+    assert link.is_symlink()
+    assert LocalFileBackend(target).read() == written
+    assert (target.parent / "planner.state.json.backup").exists()
+
+
+def test_symlink_and_target_share_one_lock(tmp_path: Path) -> None:
+    """Locking through a symlink blocks a lock on its target (and the other way round)."""
+    target = tmp_path / "planner.state.json"
+    link = tmp_path / "link.state.json"
+    link.symlink_to(target)
+    with LocalFileBackend(link).lock("apply"), pytest.raises(StateLockedError):
+        LocalFileBackend(target).lock("plan")
+    with LocalFileBackend(target).lock("apply"), pytest.raises(StateLockedError):
+        LocalFileBackend(link).lock("plan")

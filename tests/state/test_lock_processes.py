@@ -76,3 +76,32 @@ def test_killed_holder_releases_lock(holder: tuple[subprocess.Popen[str], Path])
     assert backend.lock_info() is None
     with backend.lock("plan") as handle:
         assert handle.info.pid != child.pid
+
+
+def test_symlink_and_target_exclude_each_other_across_processes(tmp_path: Path) -> None:
+    """A process locking through a symlink blocks another locking the target, and back."""
+    target = tmp_path / "real" / "planner.state.json"
+    target.parent.mkdir()
+    link = tmp_path / "planner.state.json"
+    link.symlink_to(target)
+    for held, contender in ((link, target), (target, link)):
+        child = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(held)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None and child.stdin is not None
+            assert child.stdout.readline().strip() == "locked"
+            with pytest.raises(StateLockedError) as caught:
+                LocalFileBackend(contender).lock("plan")
+            assert f"pid {child.pid}" in "\n".join(caught.value.details)
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            assert child.wait(timeout=10) == 0
+        finally:
+            if child.poll() is None:
+                child.kill()
+            child.communicate(timeout=10)
+    assert link.is_symlink()
