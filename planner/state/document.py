@@ -18,6 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -29,6 +30,7 @@ FORMAT_VERSION = 1
 EMBEDDED_PREFIX = "embedded:"
 SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def utc_now() -> datetime:
@@ -78,8 +80,9 @@ class StateDocument(BaseModel):
 
     @classmethod
     def new(cls, endpoint: str, tenant_id: str | None) -> StateDocument:
-        """A fresh, empty state (serial 0, new lineage) for one endpoint and workspace."""
-        return cls(endpoint=endpoint, tenant_id=tenant_id)
+        """A fresh, empty state (serial 0, new lineage) for one endpoint (recorded in its
+        canonical spelling) and workspace."""
+        return cls(endpoint=canonical_endpoint(endpoint), tenant_id=tenant_id)
 
     def body(self) -> dict[str, Any]:
         """Everything the checksum covers (all keys but `checksum`), as JSON values."""
@@ -150,8 +153,37 @@ class StateDocument(BaseModel):
 
 
 def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:
-    """The `endpoint` recorded for the embedded local control plane at DB_PATH."""
-    return f"{EMBEDDED_PREFIX}{Path(db_path).as_posix()}"
+    """The `endpoint` recorded for the embedded local control plane at DB_PATH: its
+    absolute real path, so every spelling of one database is one endpoint."""
+    return f"{EMBEDDED_PREFIX}{Path(os.path.realpath(db_path)).as_posix()}"
+
+
+def canonical_endpoint(endpoint: str) -> str:
+    """ENDPOINT in the one spelling states record and compare.
+
+    `embedded:<path>`: the database's absolute real path (resolved from the working
+    directory). A URL: lowercase scheme and host, no user info, default port, query or
+    trailing slash. Anything else is returned without its trailing slashes.
+    """
+    if endpoint.startswith(EMBEDDED_PREFIX):
+        return embedded_endpoint(endpoint.removeprefix(EMBEDDED_PREFIX))
+    return _canonical_url(endpoint)
+
+
+def _canonical_url(url: str) -> str:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # an unparseable port: compare as spelled
+        return url.rstrip("/")
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if not scheme or not host:
+        return url.rstrip("/")
+    if ":" in host:
+        host = f"[{host}]"  # IPv6
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    return f"{scheme}://{host}{parts.path.rstrip('/')}"
 
 
 def check_recorded(key: str, recorded: RecordedDeployment) -> None:
@@ -280,7 +312,8 @@ def _problems(error: ValidationError) -> list[str]:
 
 
 def _same_endpoint(recorded: str, current: str) -> bool:
-    return recorded.rstrip("/") == current.rstrip("/")
+    # both sides: states written before endpoints were canonical keep working
+    return canonical_endpoint(recorded) == canonical_endpoint(current)
 
 
 def _known_names_hint(doc: StateDocument) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from planner.api.errors import ConflictError
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.state import LocalFileBackend, StateDocument, embedded_endpoint
@@ -168,3 +170,17 @@ def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -
     assert plan["changes"][0]["action"] == "no_op"
     assert plan["changes"][0]["deployment_id"] == made.id
     assert "stopped before recording it" in plan["warnings"][0]["message"]
+
+
+def test_relative_and_absolute_state_dir_are_one_control_plane(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A state made with the default relative `state/` is used, not refused as foreign,
+    when PLANNER_STATE_DIR names the same directory absolutely (and the other way round)."""
+    monkeypatch.delenv("PLANNER_STATE_DIR")
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    monkeypatch.setenv("PLANNER_STATE_DIR", str(scenario.root / "state"))
+    result = scenario.plan("--detailed-exitcode")
+    assert result.code == 0, result.err
+    monkeypatch.setenv("PLANNER_STATE_DIR", "./state/")
+    assert scenario.plan("--detailed-exitcode").code == 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +212,118 @@ def test_symlink_and_target_share_one_lock(tmp_path: Path) -> None:
         LocalFileBackend(target).lock("plan")
     with LocalFileBackend(target).lock("apply"), pytest.raises(StateLockedError):
         LocalFileBackend(link).lock("plan")
+
+
+@pytest.fixture
+def immutable() -> Iterator[Callable[[Path], None]]:
+    """`chattr +i` on paths (undone after the test): unwritable even for root."""
+    marked: list[Path] = []
+
+    def mark(path: Path) -> None:
+        done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+        if done.returncode != 0:
+            pytest.skip(f"chattr +i is not available here: {done.stderr.decode().strip()}")
+        marked.append(path)
+
+    yield mark
+    for path in marked:
+        subprocess.run(["chattr", "-i", str(path)], check=False)
+
+
+def test_state_path_that_is_a_directory_is_named(tmp_path: Path) -> None:
+    """A directory where the state file should be is a StateError naming the path."""
+    (tmp_path / "planner.state.json").mkdir()
+    backend = LocalFileBackend(tmp_path / "planner.state.json")
+    with pytest.raises(StateError, match=r"planner\.state\.json is not a regular file"):
+        backend.read()
+    with pytest.raises(StateError, match=r"planner\.state\.json is not a regular file"):
+        backend.write(StateDocument.new(ENDPOINT, TENANT))
+
+
+@pytest.mark.timeout(10)
+def test_fifo_state_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO as the state file is refused at once (no writer: a plain open would hang)."""
+    fifo = tmp_path / "planner.state.json"
+    os.mkfifo(fifo)
+    with pytest.raises(StateError, match=r"is not a regular file \(a FIFO\)"):
+        LocalFileBackend(fifo).read()
+
+
+@pytest.mark.timeout(10)
+def test_device_state_is_refused_without_reading_it() -> None:
+    """/dev/zero as the state file is refused, not read forever."""
+    with pytest.raises(StateError, match=r"/dev/zero is not a regular file \(a device\)"):
+        LocalFileBackend("/dev/zero").read()
+
+
+def test_huge_state_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """A state file over the size cap (sparse here, so the test is cheap) is refused."""
+    from planner.state.localfile import MAX_STATE_BYTES
+
+    path = tmp_path / "planner.state.json"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_STATE_BYTES + 1)
+    with pytest.raises(StateError, match=r"planner\.state\.json is larger than 64 MB"):
+        LocalFileBackend(path).read()
+
+
+def test_permission_error_on_write_is_a_clear_state_error(
+    state_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PermissionError while writing is a StateError naming the file; nothing changes."""
+    backend = LocalFileBackend(state_path)
+    written = backend.write(StateDocument.new(ENDPOINT, TENANT))
+    before = sorted(p.name for p in state_path.parent.iterdir())
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(StateError, match=f"cannot write state file {state_path}: Permission"):
+        backend.write(written.model_copy(deep=True))
+    monkeypatch.undo()
+    assert backend.read() == written
+    assert sorted(p.name for p in state_path.parent.iterdir()) == before
+
+
+def test_permission_error_on_read_is_a_clear_state_error(
+    state_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PermissionError while reading is a StateError naming the file."""
+    backend = LocalFileBackend(state_path)
+    backend.write(StateDocument.new(ENDPOINT, TENANT))
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(StateError, match=f"cannot read state file {state_path}: Permission"):
+        backend.read()
+
+
+def test_immutable_state_directory_is_a_clear_state_error(
+    state_path: Path, immutable: Callable[[Path], None]
+) -> None:
+    """A state directory nobody may write (chattr +i, which stops root too) fails as a
+    StateError naming the path, for the lock and for the write, leaving nothing behind."""
+    state_path.parent.mkdir(parents=True)
+    immutable(state_path.parent)
+    backend = LocalFileBackend(state_path)
+    with pytest.raises(StateError, match=f"cannot open the lock file {backend.lock_path}"):
+        backend.lock("apply")
+    with pytest.raises(StateError, match=f"cannot write state file {state_path}"):
+        backend.write(StateDocument.new(ENDPOINT, TENANT))
+    assert list(state_path.parent.iterdir()) == []
+
+
+def test_immutable_state_file_is_a_clear_state_error(
+    state_path: Path, immutable: Callable[[Path], None]
+) -> None:
+    """A state file that cannot be replaced fails as a StateError; the old file stays."""
+    backend = LocalFileBackend(state_path)
+    written = backend.write(StateDocument.new(ENDPOINT, TENANT))
+    immutable(state_path)
+    with pytest.raises(StateError, match=f"cannot write state file {state_path}"):
+        backend.write(written.model_copy(deep=True))
+    assert backend.read() == written
+    assert not [p for p in state_path.parent.iterdir() if p.name.endswith(".tmp")]
