@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import uuid
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from planner.state.locking import (
 )
 
 FILE_MODE = 0o600
+MAX_STATE_BYTES = 64 * 1024 * 1024
 
 
 class LocalFileBackend:
@@ -61,7 +63,7 @@ class LocalFileBackend:
             write_atomic(self.path, dump_state(written))
         except OSError as error:
             raise StateError(
-                f"cannot write state file {self.path}: {error.strerror or error}",
+                f"cannot write state file {self.path}: {os_reason(error)}",
                 hint="the previous state (if any) is unchanged",
             ) from None
         advance(doc, written)
@@ -107,11 +109,11 @@ class LocalFileBackend:
 
     def _read_text(self) -> str | None:
         try:
-            data = self.path.read_bytes()
+            data = read_regular_file(self.path, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise StateError(f"cannot read state file {self.path}: {error.strerror}") from None
+            raise StateError(f"cannot read state file {self.path}: {os_reason(error)}") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -127,7 +129,7 @@ class LocalFileBackend:
             return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         except OSError as error:
             raise StateError(
-                f"cannot open the lock file {self.lock_path}: {error.strerror or error}"
+                f"cannot open the lock file {self.lock_path}: {os_reason(error)}"
             ) from None
 
     def _read_lock_info(self) -> LockInfo | None:
@@ -142,6 +144,44 @@ class LocalFileBackend:
                 self.lock_info_path.unlink()
         finally:
             os.close(fd)  # drops the OS lock
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of PATH, refusing without blocking or reading it anything but a regular
+    file of at most LIMIT bytes (a FIFO, a device, a directory, a huge file)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StateError(f"state file {path} is not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > limit:
+            raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # it grew while being read
+        raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
+    return data
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a plain file"
+
+
+def os_reason(error: OSError) -> str:
+    """Why an OS call failed, in words (a parent that is a file reads as such)."""
+    if isinstance(error, FileExistsError | NotADirectoryError):
+        return "a part of the path is a file, not a directory"
+    return error.strerror or str(error)
 
 
 def real_path(path: Path) -> Path:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +187,80 @@ def test_relative_and_absolute_state_dir_are_one_control_plane(
     assert result.code == 0, result.err
     monkeypatch.setenv("PLANNER_STATE_DIR", "./state/")
     assert scenario.plan("--detailed-exitcode").code == 0
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("kind", ["directory", "fifo", "device", "huge"])
+def test_hostile_state_path_is_one_clear_line(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """A state path that is a directory, a FIFO, /dev/zero or a huge file fails at once
+    with exit 1 and one error line naming it, never a hang or an internal error."""
+    path = scenario.root / "hostile.state.json"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    else:
+        monkeypatch.setattr("planner.state.localfile.MAX_STATE_BYTES", 1024)
+        path.write_bytes(b" " * 2048)
+    result = scenario.plan("--state", str(path))
+    assert result.code == 1
+    errors = [line for line in result.err.splitlines() if line.startswith("Error:")]
+    assert errors == [errors[0]] and str(path) in errors[0], result.err
+    assert "internal error" not in result.err and "Traceback" not in result.err
+
+
+def test_state_dir_under_a_file_is_one_clear_line(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PLANNER_STATE_DIR below a regular file (NotADirectoryError even for root) is one
+    clear line naming the embedded database, exit 1."""
+    (scenario.root / "blocker").write_text("")
+    monkeypatch.setenv("PLANNER_STATE_DIR", str(scenario.root / "blocker" / "state"))
+    result = scenario.plan()
+    assert result.code == 1
+    assert "Error: cannot open the local control plane database" in result.err
+    assert "a part of the path is a file" in result.err
+    assert "internal error" not in result.err
+
+
+def test_immutable_state_dir_fails_cleanly_and_writes_nothing(scenario: Scenario) -> None:
+    """A state directory that cannot be written (chattr +i stops root too): apply fails
+    with one clear line naming the path, exit 1, and nothing is created remotely."""
+    state_dir = scenario.root / "state"
+    state_dir.mkdir()
+    done = subprocess.run(["chattr", "+i", str(state_dir)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        result = scenario.cli("apply", "--auto-approve")
+    finally:
+        subprocess.run(["chattr", "-i", str(state_dir)], check=False)
+    assert result.code == 1
+    assert "Error: cannot open the local control plane database" in result.err
+    assert str(scenario.db_path) in result.err
+    assert "internal error" not in result.err
+    assert list(state_dir.iterdir()) == []
+
+
+def test_immutable_state_file_keeps_the_old_state(scenario: Scenario) -> None:
+    """A state file that cannot be replaced: apply fails naming it, exit 1, and the state
+    file is unchanged (no half-written file, no temp file left)."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = scenario.state_path.read_bytes()
+    scenario.edit_config("worker:1.0.0", "worker:1.0.1")
+    done = subprocess.run(["chattr", "+i", str(scenario.state_path)], check=False)
+    if done.returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        result = scenario.cli("apply", "--auto-approve")
+    finally:
+        subprocess.run(["chattr", "-i", str(scenario.state_path)], check=False)
+    assert result.code == 1
+    assert f"Error: cannot write state file {scenario.state_path}" in result.err
+    assert "internal error" not in result.err
+    assert scenario.state_path.read_bytes() == before
+    assert not list(scenario.state_path.parent.glob("*.tmp"))
