@@ -7,6 +7,11 @@ Files next to the state `X`: `X.backup` (the previous version), `X.lock` (the fi
 OS lock is taken on; never deleted, so every process locks the same inode) and
 `X.lock.json` (who holds the lock, for messages only: the OS lock is the truth, so info
 left behind by a process that died blocks nobody).
+
+A process killed during an atomic write leaves its temp file (`.X.<32 hex>.tmp`, or the
+same for `X.backup` / `X.lock.json`); whoever takes the lock next removes the ones of
+this state (only those names, only regular files, only under the lock, when no writer of
+this state can be running).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import stat
 import uuid
 from pathlib import Path
@@ -76,6 +82,7 @@ class LocalFileBackend:
                 raise locked_error(self.location, self._read_lock_info(), timeout)
             info = LockInfo.for_this_process(operation)
             write_atomic(self.lock_info_path, info.model_dump_json(indent=2) + "\n")
+            self._remove_leftover_temp_files()
         except BaseException:
             os.close(fd)  # closing also drops the OS lock if it was taken
             raise
@@ -131,6 +138,17 @@ class LocalFileBackend:
             raise StateError(
                 f"cannot open the lock file {self.lock_path}: {os_reason(error)}"
             ) from None
+
+    def _remove_leftover_temp_files(self) -> None:
+        """Temp files of writes that never finished (their writer was killed)."""
+        pattern = re.compile(
+            rf"\.{re.escape(self.path.name)}(\.backup|\.lock\.json)?\.[0-9a-f]{{32}}\.tmp"
+        )
+        with contextlib.suppress(OSError), os.scandir(self.path.parent) as entries:
+            for entry in entries:
+                if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.path)
 
     def _read_lock_info(self) -> LockInfo | None:
         try:

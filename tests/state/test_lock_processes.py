@@ -105,3 +105,36 @@ def test_symlink_and_target_exclude_each_other_across_processes(tmp_path: Path) 
                 child.kill()
             child.communicate(timeout=10)
     assert link.is_symlink()
+
+
+KILLED_MID_WRITE = """
+import os, sys, time
+from planner.state import LocalFileBackend, StateDocument
+backend = LocalFileBackend(sys.argv[1])
+handle = backend.lock("apply")
+def stall(*args):
+    print("stalled", flush=True)
+    time.sleep(60)
+os.replace = stall
+backend.write(StateDocument.new("http://127.0.0.1:8123", None))
+"""
+
+
+def test_temp_file_of_a_writer_killed_mid_write_is_cleaned_up(tmp_path: Path) -> None:
+    """A writer killed with SIGKILL between writing its temp file and renaming it leaves
+    a `.tmp` beside the state; the next lock removes it and the state reads as absent."""
+    path = tmp_path / "planner.state.json"
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_WRITE, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "stalled"
+    finally:
+        child.kill()
+        child.communicate(timeout=10)
+    assert [p.name for p in tmp_path.glob(".planner.state.json.*.tmp")] != []
+    backend = LocalFileBackend(path)
+    with backend.lock("plan"):
+        assert list(tmp_path.glob("*.tmp")) == []
+        assert backend.read() is None
