@@ -16,6 +16,7 @@ import os
 import re
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -35,6 +36,14 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class IntentOp(StrEnum):
+    """What a journalled operation does (the `op` of a PendingIntent)."""
+
+    CREATE = "create"
+    UPDATE = "update"  # a PATCH; `details` holds the values it sets (see plan.recovery)
+    DELETE = "delete"
 
 
 class PendingIntent(BaseModel):
@@ -150,6 +159,14 @@ class StateDocument(BaseModel):
 
     def intents_for(self, name: str) -> list[PendingIntent]:
         return [entry for entry in self.pending if entry.name == name]
+
+    def clear_intents(self, name: str, *ops: IntentOp) -> bool:
+        """Drop NAME's journalled operations of kinds OPS (a newer record supersedes them);
+        True when there were any."""
+        kept = [e for e in self.pending if e.name != name or e.op not in ops]
+        cleared = len(kept) != len(self.pending)
+        self.pending[:] = kept
+        return cleared
 
 
 def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:

@@ -161,7 +161,8 @@ def test_foreign_state_is_refused(scenario: Scenario) -> None:
 
 def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -> None:
     """A name with a pending create intent found remotely is no import error: the plan
-    warns that the next apply records it, and plans it against its live values."""
+    reports it as recovered (the next apply records it), and plans it against its live
+    values."""
     made = scenario.create_remote("worker")
     doc = StateDocument.new(embedded_endpoint(scenario.db_path), DEFAULT_TENANT_ID)
     doc.add_intent("create", "worker")
@@ -172,7 +173,10 @@ def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -
     assert plan["errors"] == []
     assert plan["changes"][0]["action"] == "no_op"
     assert plan["changes"][0]["deployment_id"] == made.id
-    assert "stopped before recording it" in plan["warnings"][0]["message"]
+    assert plan["recovered"] == [
+        {"name": "worker", "operation": "create", "deployment_id": made.id, "paths": []}
+    ]
+    assert plan["warnings"] == [] and plan["drift"] == []
 
 
 def test_relative_and_absolute_state_dir_are_one_control_plane(
