@@ -76,6 +76,7 @@ class LocalFileBackend:
         return written
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+        self._check_regular_file()  # before a lock file is made beside a FIFO or device
         fd = self._open_lock_file()
         try:
             if not acquire_polling(lambda: _try_flock(fd), timeout):
@@ -126,6 +127,14 @@ class LocalFileBackend:
         except UnicodeDecodeError:
             raise StateError(f"state file {self.path} is not UTF-8 text") from None
 
+    def _check_regular_file(self) -> None:
+        try:
+            mode = os.stat(self.path).st_mode
+        except OSError:  # absent (a new state), or unreachable: the lock file says why
+            return
+        if not stat.S_ISREG(mode):
+            raise not_regular_error(self.path, mode)
+
     def _parse(self, text: str) -> StateDocument:
         backup = str(self.backup_path) if self.backup_path.exists() else None
         return parse_state(text, source=self.location, backup=backup)
@@ -171,7 +180,7 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise StateError(f"state file {path} is not a regular file ({_kind(info.st_mode)})")
+            raise not_regular_error(path, info.st_mode)
         if info.st_size > limit:
             raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
         with os.fdopen(fd, "rb", closefd=False) as handle:
@@ -181,6 +190,13 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     if len(data) > limit:  # it grew while being read
         raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
     return data
+
+
+def not_regular_error(path: Path, mode: int) -> StateError:
+    return StateError(
+        f"state file {path} is not a regular file ({_kind(mode)})",
+        hint="point --state (or PLANNER_STATE_DIR) at a regular file or a new path",
+    )
 
 
 def _kind(mode: int) -> str:

@@ -349,3 +349,18 @@ def test_lock_removes_temp_files_a_killed_writer_left(state_path: Path) -> None:
     with LocalFileBackend(state_path).lock("plan"):
         assert [p for p in ours if p.exists()] == []
         assert [p for p in others if p.exists()] == others
+
+
+def test_lock_refuses_a_state_path_that_is_not_a_file_before_creating_anything(
+    tmp_path: Path,
+) -> None:
+    """Locking a FIFO or directory state path fails naming it, and creates no lock file
+    beside it (so `--state /dev/zero` leaves nothing in /dev)."""
+    fifo, directory = tmp_path / "fifo.state.json", tmp_path / "dir.state.json"
+    os.mkfifo(fifo)
+    directory.mkdir()
+    for path in (fifo, directory):
+        backend = LocalFileBackend(path)
+        with pytest.raises(StateError, match=f"{path} is not a regular file"):
+            backend.lock("plan")
+        assert not backend.lock_path.exists()
