@@ -288,7 +288,7 @@ def test_on_a_terminal_only_yes_applies(serve) -> None:  # type: ignore[no-untyp
     work.assert_converged(config, "t", 2)
 
 
-def test_kill_9_mid_update_is_never_drift_and_converges(serve) -> None:  # type: ignore[no-untyped-def]
+def test_kill_9_mid_update_is_never_drift_and_converges(serve) -> None:
     """A `kill -9` of an apply while its 6 PATCHes are in flight: the next plan never
     reports the planner's own work as changed outside the planner (the exact moment
     between the server's answer and the record is pinned in tests/cli/test_apply_killed.py),
