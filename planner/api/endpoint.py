@@ -175,6 +175,11 @@ def embedded_client(
     )
 
 
+def _is_read_only(error: OSError | sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == sqlite3.SQLITE_READONLY
+
+
 class EmbeddedTransport(httpx.ASGITransport):
     """The in-process transport; a database failure is a StateError naming the file."""
 
@@ -191,7 +196,7 @@ class EmbeddedTransport(httpx.ASGITransport):
 
 def database_error(db_path: Path, error: OSError | sqlite3.Error) -> StateError:
     """One clear line for a local control plane database that cannot be opened or written."""
-    if isinstance(error, sqlite3.Error) and "readonly" in str(error):
+    if _is_read_only(error):
         return StateError(
             f"the local control plane database {db_path} is read-only ({error})",
             hint="make the file and its directory writable, or set PLANNER_STATE_DIR "

@@ -209,9 +209,14 @@ async def test_read_only_embedded_database_is_a_clear_state_error(
     from planner.controlplane.store import Store
 
     db_path = tmp_path / "local-control-plane.db"
+    sqlite3.connect(tmp_path / "other.db").close()
+    read_only_db = sqlite3.connect(f"file:{tmp_path / 'other.db'}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as refused:  # the real error, code and all
+        read_only_db.execute("CREATE TABLE t (x)")
+    read_only_db.close()
 
     def read_only(self: Store) -> None:
-        raise sqlite3.OperationalError("attempt to write a readonly database")
+        raise refused.value
 
     async with embedded_client(db_path, DEFAULT_TENANT_ID) as client:
         monkeypatch.setattr(Store, "transaction", read_only)
