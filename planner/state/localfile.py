@@ -174,8 +174,8 @@ class LocalFileBackend:
 
 
 def read_regular_file(path: Path, limit: int) -> bytes:
-    """The bytes of PATH, refusing without blocking or reading it anything but a regular
-    file of at most LIMIT bytes (a FIFO, a device, a directory, a huge file)."""
+    """The bytes of PATH, a regular file of at most LIMIT bytes; anything else (a FIFO, a
+    device, a directory, a bigger file) is a StateError, without blocking or reading it."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
