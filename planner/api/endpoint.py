@@ -11,10 +11,12 @@ The state directory is `PLANNER_STATE_DIR`, else `state`.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -23,8 +25,9 @@ from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
 from planner.api.rules import Mode
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
-from planner.errors import ConfigError
+from planner.errors import ConfigError, StateError
 from planner.state.document import embedded_endpoint  # the one spelling the state records
+from planner.state.localfile import os_reason
 
 STATE_DIR_ENV = "PLANNER_STATE_DIR"
 DEFAULT_STATE_DIR = Path("state")
@@ -152,18 +155,55 @@ def embedded_client(
     """A client on a local control plane app running in this process."""
     from planner.controlplane.app import create_app  # FastAPI only when embedded
 
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    app = create_app(embedded_settings(db_path, tenant_id, mode, timings))
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        app = create_app(embedded_settings(db_path, tenant_id, mode, timings))
+    except (OSError, sqlite3.Error) as error:
+        raise database_error(db_path, error) from None
     # ASGITransport runs no lifespan events: the store is opened by create_app and
     # closed here when the client closes.
     return ControlPlaneClient(
         EMBEDDED_BASE_URL,
         EMBEDDED_API_KEY,
         tenant_id,
-        transport=httpx.ASGITransport(app=app),
+        transport=EmbeddedTransport(db_path, app=app),
         retry=retry,
         endpoint=embedded_endpoint(db_path),
         on_close=app.state.store.close,
+    )
+
+
+def _is_read_only(error: OSError | sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == sqlite3.SQLITE_READONLY
+
+
+class EmbeddedTransport(httpx.ASGITransport):
+    """The in-process transport; a database failure is a StateError naming the file."""
+
+    def __init__(self, db_path: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.db_path = db_path
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return await super().handle_async_request(request)
+        except (OSError, sqlite3.Error) as error:
+            raise database_error(self.db_path, error) from None
+
+
+def database_error(db_path: Path, error: OSError | sqlite3.Error) -> StateError:
+    """One clear line for a local control plane database that cannot be opened or written."""
+    if _is_read_only(error):
+        return StateError(
+            f"the local control plane database {db_path} is read-only ({error})",
+            hint="make the file and its directory writable, or set PLANNER_STATE_DIR "
+            "to a writable directory",
+        )
+    reason = os_reason(error) if isinstance(error, OSError) else str(error)
+    return StateError(
+        f"cannot open the local control plane database {db_path}: {reason}",
+        hint="set PLANNER_STATE_DIR to a writable directory",
     )
 
 

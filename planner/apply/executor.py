@@ -3,9 +3,10 @@
 Order: first what needs no request (no-op records, forgetting deployments deleted
 outside), then ONE bulk delete for every `delete` and `replace` (chunks of 100), then
 every create, PATCH and re-create concurrently (`parallelism` requests at once), each
-waiting for its revision. Crash safety comes from `StateRecorder`: a create is journalled
-before it is sent and recorded as soon as it is answered, so a `kill -9` at any moment
-leaves either the record or the journal entry the next run adopts by name.
+waiting for its revision. Crash safety comes from `StateRecorder`: a create, a PATCH and
+a delete are journalled before they are sent and recorded as soon as they are answered,
+so a `kill -9` at any moment leaves either the record or the journal entry: the next run
+adopts a create by name, and reports what the entries explain as recovered, not drift.
 
 Stopping (Ctrl-C sets `stop`): nothing new is sent, waits end at once, requests in
 flight get `interrupt_grace` seconds to finish (and be recorded) before they are
@@ -33,7 +34,7 @@ from planner.errors import PlanError, PlanStaleError
 from planner.plan.body import check_secret_values
 from planner.plan.model import Action, Change, Plan
 from planner.state.backend import StateBackend
-from planner.state.document import PendingIntent, StateDocument
+from planner.state.document import IntentOp, PendingIntent, StateDocument
 
 _NEEDS_CONFIG = (Action.CREATE, Action.UPDATE, Action.NEW_REVISION, Action.REPLACE)
 _DELETES = (Action.DELETE, Action.REPLACE)
@@ -114,7 +115,7 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
         outcome_status = "no changes"
         if recorded is None:
             pass
-        elif wanted is None or plan.mode == "destroy" or _is_gone(change):
+        elif wanted is None or plan.mode == "destroy" or change.gone:
             doc.forget(change.name)
             outcome_status, changed = "forgotten", True
         else:
@@ -122,13 +123,11 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
             if fresh != recorded:
                 doc.record(fresh)
                 changed = True
+        # what an interrupted apply journalled for it, the plan has accounted for
+        changed |= doc.clear_intents(change.name, IntentOp.UPDATE, IntentOp.DELETE)
         run.finish(run.results[change.name], Outcome.SUCCEEDED, outcome_status)
     if changed:
         await run.recorder.commit()
-
-
-def _is_gone(change: Change) -> bool:
-    return any("deleted outside the planner" in note for note in change.notes)
 
 
 async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent]:
@@ -142,6 +141,7 @@ async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent
         for change in changes:
             run.finish(run.results[change.name], Outcome.NOT_STARTED, "not started")
         return {}
+    await run.recorder.journal_deletes({c.name: c.deployment_id for c in changes})
     for change in changes:
         run.begin(run.results[change.name], "deleting")
     ids = [c.deployment_id for c in changes if c.deployment_id]
@@ -152,6 +152,8 @@ async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent
             run.fail(run.results[change.name], error)
         return {}
     gone = [c for c in changes if c.deployment_id in outcome.deleted]
+    for change in changes:  # the server said which are gone: the journal is answered
+        run.recorder.doc.clear_intents(change.name, IntentOp.DELETE)
     intents = await forget_deleted(run, gone)
     for change in changes:
         result = run.results[change.name]
@@ -171,7 +173,7 @@ async def forget_deleted(run: Run, gone: list[Change]) -> dict[str, PendingInten
         if change.name in doc.deployments:
             doc.forget(change.name)
         if change.action is Action.REPLACE:
-            intents[change.name] = doc.add_intent("create", change.name)
+            intents[change.name] = doc.add_intent(IntentOp.CREATE, change.name)
     if gone:
         await run.recorder.commit()
     return intents

@@ -26,6 +26,7 @@ from planner.apply.waiter import WaitEnd, wait_for_revision, wait_until_gone
 from planner.errors import ApiError, ApplyError
 from planner.plan.body import planned_create_body, planned_patch_body
 from planner.plan.model import Action, Change
+from planner.plan.recovery import update_intent_details
 from planner.state.document import PendingIntent
 
 logger = logging.getLogger("planner.apply")
@@ -106,11 +107,22 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
         run.begin(result, "updating")
         return run.client.patch_deployment(deployment_id, update)
 
-    deployment = await run.submit(send)
-    if deployment is None:
+    if run.stop.is_set():
         run.finish(result, Outcome.NOT_STARTED, "not started")
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key))
+    details = update_intent_details(change)
+    intent = await run.recorder.journal_update(change.name, deployment_id, details)
+    try:
+        deployment = await run.submit(send)
+    except ApiError as error:
+        if error.status is not None and 400 <= error.status < 500:
+            await run.recorder.drop(intent)  # refused: nothing was changed
+        raise
+    if deployment is None:
+        await run.recorder.drop(intent)
+        run.finish(result, Outcome.NOT_STARTED, "not started")
+        return
+    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
     if change.action is Action.UPDATE:
         run.finish(result, Outcome.SUCCEEDED, "updated")
         return

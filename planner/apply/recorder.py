@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from planner.state.backend import StateBackend
-from planner.state.document import PendingIntent, StateDocument, advance
+from planner.state.document import IntentOp, PendingIntent, StateDocument, advance
 from planner.state.records import RecordedDeployment
 
 
@@ -82,12 +82,29 @@ class StateRecorder:
         dropped in the same write: the journal, not a dead id, must speak for the name."""
         if name in self.doc.deployments:
             self.doc.forget(name)
-        intent = self.doc.add_intent("create", name)
+        intent = self.doc.add_intent(IntentOp.CREATE, name)
         await self.commit()
         return intent
 
+    async def journal_update(
+        self, name: str, deployment_id: str, details: dict[str, Any]
+    ) -> PendingIntent:
+        """Journal a PATCH (DETAILS: the values it sets) BEFORE it is sent: after a crash
+        the next plan reports those values as recovered, not as drift."""
+        intent = self.doc.add_intent(
+            IntentOp.UPDATE, name, deployment_id=deployment_id, details=details
+        )
+        await self.commit()
+        return intent
+
+    async def journal_deletes(self, targets: dict[str, str | None]) -> None:
+        """Journal deletes (name -> deployment id) BEFORE they are sent, in one write."""
+        for name, deployment_id in targets.items():
+            self.doc.add_intent(IntentOp.DELETE, name, deployment_id=deployment_id)
+        await self.commit()
+
     async def drop(self, intent: PendingIntent) -> None:
-        """Clear a journalled create that was never sent (or was refused)."""
+        """Clear a journalled operation that was never sent (or was refused)."""
         self.doc.clear_intent(intent)
         await self.commit()
 
@@ -95,6 +112,9 @@ class StateRecorder:
         self, recorded: RecordedDeployment, *, done: PendingIntent | None = None
     ) -> None:
         self.doc.record(recorded)
+        # a record supersedes any update or delete journalled for the name, this run's or
+        # one left by a run that died (the plan that led here has accounted for it)
+        self.doc.clear_intents(recorded.name, IntentOp.UPDATE, IntentOp.DELETE)
         if done is not None:
             self.doc.clear_intent(done)
         await self.commit()

@@ -39,7 +39,7 @@ from planner.plan.stale import check_plan_fresh
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.text import render_text
-from planner.state.document import StateDocument
+from planner.state.document import IntentOp, StateDocument
 from planner.state.plan_key import read_plan_key
 from planner.state.records import RecordedDeployment
 
@@ -162,7 +162,7 @@ def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:
 async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:
     """Record what an apply that stopped mid-way created (journalled, never recorded),
     so it is neither created twice nor forgotten; then clear the journal."""
-    intents = [i for i in doc.pending if i.op == "create"]
+    intents = [i for i in doc.pending if i.op == IntentOp.CREATE]
     if not intents:
         return
     found = (await ws.refresh(doc, [])).pending_found if pending_create_names(doc) else {}

@@ -27,11 +27,11 @@ from planner.api.endpoint import (
 from planner.config import Config, load_config
 from planner.controlplane.settings import EMBEDDED_API_KEY
 from planner.plan.diff import PlanOptions, make_plan
-from planner.plan.model import Plan, PlanWarning
+from planner.plan.model import Plan, Recovered
 from planner.plan.refresh import Observed, observed_record, pending_create_names, refresh_observed
 from planner.secrets import digest_key
 from planner.state.backend import read_or_create
-from planner.state.document import StateDocument
+from planner.state.document import IntentOp, StateDocument
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
 from planner.state.locking import LockHandle
@@ -125,7 +125,8 @@ class Workspace:
         """Refresh, then plan the config against DOC and what is live.
 
         A deployment an interrupted apply created but never recorded (`pending_found`) is
-        planned as if recorded with its observed values (the next apply records it).
+        planned as if recorded with its observed values (the next apply records it); it
+        and whatever else the state's journal explains are `recovered`, not drift.
         """
         desired = self.config.deployments
         observed = await self.refresh(doc, desired)
@@ -143,19 +144,17 @@ class Workspace:
             options=options,
             digest_key=key,
             unmanaged_existing=observed.unmanaged_existing,
+            intents=doc.pending,
         )
-        return _with_pending_warnings(plan, observed), observed
+        return _with_recovered_creates(plan, observed), observed
 
 
-def _with_pending_warnings(plan: Plan, observed: Observed) -> Plan:
+def _with_recovered_creates(plan: Plan, observed: Observed) -> Plan:
     if not observed.pending_found:
         return plan
-    warnings = [
-        PlanWarning(
-            name=name,
-            message=f"{name} was created (id {deployment.id}) by an apply that stopped before "
-            "recording it; the next apply records it instead of creating it again",
-        )
-        for name, deployment in sorted(observed.pending_found.items())
+    created = [
+        Recovered(name=name, operation=IntentOp.CREATE, deployment_id=deployment.id)
+        for name, deployment in observed.pending_found.items()
     ]
-    return plan.model_copy(update={"warnings": [*plan.warnings, *warnings]})
+    recovered = sorted([*plan.recovered, *created], key=lambda r: (r.name, r.operation))
+    return plan.model_copy(update={"recovered": recovered})

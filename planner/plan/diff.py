@@ -6,7 +6,7 @@ of the mappings (every name is visited in sorted order).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -23,10 +23,13 @@ from planner.plan.model import (
     PlanMode,
     PlanProblem,
     PlanWarning,
+    Recovered,
     suggested_command,
     summarize,
 )
+from planner.plan.recovery import split_recovered
 from planner.plan.update import build_update
+from planner.state.document import IntentOp, PendingIntent
 from planner.state.records import RecordedDeployment
 
 
@@ -57,6 +60,7 @@ class PlanOptions:
 class _Outcome:
     changes: list[Change] = field(default_factory=list)
     drift: list[Drift] = field(default_factory=list)
+    recovered: list[Recovered] = field(default_factory=list)
     errors: list[PlanProblem] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
 
@@ -67,6 +71,7 @@ class _Subject:
     desired: DesiredDeployment | None
     recorded: RecordedDeployment | None
     observed: Deployment | None
+    intents: tuple[PendingIntent, ...] = ()
 
 
 def make_plan(
@@ -77,20 +82,25 @@ def make_plan(
     options: PlanOptions | None = None,
     digest_key: bytes,
     unmanaged_existing: Mapping[str, str] | None = None,
+    intents: Sequence[PendingIntent] = (),
 ) -> Plan:
     """The plan that converges the selected deployments to the config.
 
     `observed` holds the live deployment of each recorded name (None: deleted outside);
     `unmanaged_existing` maps desired names that are not in the state, or whose recorded
     deployment is gone, but exist remotely
-    to their ids (a plan error: they must be imported, never created twice).
+    to their ids (a plan error: they must be imported, never created twice);
+    `intents` are the state's journal: what they explain is recovered, not drift.
     """
     opts = options or PlanOptions()
     existing = unmanaged_existing or {}
     check_option_names(desired, recorded, opts)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):
-        subject = _Subject(name, desired.get(name), recorded.get(name), observed.get(name))
+        journalled = tuple(i for i in intents if i.name == name)
+        subject = _Subject(
+            name, desired.get(name), recorded.get(name), observed.get(name), journalled
+        )
         plan_deployment(out, subject, opts, digest_key, existing.get(name))
     changes = sorted(out.changes, key=lambda c: c.name)
     return Plan(
@@ -98,6 +108,7 @@ def make_plan(
         summary=summarize(changes),
         changes=changes,
         drift=sorted(out.drift, key=lambda d: (d.name, d.path or "")),
+        recovered=sorted(out.recovered, key=lambda r: (r.name, r.operation)),
         errors=sorted(out.errors, key=lambda e: (e.name, e.path or "", e.message)),
         warnings=out.warnings,
     )
@@ -145,7 +156,9 @@ def plan_deployment(
     drift = []
     if recorded is not None:
         drift = deployment_drift(recorded, observed, ignore_changes=ignore, digest_key=key)
+        drift, recovered = split_recovered(drift, subject.intents, observed, key)
         out.drift += drift
+        out.recovered += recovered
     if options.refresh_only:
         return
     if recorded is None:
@@ -195,8 +208,9 @@ def _plan_gone(
     If another deployment of that name exists now (re-created outside the planner), creating
     would duplicate it: that is an error naming the way to adopt it instead.
     """
-    note = "deleted outside the planner"
     destroy = options.destroy
+    deleted_by_us = any(i.op == IntentOp.DELETE for i in subject.intents)
+    note = "deleted by an interrupted apply" if deleted_by_us else "deleted outside the planner"
     if subject.desired is not None and not destroy and existing_id is not None:
         args = options.command_args
         forget = suggested_command("state rm", subject.name, command_args=args)
@@ -212,7 +226,8 @@ def _plan_gone(
         )
         return
     if subject.desired is not None and not destroy:
-        out.changes.append(build_create(subject.desired, key, [f"{note}: will be created again"]))
+        change = build_create(subject.desired, key, [f"{note}: will be created again"])
+        out.changes.append(change.model_copy(update={"gone": True}))
         return
     assert subject.recorded is not None
     out.changes.append(
@@ -221,6 +236,7 @@ def _plan_gone(
             action=Action.NO_OP,
             deployment_id=subject.recorded.id,
             notes=[f"{note}: it will be forgotten from the state"],
+            gone=True,
         )
     )
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.api.fields import ChangeClass
+from planner.state.document import IntentOp
 
 FORMAT_VERSION: Literal["1.0"] = "1.0"
 
@@ -99,6 +100,7 @@ class Change(PlanModel):
     request_body: dict[str, Any] = Field(default_factory=dict)
     send_secrets: bool = False
     secret_digests: dict[str, str] = Field(default_factory=dict)
+    gone: bool = False  # the recorded deployment no longer exists remotely
 
 
 class Drift(PlanModel):
@@ -114,6 +116,16 @@ def suggested_command(command: str, *operands: str, command_args: Sequence[str] 
     """`planner COMMAND [COMMAND_ARGS] OPERANDS...` as the user should type it: the options
     they gave (`-c FILE`, `--state PATH`) repeated, every word shell-quoted."""
     return shlex.join(["planner", *command.split(), *command_args, *operands])
+
+
+class Recovered(PlanModel):
+    """An operation an interrupted apply sent but never recorded, found done on the server
+    (so it is not drift): `paths` are the fields an update had set."""
+
+    name: str
+    operation: IntentOp
+    deployment_id: str | None = None
+    paths: list[str] = Field(default_factory=list)
 
 
 class PlanProblem(PlanModel):
@@ -148,6 +160,7 @@ class Plan(PlanModel):
     summary: Summary = Field(default_factory=Summary)
     changes: list[Change] = Field(default_factory=list)
     drift: list[Drift] = Field(default_factory=list)
+    recovered: list[Recovered] = Field(default_factory=list)
     errors: list[PlanProblem] = Field(default_factory=list)
     warnings: list[PlanWarning] = Field(default_factory=list)
 

@@ -32,11 +32,10 @@ from planner.plan.model import Drift
 from planner.plan.paths import get_path, nest, set_path
 from planner.plan.views import desired_fields, observed_doc, observed_secrets
 from planner.secrets import secret_digest
-from planner.state.document import StateDocument, iso_utc
+from planner.state.document import IntentOp, StateDocument, iso_utc
 from planner.state.records import RecordedDeployment
 
 NAME_LOOKUP_LIMIT = 5
-CREATE_INTENT = "create"
 
 
 @dataclass
@@ -112,7 +111,7 @@ def _alive(deployment: Deployment | None) -> Deployment | None:
 
 def pending_create_names(doc: StateDocument) -> list[str]:
     """Names whose create was journalled but never recorded (an apply stopped mid-way)."""
-    return sorted({i.name for i in doc.pending if i.op == CREATE_INTENT} - set(doc.deployments))
+    return sorted({i.name for i in doc.pending if i.op == IntentOp.CREATE} - set(doc.deployments))
 
 
 def observed_record(

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.plan.changes import DRIFT_REASON
-from planner.plan.model import Action, Change, FieldChange, Plan
+from planner.plan.model import Action, Change, FieldChange, Plan, Recovered
 from planner.plan.paths import flatten
 from planner.secrets import SENSITIVE
+from planner.state.document import IntentOp
 
 _FIRST = (Action.DELETE, Action.REPLACE)
 
@@ -27,6 +28,22 @@ HEADLINES = {
     Action.REPLACE: "will be replaced (deleted, then created again)",
     Action.NO_OP: "has no changes",
 }
+
+
+RECOVERED_TITLE = "Recovered from an interrupted apply"
+_RECOVERED = {
+    IntentOp.CREATE: "created{id} but never recorded; the next apply records it",
+    IntentOp.UPDATE: "updated{paths} but never recorded; the next apply records it",
+    IntentOp.DELETE: "deleted{id} but never recorded; the next apply forgets it",
+}
+
+
+def recovered_text(recovered: Recovered) -> str:
+    """One line for an operation an interrupted apply sent but never recorded."""
+    ident = f" (id {recovered.deployment_id})" if recovered.deployment_id else ""
+    paths = f" ({', '.join(recovered.paths)})" if recovered.paths else ""
+    what = _RECOVERED[recovered.operation].format(id=ident, paths=paths)
+    return f"{recovered.name}: {what}"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,16 @@ from __future__ import annotations
 import re
 
 from planner.plan.model import Action, Change, Plan
-from planner.render.lines import HEADLINES, Line, change_lines, drift_text, ordered_changes, show
+from planner.render.lines import (
+    HEADLINES,
+    RECOVERED_TITLE,
+    Line,
+    change_lines,
+    drift_text,
+    ordered_changes,
+    recovered_text,
+    show,
+)
 
 MARKER = "<!-- planner-plan -->"
 BUDGET = 65_000
@@ -27,7 +36,7 @@ def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) 
     changes = ordered_changes(plan, verbose=verbose)
     head = "\n".join(part for part in (MARKER, f"**{plan.summary_line()}**", *alerts(plan)) if part)
     rows = table_rows(changes)
-    drift = drift_details(plan)
+    drift = drift_details(plan) + recovered_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
 
@@ -101,6 +110,13 @@ def details(change: Change, *, verbose: bool) -> str:
     lines += [f"# note: {note}" for note in change.notes]
     summary = f"{change.action.symbol} {change.name} {HEADLINES[change.action]}".strip()
     return _details_block(summary, lines)
+
+
+def recovered_details(plan: Plan) -> str:
+    if not plan.recovered:
+        return ""
+    lines = [f"# {recovered_text(r)}" for r in plan.recovered]
+    return _details_block(f"{RECOVERED_TITLE}: {len(plan.recovered)} operation(s)", lines)
 
 
 def drift_details(plan: Plan) -> str:

@@ -14,10 +14,12 @@ from planner.plan.model import Action, Change, Plan
 from planner.render.console import make_console
 from planner.render.lines import (
     HEADLINES,
+    RECOVERED_TITLE,
     Line,
     change_lines,
     drift_text,
     ordered_changes,
+    recovered_text,
     show,
 )
 
@@ -44,8 +46,9 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
 
 
 def plan_blocks(plan: Plan, *, verbose: bool) -> list[list[Text]]:
-    """Errors, warnings, drift, then one block per shown deployment (deletions first)."""
-    blocks = [errors_block(plan), warnings_block(plan), drift_block(plan)]
+    """Errors, warnings, drift, recovered operations, then one block per shown deployment
+    (deletions first)."""
+    blocks = [errors_block(plan), warnings_block(plan), drift_block(plan), recovered_block(plan)]
     blocks += [change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose)]
     return [block for block in blocks if block]
 
@@ -79,6 +82,14 @@ def drift_block(plan: Plan) -> list[Text]:
         else:
             text = f"  {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
         lines.append(Text(text, style="yellow"))
+    return lines
+
+
+def recovered_block(plan: Plan) -> list[Text]:
+    if not plan.recovered:
+        return []
+    lines = [Text(f"{RECOVERED_TITLE} (done on the server, not yet in the state)", style="bold")]
+    lines += [Text(f"  {recovered_text(r)}") for r in plan.recovered]
     return lines
 
 

@@ -16,8 +16,10 @@ import os
 import re
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -29,6 +31,7 @@ FORMAT_VERSION = 1
 EMBEDDED_PREFIX = "embedded:"
 SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def utc_now() -> datetime:
@@ -39,6 +42,14 @@ def iso_utc(moment: datetime, timespec: str = "auto") -> str:
     """MOMENT as ISO 8601 in UTC with a `Z` (`2026-11-23T09:53:00Z`): the one spelling
     of a time in the state, plan files and output (never `+00:00` beside `Z`)."""
     return moment.astimezone(UTC).isoformat(timespec=timespec).replace("+00:00", "Z")
+
+
+class IntentOp(StrEnum):
+    """What a journalled operation does (the `op` of a PendingIntent)."""
+
+    CREATE = "create"
+    UPDATE = "update"  # a PATCH; `details` holds the values it sets (see plan.recovery)
+    DELETE = "delete"
 
 
 class PendingIntent(BaseModel):
@@ -84,8 +95,9 @@ class StateDocument(BaseModel):
 
     @classmethod
     def new(cls, endpoint: str, tenant_id: str | None) -> StateDocument:
-        """A fresh, empty state (serial 0, new lineage) for one endpoint and workspace."""
-        return cls(endpoint=endpoint, tenant_id=tenant_id)
+        """A fresh, empty state (serial 0, new lineage) for one endpoint (recorded in its
+        canonical spelling) and workspace."""
+        return cls(endpoint=canonical_endpoint(endpoint), tenant_id=tenant_id)
 
     def body(self) -> dict[str, Any]:
         """Everything the checksum covers (all keys but `checksum`), as JSON values."""
@@ -154,10 +166,47 @@ class StateDocument(BaseModel):
     def intents_for(self, name: str) -> list[PendingIntent]:
         return [entry for entry in self.pending if entry.name == name]
 
+    def clear_intents(self, name: str, *ops: IntentOp) -> bool:
+        """Drop NAME's journalled operations of kinds OPS (a newer record supersedes them);
+        True when there were any."""
+        kept = [e for e in self.pending if e.name != name or e.op not in ops]
+        cleared = len(kept) != len(self.pending)
+        self.pending[:] = kept
+        return cleared
+
 
 def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:
-    """The `endpoint` recorded for the embedded local control plane at DB_PATH."""
-    return f"{EMBEDDED_PREFIX}{Path(db_path).as_posix()}"
+    """The `endpoint` recorded for the embedded local control plane at DB_PATH: its
+    absolute real path, so every spelling of one database is one endpoint."""
+    return f"{EMBEDDED_PREFIX}{Path(os.path.realpath(db_path)).as_posix()}"
+
+
+def canonical_endpoint(endpoint: str) -> str:
+    """ENDPOINT in the one spelling states record and compare.
+
+    `embedded:<path>`: the database's absolute real path (resolved from the working
+    directory). A URL: lowercase scheme and host, no user info, default port, query or
+    trailing slash. Anything else is returned without its trailing slashes.
+    """
+    if endpoint.startswith(EMBEDDED_PREFIX):
+        return embedded_endpoint(endpoint.removeprefix(EMBEDDED_PREFIX))
+    return _canonical_url(endpoint)
+
+
+def _canonical_url(url: str) -> str:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # an unparseable port: compare as spelled
+        return url.rstrip("/")
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if not scheme or not host:
+        return url.rstrip("/")
+    if ":" in host:
+        host = f"[{host}]"  # IPv6
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    return f"{scheme}://{host}{parts.path.rstrip('/')}"
 
 
 def check_recorded(key: str, recorded: RecordedDeployment) -> None:
@@ -286,7 +335,8 @@ def _problems(error: ValidationError) -> list[str]:
 
 
 def _same_endpoint(recorded: str, current: str) -> bool:
-    return recorded.rstrip("/") == current.rstrip("/")
+    # both sides: states written before endpoints were canonical keep working
+    return canonical_endpoint(recorded) == canonical_endpoint(current)
 
 
 def _known_names_hint(doc: StateDocument) -> str:

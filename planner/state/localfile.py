@@ -1,9 +1,17 @@
 """The state as a local JSON file: atomic writes, a backup, and an OS file lock.
 
+A state path that is a symlink is resolved first: the lock and the writes act on the real
+file, so a link and its target lock together and a write leaves the link a link.
+
 Files next to the state `X`: `X.backup` (the previous version), `X.lock` (the file the
 OS lock is taken on; never deleted, so every process locks the same inode) and
 `X.lock.json` (who holds the lock, for messages only: the OS lock is the truth, so info
 left behind by a process that died blocks nobody).
+
+A process killed during an atomic write leaves its temp file (`.X.<32 hex>.tmp`, or the
+same for `X.backup` / `X.lock.json`); whoever takes the lock next removes the ones of
+this state (only those names, only regular files, only under the lock, when no writer of
+this state can be running).
 """
 
 from __future__ import annotations
@@ -11,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
+import stat
 import uuid
 from pathlib import Path
 
@@ -27,20 +37,22 @@ from planner.state.locking import (
 )
 
 FILE_MODE = 0o600
+MAX_STATE_BYTES = 64 * 1024 * 1024
 
 
 class LocalFileBackend:
     """A state file on the local disk (see the module docstring for the files it uses)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        self.typed_path = Path(path)
+        self.path = real_path(self.typed_path)
         self.backup_path = _sibling(self.path, ".backup")
         self.lock_path = _sibling(self.path, ".lock")
         self.lock_info_path = _sibling(self.path, ".lock.json")
 
     @property
     def location(self) -> str:
-        return str(self.path)
+        return str(self.typed_path)
 
     def read(self) -> StateDocument | None:
         text = self._read_text()
@@ -57,19 +69,21 @@ class LocalFileBackend:
             write_atomic(self.path, dump_state(written))
         except OSError as error:
             raise StateError(
-                f"cannot write state file {self.path}: {error.strerror or error}",
+                f"cannot write state file {self.path}: {os_reason(error)}",
                 hint="the previous state (if any) is unchanged",
             ) from None
         advance(doc, written)
         return written
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+        self._check_regular_file()  # before a lock file is made beside a FIFO or device
         fd = self._open_lock_file()
         try:
             if not acquire_polling(lambda: _try_flock(fd), timeout):
                 raise locked_error(self.location, self._read_lock_info(), timeout)
             info = LockInfo.for_this_process(operation)
             write_atomic(self.lock_info_path, info.model_dump_json(indent=2) + "\n")
+            self._remove_leftover_temp_files()
         except BaseException:
             os.close(fd)  # closing also drops the OS lock if it was taken
             raise
@@ -103,15 +117,23 @@ class LocalFileBackend:
 
     def _read_text(self) -> str | None:
         try:
-            data = self.path.read_bytes()
+            data = read_regular_file(self.path, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise StateError(f"cannot read state file {self.path}: {error.strerror}") from None
+            raise StateError(f"cannot read state file {self.path}: {os_reason(error)}") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise StateError(f"state file {self.path} is not UTF-8 text") from None
+
+    def _check_regular_file(self) -> None:
+        try:
+            mode = os.stat(self.path).st_mode
+        except OSError:  # absent (a new state), or unreachable: the lock file says why
+            return
+        if not stat.S_ISREG(mode):
+            raise not_regular_error(self.path, mode)
 
     def _parse(self, text: str) -> StateDocument:
         backup = str(self.backup_path) if self.backup_path.exists() else None
@@ -123,8 +145,19 @@ class LocalFileBackend:
             return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         except OSError as error:
             raise StateError(
-                f"cannot open the lock file {self.lock_path}: {error.strerror or error}"
+                f"cannot open the lock file {self.lock_path}: {os_reason(error)}"
             ) from None
+
+    def _remove_leftover_temp_files(self) -> None:
+        """Temp files of writes that never finished (their writer was killed)."""
+        pattern = re.compile(
+            rf"\.{re.escape(self.path.name)}(\.backup|\.lock\.json)?\.[0-9a-f]{{32}}\.tmp"
+        )
+        with contextlib.suppress(OSError), os.scandir(self.path.parent) as entries:
+            for entry in entries:
+                if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.path)
 
     def _read_lock_info(self) -> LockInfo | None:
         try:
@@ -138,6 +171,56 @@ class LocalFileBackend:
                 self.lock_info_path.unlink()
         finally:
             os.close(fd)  # drops the OS lock
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of PATH, a regular file of at most LIMIT bytes; anything else (a FIFO, a
+    device, a directory, a bigger file) is a StateError, without blocking or reading it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise not_regular_error(path, info.st_mode)
+        if info.st_size > limit:
+            raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # it grew while being read
+        raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
+    return data
+
+
+def not_regular_error(path: Path, mode: int) -> StateError:
+    return StateError(
+        f"state file {path} is not a regular file ({_kind(mode)})",
+        hint="point --state (or PLANNER_STATE_DIR) at a regular file or a new path",
+    )
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a plain file"
+
+
+def os_reason(error: OSError) -> str:
+    """Why an OS call failed, in words (a parent that is a file reads as such)."""
+    if isinstance(error, FileExistsError | NotADirectoryError):
+        return "a part of the path is a file, not a directory"
+    return error.strerror or str(error)
+
+
+def real_path(path: Path) -> Path:
+    """PATH with every symlink resolved (absolute); a missing tail stays as spelled."""
+    return Path(os.path.realpath(path))
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from planner.api.endpoint import (
+    embedded_client,
     open_client,
     resolve_endpoint,
     state_dir_from,
@@ -14,7 +16,7 @@ from planner.api.endpoint import (
 from planner.api.models import DeploymentCreate, SourceRevisionConfig
 from planner.config.models import ControlPlaneConfig
 from planner.controlplane.settings import DEFAULT_TENANT_ID
-from planner.errors import ConfigError
+from planner.errors import ConfigError, StateError
 from tests.api.api_fakes import SECRET_KEY
 
 CONFIG = {"base_url": "https://config.example/api-host", "tenant_id": "t-config"}
@@ -142,3 +144,53 @@ def test_unknown_mode_is_a_config_error(tmp_path: Path):
     """A mode that is neither cloud nor self-hosted is rejected before anything starts."""
     with pytest.raises(ConfigError, match=r"control_plane\.mode"):
         resolve_endpoint(None, {"mode": "on-prem"}, {}, tmp_path)
+
+
+def test_embedded_database_under_a_file_is_a_clear_state_error(tmp_path: Path):
+    """A state dir that cannot be made (a file in the way) names the database path."""
+    (tmp_path / "blocker").write_text("")
+    db_path = tmp_path / "blocker" / "state" / "local-control-plane.db"
+    with pytest.raises(StateError, match=f"cannot open the local control plane database {db_path}"):
+        embedded_client(db_path, DEFAULT_TENANT_ID)
+
+
+def test_unopenable_embedded_database_is_a_clear_state_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A PermissionError or a sqlite error while opening the database names its path."""
+    import planner.controlplane.store as store_module
+
+    db_path = tmp_path / "local-control-plane.db"
+    for error in (PermissionError(1, "Operation not permitted"), sqlite3.OperationalError("x")):
+
+        def refuse(*args: object, error: Exception = error) -> None:
+            raise error
+
+        monkeypatch.setattr(store_module, "_create_private", refuse)
+        with pytest.raises(StateError, match=f"local control plane database {db_path}"):
+            embedded_client(db_path, DEFAULT_TENANT_ID)
+
+
+@pytest.mark.anyio
+async def test_read_only_embedded_database_is_a_clear_state_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """sqlite's "attempt to write a readonly database" during a request is a StateError
+    naming the database, not an internal error."""
+    from planner.controlplane.store import Store
+
+    db_path = tmp_path / "local-control-plane.db"
+    sqlite3.connect(tmp_path / "other.db").close()
+    read_only_db = sqlite3.connect(f"file:{tmp_path / 'other.db'}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as refused:  # the real error, code and all
+        read_only_db.execute("CREATE TABLE t (x)")
+    read_only_db.close()
+
+    def read_only(self: Store) -> None:
+        raise refused.value
+
+    async with embedded_client(db_path, DEFAULT_TENANT_ID) as client:
+        monkeypatch.setattr(Store, "transaction", read_only)
+        with pytest.raises(StateError, match=f"database {db_path} is read-only") as caught:
+            await client.find_by_name("api", include_deleting=False)
+    assert caught.value.hint is not None

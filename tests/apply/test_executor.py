@@ -277,3 +277,19 @@ async def test_a_name_held_by_a_deployment_being_deleted_is_waited_out(
     live_now = await live(harness)
     assert list(live_now) == ["alpha"] and live_now["alpha"].id != old.id
     assert harness.state().deployments["alpha"].id == live_now["alpha"].id
+
+
+async def test_every_patch_and_delete_is_journalled_before_it_is_sent(harness: Harness) -> None:
+    """A PATCH and a delete each appear first as a pending intent in a written state
+    (the PATCH with the values it sets), then the intent is cleared with the record."""
+    harness.configure(docker("beta"), docker("gamma"))
+    await harness.apply()
+    harness.configure(docker("beta", image="registry.example.com/app:2"))
+    await harness.apply()
+    seen = [(i.op, i.name) for doc in harness.backend.written for i in doc.pending]
+    assert ("update", "beta") in seen and ("delete", "gamma") in seen
+    update = next(i for doc in harness.backend.written for i in doc.pending if i.op == "update")
+    assert update.details["fields"] == {
+        "source_revision_config.image_uri": "registry.example.com/app:2"
+    }
+    assert harness.state().pending == []

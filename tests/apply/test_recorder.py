@@ -100,3 +100,25 @@ async def test_flush_writes_only_changes_not_yet_stored() -> None:
     await rec.flush()
     assert rec.writes == 2
     assert "beta" in rec.backend.read().deployments  # type: ignore[union-attr]
+
+
+async def test_update_and_delete_are_journalled_before_they_are_sent() -> None:
+    """`journal_update` and `journal_deletes` are stored when they return; a record of the
+    name clears them (a left-over one from a run that died too)."""
+    from planner.state.document import IntentOp
+
+    rec = recorder()
+    await rec.journal_deletes({"beta": ID})
+    intent = await rec.journal_update("alpha", ID, {"fields": {"a": 1}})
+    stored = rec.backend.read()
+    assert stored is not None
+    assert [(i.op, i.name) for i in stored.pending] == [
+        (IntentOp.DELETE, "beta"),
+        (IntentOp.UPDATE, "alpha"),
+    ]
+    assert stored.pending[1].details == {"fields": {"a": 1}}
+    rec.doc.add_intent(IntentOp.UPDATE, "alpha")  # one a crashed run left behind
+    await rec.record(RecordedDeployment(name="alpha", id=ID), done=intent)
+    await rec.record(RecordedDeployment(name="beta", id=ID))
+    stored = rec.backend.read()
+    assert stored is not None and stored.pending == []

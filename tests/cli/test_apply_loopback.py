@@ -308,3 +308,25 @@ def test_a_server_restart_while_waiting_does_not_fail_the_deployments(serve) -> 
     assert code == 0, out + err
     assert "5 created" in out and "0 failed" in out
     work.assert_converged(config, "o", 5)
+
+
+def test_kill_9_mid_update_is_never_drift_and_converges(serve) -> None:
+    """A `kill -9` of an apply while its 6 PATCHes are in flight: the next plan never
+    reports the planner's own work as changed outside the planner (the exact moment
+    between the server's answer and the record is pinned in tests/cli/test_apply_killed.py),
+    and the next apply converges with an empty journal."""
+    work = serve("--latency-ms", "200", "--build-seconds", "0.2", "--deploy-seconds", "0.4")
+    config = work.write("crash.toml", config_text("u", 6))
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    work.write(config, config_text("u", 6, image="registry.example.com/app:2"))
+    victim = work.start("apply", "-c", config, "--auto-approve", "--parallelism", "6")
+    victim.wait_for("updating")
+    victim.process.send_signal(signal.SIGKILL)
+    victim.finish()
+    code, out, err = work.run("plan", "-c", config)
+    assert code == 0, out + err
+    assert "outside the planner" not in out, out
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    work.assert_converged(config, "u", 6)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
+from pathlib import Path
+
+import pytest
 
 from planner.api.errors import ConflictError
 from planner.controlplane.settings import DEFAULT_TENANT_ID
@@ -166,7 +171,8 @@ def test_foreign_state_is_refused(scenario: Scenario) -> None:
 
 def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -> None:
     """A name with a pending create intent found remotely is no import error: the plan
-    warns that the next apply records it, and plans it against its live values."""
+    reports it as recovered (the next apply records it), and plans it against its live
+    values."""
     made = scenario.create_remote("worker")
     doc = StateDocument.new(embedded_endpoint(scenario.db_path), DEFAULT_TENANT_ID)
     doc.add_intent("create", "worker")
@@ -177,4 +183,98 @@ def test_lost_create_is_planned_as_adopted_not_as_an_error(scenario: Scenario) -
     assert plan["errors"] == []
     assert plan["changes"][0]["action"] == "no_op"
     assert plan["changes"][0]["deployment_id"] == made.id
-    assert "stopped before recording it" in plan["warnings"][0]["message"]
+    assert plan["recovered"] == [
+        {"name": "worker", "operation": "create", "deployment_id": made.id, "paths": []}
+    ]
+    assert plan["warnings"] == [] and plan["drift"] == []
+
+
+def test_relative_and_absolute_state_dir_are_one_control_plane(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A state made with the default relative `state/` is used, not refused as foreign,
+    when PLANNER_STATE_DIR names the same directory absolutely (and the other way round)."""
+    monkeypatch.delenv("PLANNER_STATE_DIR")
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    monkeypatch.setenv("PLANNER_STATE_DIR", str(scenario.root / "state"))
+    result = scenario.plan("--detailed-exitcode")
+    assert result.code == 0, result.err
+    monkeypatch.setenv("PLANNER_STATE_DIR", "./state/")
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("kind", ["directory", "fifo", "device", "huge"])
+def test_hostile_state_path_is_one_clear_line(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """A state path that is a directory, a FIFO, /dev/zero or a huge file fails at once
+    with exit 1 and one error line naming it, never a hang or an internal error."""
+    path = scenario.root / "hostile.state.json"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    else:
+        monkeypatch.setattr("planner.state.localfile.MAX_STATE_BYTES", 1024)
+        path.write_bytes(b" " * 2048)
+    result = scenario.plan("--state", str(path))
+    assert result.code == 1
+    errors = [line for line in result.err.splitlines() if line.startswith("Error:")]
+    assert errors == [errors[0]] and str(path) in errors[0], result.err
+    assert "internal error" not in result.err and "Traceback" not in result.err
+
+
+def test_state_dir_under_a_file_is_one_clear_line(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PLANNER_STATE_DIR below a regular file (NotADirectoryError even for root) is one
+    clear line naming the embedded database, exit 1."""
+    (scenario.root / "blocker").write_text("")
+    monkeypatch.setenv("PLANNER_STATE_DIR", str(scenario.root / "blocker" / "state"))
+    result = scenario.plan()
+    assert result.code == 1
+    assert "Error: cannot open the local control plane database" in result.err
+    assert "a part of the path is a file" in result.err
+    assert "internal error" not in result.err
+
+
+def test_immutable_state_dir_fails_cleanly_and_writes_nothing(scenario: Scenario) -> None:
+    """A state directory that cannot be written (chattr +i stops root too): apply fails
+    with one clear line naming the path, exit 1, and nothing is created remotely."""
+    state_dir = scenario.root / "state"
+    state_dir.mkdir()
+    done = subprocess.run(["chattr", "+i", str(state_dir)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        result = scenario.cli("apply", "--auto-approve")
+    finally:
+        subprocess.run(["chattr", "-i", str(state_dir)], check=False)
+    assert result.code == 1
+    assert "Error: cannot open the local control plane database" in result.err
+    assert str(scenario.db_path) in result.err
+    assert "internal error" not in result.err
+    assert list(state_dir.iterdir()) == []
+
+
+def test_immutable_state_file_keeps_the_old_state(scenario: Scenario) -> None:
+    """A state file that cannot be replaced: apply fails naming it, exit 1, and the state
+    file is unchanged (no half-written file, no temp file left)."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = scenario.state_path.read_bytes()
+    scenario.edit_config("worker:1.0.0", "worker:1.0.1")
+    done = subprocess.run(["chattr", "+i", str(scenario.state_path)], check=False)
+    if done.returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        result = scenario.cli("apply", "--auto-approve")
+    finally:
+        subprocess.run(["chattr", "-i", str(scenario.state_path)], check=False)
+    assert result.code == 1
+    assert f"Error: cannot write state file {scenario.state_path}" in result.err
+    assert "internal error" not in result.err
+    assert scenario.state_path.read_bytes() == before
+    assert not list(scenario.state_path.parent.glob("*.tmp"))

@@ -232,11 +232,6 @@ def test_a_plan_sealed_for_one_state_does_not_apply_to_another(scenario: Scenari
     assert names_on_server(scenario) == []
 
 
-@pytest.mark.xfail(
-    reason="issue 8 item 9: a state made under a relative state/ records a relative embedded "
-    "endpoint, so from another directory it is refused (safely) as another control plane",
-    strict=False,
-)
 def test_a_saved_plan_applies_from_another_directory_with_the_default_state_dir(
     scenario: Scenario, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

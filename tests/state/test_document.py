@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -196,7 +197,7 @@ def test_embedded_endpoint_names_the_database() -> None:
     from planner.state import embedded_endpoint
 
     local = embedded_endpoint(Path("state/local-control-plane.db"))
-    assert local == "embedded:state/local-control-plane.db"
+    assert local == f"embedded:{Path('state/local-control-plane.db').resolve().as_posix()}"
     doc = StateDocument.new(local, TENANT)
     with pytest.raises(StateError, match="another control plane"):
         doc.check_belongs_to(embedded_endpoint("other.db"), TENANT)
@@ -213,3 +214,52 @@ def test_docs_example_is_a_valid_state() -> None:
     assert match is not None
     example = parse_state(match.group(1), source=str(docs))
     assert sorted(example.deployments) == ["support-agent"]
+
+
+@pytest.mark.parametrize(
+    ("spelled", "canonical"),
+    [
+        ("HTTP://Example.COM:80/api-host/", "http://example.com/api-host"),
+        ("https://example.com:443", "https://example.com"),
+        ("https://example.com:8443/", "https://example.com:8443"),
+        ("http://[::1]:8123/", "http://[::1]:8123"),
+        ("http://user@example.com/x", "http://example.com/x"),
+    ],
+)
+def test_canonical_endpoint_normalizes_urls(spelled: str, canonical: str) -> None:
+    """Scheme and host are lowercased, a default port and a trailing slash are dropped."""
+    from planner.state.document import canonical_endpoint
+
+    assert canonical_endpoint(spelled) == canonical
+
+
+def test_canonical_endpoint_resolves_the_embedded_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative, a symlinked and an absolute spelling of one database are one endpoint."""
+    from planner.state.document import canonical_endpoint
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path)
+    real = f"embedded:{(tmp_path / 'real' / 'db').resolve().as_posix()}"
+    for spelled in ("embedded:real/db", "embedded:./link/db", f"embedded:{tmp_path}/real/db"):
+        assert canonical_endpoint(spelled) == real
+
+
+def test_old_relative_state_belongs_to_the_absolute_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A state recorded with `embedded:state/...` (old, relative) is accepted by a run that
+    names the same database absolutely, and a new state records the canonical spelling."""
+    monkeypatch.chdir(tmp_path)
+    old = StateDocument(endpoint="embedded:state/local-control-plane.db", tenant_id=TENANT)
+    absolute = f"embedded:{tmp_path}/state/local-control-plane.db"
+    old.check_belongs_to(absolute, TENANT)
+    old.check_belongs_to("embedded:./state//local-control-plane.db", TENANT)
+    assert StateDocument.new("embedded:state/local-control-plane.db", TENANT).endpoint == (
+        f"embedded:{tmp_path.resolve().as_posix()}/state/local-control-plane.db"
+    )
+    StateDocument(endpoint="HTTPS://Example.com:443/", tenant_id=TENANT).check_belongs_to(
+        "https://example.com", TENANT
+    )

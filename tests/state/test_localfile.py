@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from planner.errors import StateError
+from planner.errors import StateError, StateLockedError
 from planner.state import LocalFileBackend, StateDocument
 from tests.state.contract import (
     ENDPOINT,
@@ -186,3 +188,179 @@ def test_write_records_current_tool_version(state_path: Path) -> None:
     written = LocalFileBackend(state_path).write(doc)
     assert written.tool_version == __version__
     assert LocalFileBackend(state_path).read() == written
+
+
+def test_write_through_symlink_keeps_the_link(tmp_path: Path) -> None:
+    """A state path that is a symlink stays a link; its target gets the new content."""
+    target = tmp_path / "real" / "planner.state.json"
+    target.parent.mkdir()
+    link = tmp_path / "planner.state.json"
+    link.symlink_to(target)
+    backend = LocalFileBackend(link)
+    written = backend.write(backend.write(StateDocument.new(ENDPOINT, TENANT)))
+    assert link.is_symlink()
+    assert LocalFileBackend(target).read() == written
+    assert (target.parent / "planner.state.json.backup").exists()
+
+
+def test_symlink_and_target_share_one_lock(tmp_path: Path) -> None:
+    """Locking through a symlink blocks a lock on its target (and the other way round)."""
+    target = tmp_path / "planner.state.json"
+    link = tmp_path / "link.state.json"
+    link.symlink_to(target)
+    with LocalFileBackend(link).lock("apply"), pytest.raises(StateLockedError):
+        LocalFileBackend(target).lock("plan")
+    with LocalFileBackend(target).lock("apply"), pytest.raises(StateLockedError):
+        LocalFileBackend(link).lock("plan")
+
+
+@pytest.fixture
+def immutable() -> Iterator[Callable[[Path], None]]:
+    """`chattr +i` on paths (undone after the test): unwritable even for root."""
+    marked: list[Path] = []
+
+    def mark(path: Path) -> None:
+        done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+        if done.returncode != 0:
+            pytest.skip(f"chattr +i is not available here: {done.stderr.decode().strip()}")
+        marked.append(path)
+
+    yield mark
+    for path in marked:
+        subprocess.run(["chattr", "-i", str(path)], check=False)
+
+
+def test_state_path_that_is_a_directory_is_named(tmp_path: Path) -> None:
+    """A directory where the state file should be is a StateError naming the path."""
+    (tmp_path / "planner.state.json").mkdir()
+    backend = LocalFileBackend(tmp_path / "planner.state.json")
+    with pytest.raises(StateError, match=r"planner\.state\.json is not a regular file"):
+        backend.read()
+    with pytest.raises(StateError, match=r"planner\.state\.json is not a regular file"):
+        backend.write(StateDocument.new(ENDPOINT, TENANT))
+
+
+@pytest.mark.timeout(10)
+def test_fifo_state_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO as the state file is refused at once (no writer: a plain open would hang)."""
+    fifo = tmp_path / "planner.state.json"
+    os.mkfifo(fifo)
+    with pytest.raises(StateError, match=r"is not a regular file \(a FIFO\)"):
+        LocalFileBackend(fifo).read()
+
+
+@pytest.mark.timeout(10)
+def test_device_state_is_refused_without_reading_it() -> None:
+    """/dev/zero as the state file is refused, not read forever."""
+    with pytest.raises(StateError, match=r"/dev/zero is not a regular file \(a device\)"):
+        LocalFileBackend("/dev/zero").read()
+
+
+def test_huge_state_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """A state file over the size cap (sparse here, so the test is cheap) is refused."""
+    from planner.state.localfile import MAX_STATE_BYTES
+
+    path = tmp_path / "planner.state.json"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_STATE_BYTES + 1)
+    with pytest.raises(StateError, match=r"planner\.state\.json is larger than 64 MB"):
+        LocalFileBackend(path).read()
+
+
+def test_permission_error_on_write_is_a_clear_state_error(
+    state_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PermissionError while writing is a StateError naming the file; nothing changes."""
+    backend = LocalFileBackend(state_path)
+    written = backend.write(StateDocument.new(ENDPOINT, TENANT))
+    before = sorted(p.name for p in state_path.parent.iterdir())
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(StateError, match=f"cannot write state file {state_path}: Permission"):
+        backend.write(written.model_copy(deep=True))
+    monkeypatch.undo()
+    assert backend.read() == written
+    assert sorted(p.name for p in state_path.parent.iterdir()) == before
+
+
+def test_permission_error_on_read_is_a_clear_state_error(
+    state_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PermissionError while reading is a StateError naming the file."""
+    backend = LocalFileBackend(state_path)
+    backend.write(StateDocument.new(ENDPOINT, TENANT))
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(StateError, match=f"cannot read state file {state_path}: Permission"):
+        backend.read()
+
+
+def test_immutable_state_directory_is_a_clear_state_error(
+    state_path: Path, immutable: Callable[[Path], None]
+) -> None:
+    """A state directory nobody may write (chattr +i, which stops root too) fails as a
+    StateError naming the path, for the lock and for the write, leaving nothing behind."""
+    state_path.parent.mkdir(parents=True)
+    immutable(state_path.parent)
+    backend = LocalFileBackend(state_path)
+    with pytest.raises(StateError, match=f"cannot open the lock file {backend.lock_path}"):
+        backend.lock("apply")
+    with pytest.raises(StateError, match=f"cannot write state file {state_path}"):
+        backend.write(StateDocument.new(ENDPOINT, TENANT))
+    assert list(state_path.parent.iterdir()) == []
+
+
+def test_immutable_state_file_is_a_clear_state_error(
+    state_path: Path, immutable: Callable[[Path], None]
+) -> None:
+    """A state file that cannot be replaced fails as a StateError; the old file stays."""
+    backend = LocalFileBackend(state_path)
+    written = backend.write(StateDocument.new(ENDPOINT, TENANT))
+    immutable(state_path)
+    with pytest.raises(StateError, match=f"cannot write state file {state_path}"):
+        backend.write(written.model_copy(deep=True))
+    assert backend.read() == written
+    assert not [p for p in state_path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_lock_removes_temp_files_a_killed_writer_left(state_path: Path) -> None:
+    """Taking the lock removes this state's own leftover temp files (state, backup, lock
+    info) and nothing else: not another state's, not a name the planner does not make."""
+    state_path.parent.mkdir(parents=True)
+    hexes = ["0" * 32, "a" * 32, "b" * 32]
+    ours = [
+        state_path.parent / f".planner.state.json.{hexes[0]}.tmp",
+        state_path.parent / f".planner.state.json.backup.{hexes[1]}.tmp",
+        state_path.parent / f".planner.state.json.lock.json.{hexes[2]}.tmp",
+    ]
+    others = [
+        state_path.parent / f".other.state.json.{hexes[0]}.tmp",
+        state_path.parent / ".planner.state.json.notes.tmp",
+        state_path.parent / f"planner.state.json.{hexes[0]}.tmp",
+    ]
+    for path in ours + others:
+        path.write_text("{")
+    with LocalFileBackend(state_path).lock("plan"):
+        assert [p for p in ours if p.exists()] == []
+        assert [p for p in others if p.exists()] == others
+
+
+def test_lock_refuses_a_state_path_that_is_not_a_file_before_creating_anything(
+    tmp_path: Path,
+) -> None:
+    """Locking a FIFO or directory state path fails naming it, and creates no lock file
+    beside it (so `--state /dev/zero` leaves nothing in /dev)."""
+    fifo, directory = tmp_path / "fifo.state.json", tmp_path / "dir.state.json"
+    os.mkfifo(fifo)
+    directory.mkdir()
+    for path in (fifo, directory):
+        backend = LocalFileBackend(path)
+        with pytest.raises(StateError, match=f"{path} is not a regular file"):
+            backend.lock("plan")
+        assert not backend.lock_path.exists()

@@ -76,3 +76,65 @@ def test_killed_holder_releases_lock(holder: tuple[subprocess.Popen[str], Path])
     assert backend.lock_info() is None
     with backend.lock("plan") as handle:
         assert handle.info.pid != child.pid
+
+
+def test_symlink_and_target_exclude_each_other_across_processes(tmp_path: Path) -> None:
+    """A process locking through a symlink blocks another locking the target, and back."""
+    target = tmp_path / "real" / "planner.state.json"
+    target.parent.mkdir()
+    link = tmp_path / "planner.state.json"
+    link.symlink_to(target)
+    for held, contender in ((link, target), (target, link)):
+        child = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(held)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None and child.stdin is not None
+            assert child.stdout.readline().strip() == "locked"
+            with pytest.raises(StateLockedError) as caught:
+                LocalFileBackend(contender).lock("plan")
+            assert f"pid {child.pid}" in "\n".join(caught.value.details)
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            assert child.wait(timeout=10) == 0
+        finally:
+            if child.poll() is None:
+                child.kill()
+            child.communicate(timeout=10)
+    assert link.is_symlink()
+
+
+KILLED_MID_WRITE = """
+import os, sys, time
+from planner.state import LocalFileBackend, StateDocument
+backend = LocalFileBackend(sys.argv[1])
+handle = backend.lock("apply")
+def stall(*args):
+    print("stalled", flush=True)
+    time.sleep(60)
+os.replace = stall
+backend.write(StateDocument.new("http://127.0.0.1:8123", None))
+"""
+
+
+def test_temp_file_of_a_writer_killed_mid_write_is_cleaned_up(tmp_path: Path) -> None:
+    """A writer killed with SIGKILL between writing its temp file and renaming it leaves
+    a `.tmp` beside the state; the next lock removes it and the state reads as absent."""
+    path = tmp_path / "planner.state.json"
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_WRITE, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "stalled"
+    finally:
+        child.kill()
+        child.communicate(timeout=10)
+    assert [p.name for p in tmp_path.glob(".planner.state.json.*.tmp")] != []
+    backend = LocalFileBackend(path)
+    with backend.lock("plan"):
+        assert list(tmp_path.glob("*.tmp")) == []
+        assert backend.read() is None

@@ -1,0 +1,96 @@
+"""`kill -9` of `planner apply` right after the server answered, before the state
+recorded it: the next plan reports the planner's own operation as recovered from an
+interrupted apply, never as changed outside the planner, and the next apply converges."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.cli.conftest import Scenario
+
+pytestmark = pytest.mark.slow
+
+# Runs `planner ARGV...`; the first call of METHOD on the client completes on the server,
+# then the process is killed with SIGKILL before it can record the answer.
+KILLED_AFTER = """
+import os, signal, sys
+from planner.api.client import ControlPlaneClient
+from planner.cli.main import main
+method = sys.argv[1]
+original = getattr(ControlPlaneClient, method)
+async def answered_then_killed(self, *args, **kwargs):
+    await original(self, *args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+setattr(ControlPlaneClient, method, answered_then_killed)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def apply_killed_after(scenario: Scenario, method: str) -> None:
+    """`planner apply --auto-approve`, killed with SIGKILL once METHOD was answered."""
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER, method, "apply", "--auto-approve"],
+        cwd=scenario.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == -9, done.stdout + done.stderr
+
+
+def assert_recovered_not_drift(scenario: Scenario, name: str, operation: str) -> None:
+    """The next plan names NAME's OPERATION as recovered, in text and JSON; no drift."""
+    text = scenario.plan()
+    assert text.code == 0, text.err
+    assert "Recovered from an interrupted apply" in text.out
+    assert "outside the planner" not in text.out, text.out
+    plan = json.loads(scenario.plan("--format", "json").out)
+    assert plan["drift"] == []
+    assert [(r["name"], r["operation"]) for r in plan["recovered"]] == [(name, operation)]
+    markdown = scenario.plan("--format", "markdown").out
+    assert "Recovered from an interrupted apply" in markdown
+    assert "outside the planner" not in markdown
+
+
+def assert_converges(scenario: Scenario) -> None:
+    """The next apply succeeds, leaves no journal entry, and the plan after it is empty."""
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 0, result.out + result.err
+    state = scenario.state()
+    assert state is not None and state.pending == []
+    after = scenario.plan("--detailed-exitcode")
+    assert after.code == 0, after.out
+    assert "Recovered" not in after.out
+
+
+def test_killed_after_a_patch_is_recovered_not_drift(scenario: Scenario) -> None:
+    """A new revision the server made but the state never recorded is recovered."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config("worker:1.0.0", "worker:1.0.1")
+    apply_killed_after(scenario, "patch_deployment")
+    assert_recovered_not_drift(scenario, "worker", "update")
+    assert_converges(scenario)
+
+
+def test_killed_after_a_delete_is_recovered_not_drift(scenario: Scenario) -> None:
+    """A delete the server did but the state never recorded is recovered, not reported
+    as "deleted outside the planner"."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    text = scenario.config_path.read_text(encoding="utf-8")
+    scenario.write_config(text.split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "delete_deployments")
+    assert_recovered_not_drift(scenario, "worker", "delete")
+    assert_converges(scenario)
+
+
+def test_killed_after_a_create_is_recovered(scenario: Scenario) -> None:
+    """A create the server did but the state never recorded is recovered (and adopted)."""
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    assert_recovered_not_drift(scenario, "api", "create")
+    assert_converges(scenario)
