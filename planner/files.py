@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from planner.errors import PlannerError
+
+Loc = tuple[str | int, ...]  # a path into parsed data: object keys, list indices
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_NESTING = 64
@@ -37,7 +39,7 @@ def read_user_text(
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot read {what}: {os_reason(exc)}") from None
     try:
         data = _read_regular(fd, path, what, error, limit)
     finally:
@@ -48,9 +50,22 @@ def read_user_text(
         raise error(f"{path}: cannot read {what}: not UTF-8 text ({exc.reason})") from None
 
 
+def os_reason(error: OSError) -> str:
+    """Why an OS call failed, in words (a parent that is a file reads as such)."""
+    if isinstance(error, FileExistsError | NotADirectoryError):
+        return "a part of the path is a file, not a directory"
+    return error.strerror or str(error)
+
+
+def non_regular_kind(mode: int) -> str | None:
+    """What a file of MODE is when it is not a regular file ("a FIFO (named pipe)"...)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for is_kind, name in _KINDS if is_kind(mode)), "not a plain file")
+
+
 def _read_regular(fd: int, path: Path, what: str, error: type[PlannerError], limit: int) -> bytes:
-    mode = os.fstat(fd).st_mode
-    kind = next((name for is_kind, name in _KINDS if is_kind(mode)), None)
+    kind = non_regular_kind(os.fstat(fd).st_mode)
     if kind is not None:
         raise error(f"{path}: cannot read {what}: it is {kind}, not a regular file")
     chunks: list[bytes] = []
@@ -59,7 +74,7 @@ def _read_regular(fd: int, path: Path, what: str, error: type[PlannerError], lim
         try:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
         except OSError as exc:
-            raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+            raise error(f"{path}: cannot read {what}: {os_reason(exc)}") from None
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
@@ -68,19 +83,29 @@ def _read_regular(fd: int, path: Path, what: str, error: type[PlannerError], lim
     raise error(f"{path}: cannot read {what}: larger than {megabytes:g} MB")
 
 
+def nested_too_deep(data: Any, limit: int) -> Loc | None:
+    """The path to the first object or array in `data` more than `limit` levels deep
+    (`data` itself is level 1), else None. Iterative: any depth is safe to ask about."""
+    pending: list[tuple[Any, Loc]] = [(data, ())]
+    while pending:
+        node, loc = pending.pop()
+        if not isinstance(node, Mapping | list):
+            continue
+        if len(loc) >= limit:
+            return loc
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        pending.extend((value, (*loc, key)) for key, value in reversed(list(items)))
+    return None
+
+
 def check_nesting(
     data: Any, path: Path, error: type[PlannerError], limit: int = MAX_NESTING
 ) -> None:
-    """ERROR naming PATH when tables/lists in DATA nest deeper than LIMIT (no recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value
-        if not isinstance(value, dict | list):
-            continue
-        if depth > limit:
-            raise error(f"{path}: nested deeper than {limit} levels")
-        stack.extend((child, depth + 1) for child in children)
+    """ERROR naming PATH (and where) when DATA nests deeper than LIMIT."""
+    deep = nested_too_deep(data, limit)
+    if deep is not None:
+        where = ".".join(str(part) for part in deep[:6]) + ("..." if len(deep) > 6 else "")
+        raise error(f"{path}: nested deeper than {limit} levels (at {where})")
 
 
 def parse_nested(

@@ -26,8 +26,8 @@ from planner.api.retry import RetryPolicy
 from planner.api.rules import Mode
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError, StateError
+from planner.files import os_reason
 from planner.state.document import embedded_endpoint  # the one spelling the state records
-from planner.state.localfile import os_reason
 
 STATE_DIR_ENV = "PLANNER_STATE_DIR"
 DEFAULT_STATE_DIR = Path("state")

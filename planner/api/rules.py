@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS, ResourceSpec, Source
-from planner.api.values import Loc
+from planner.files import Loc
 
 
 class Mode(StrEnum):

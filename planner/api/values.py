@@ -16,7 +16,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-Loc = tuple[str | int, ...]
+from planner.files import Loc
+
 ValueProblem = tuple[Loc, str]
 
 # Far more than any real deployment needs, far below Python's recursion limit.
@@ -24,21 +25,6 @@ MAX_JSON_DEPTH = 32
 # 64 KiB of text: a certificate bundle or a long command fits, a 30 MB label does not.
 MAX_STRING_LENGTH = 65_536
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
-def nested_too_deep(data: Any, limit: int = MAX_JSON_DEPTH) -> Loc | None:
-    """The path to the first object or array in `data` more than `limit` levels deep
-    (`data` itself is level 1), else None. Iterative: any depth is safe to ask about."""
-    pending: list[tuple[Any, Loc]] = [(data, ())]
-    while pending:
-        node, loc = pending.pop()
-        if not isinstance(node, Mapping | list):
-            continue
-        if len(loc) >= limit:
-            return loc
-        items = node.items() if isinstance(node, Mapping) else enumerate(node)
-        pending.extend((value, (*loc, key)) for key, value in reversed(list(items)))
-    return None
 
 
 def check_values(data: Any, loc: Loc = ()) -> list[ValueProblem]:

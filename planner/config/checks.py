@@ -20,10 +20,11 @@ from planner.api.models import ResourceSpec, SourceConfig, SourceRevisionConfig
 from planner.api.rules import Mode, check_mode, check_source_rules
 from planner.api.rules import check_name as rule_name
 from planner.api.rules import check_resource_spec as rule_resource_spec
-from planner.api.values import MAX_JSON_DEPTH, check_values, nested_too_deep
+from planner.api.values import MAX_JSON_DEPTH, check_values
 from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, did_you_mean
 from planner.config.models import SECRET_NAME_PATTERN
+from planner.files import nested_too_deep
 
 TOO_DEEP = f"nested too deep: tables and arrays may nest at most {MAX_JSON_DEPTH} levels"
 # Whole-value fields ignore_changes may name beside the fields of the source models.
@@ -61,7 +62,7 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
 def check_value_bounds(body: Mapping[str, Any], secrets: Mapping[str, str]) -> list[Problem]:
     """The shared bounds of any value (`planner.api.values`): what the server would refuse."""
     data = {**body, "secrets": dict(secrets)}
-    deep = nested_too_deep(data)
+    deep = nested_too_deep(data, MAX_JSON_DEPTH)
     problems = [Problem(deep, TOO_DEEP)] if deep is not None else []
     return problems + [Problem(loc, message) for loc, message in check_values(data)]
 

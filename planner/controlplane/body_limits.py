@@ -15,8 +15,9 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from planner.api.values import MAX_JSON_DEPTH, Loc, nested_too_deep
+from planner.api.values import MAX_JSON_DEPTH
 from planner.controlplane.asgi import send_error, send_json
+from planner.files import Loc, nested_too_deep
 
 MAX_BODY_BYTES = 1024 * 1024
 

@@ -20,11 +20,11 @@ import contextlib
 import fcntl
 import os
 import re
-import stat
 import uuid
 from pathlib import Path
 
 from planner.errors import StateError
+from planner.files import non_regular_kind, os_reason, read_user_text
 from planner.state.backend import next_serial
 from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
 from planner.state.locking import (
@@ -69,7 +69,7 @@ class LocalFileBackend:
             write_atomic(self.path, dump_state(written))
         except OSError as error:
             raise StateError(
-                f"cannot write state file {self.path}: {os_reason(error)}",
+                f"{self.path}: cannot write state file: {os_reason(error)}",
                 hint="the previous state (if any) is unchanged",
             ) from None
         advance(doc, written)
@@ -117,23 +117,21 @@ class LocalFileBackend:
 
     def _read_text(self) -> str | None:
         try:
-            data = read_regular_file(self.path, MAX_STATE_BYTES)
+            return read_user_text(self.path, "state file", StateError, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
-        except OSError as error:
-            raise StateError(f"cannot read state file {self.path}: {os_reason(error)}") from None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise StateError(f"state file {self.path} is not UTF-8 text") from None
 
     def _check_regular_file(self) -> None:
         try:
             mode = os.stat(self.path).st_mode
         except OSError:  # absent (a new state), or unreachable: the lock file says why
             return
-        if not stat.S_ISREG(mode):
-            raise not_regular_error(self.path, mode)
+        kind = non_regular_kind(mode)
+        if kind is not None:
+            raise StateError(
+                f"{self.path}: cannot use it as the state file: it is {kind}, not a regular file",
+                hint="point --state (or PLANNER_STATE_DIR) at a regular file or a new path",
+            )
 
     def _parse(self, text: str) -> StateDocument:
         backup = str(self.backup_path) if self.backup_path.exists() else None
@@ -171,51 +169,6 @@ class LocalFileBackend:
                 self.lock_info_path.unlink()
         finally:
             os.close(fd)  # drops the OS lock
-
-
-def read_regular_file(path: Path, limit: int) -> bytes:
-    """The bytes of PATH, a regular file of at most LIMIT bytes; anything else (a FIFO, a
-    device, a directory, a bigger file) is a StateError, without blocking or reading it."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise not_regular_error(path, info.st_mode)
-        if info.st_size > limit:
-            raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:  # it grew while being read
-        raise StateError(f"state file {path} is larger than {limit // 2**20} MB")
-    return data
-
-
-def not_regular_error(path: Path, mode: int) -> StateError:
-    return StateError(
-        f"state file {path} is not a regular file ({_kind(mode)})",
-        hint="point --state (or PLANNER_STATE_DIR) at a regular file or a new path",
-    )
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a plain file"
-
-
-def os_reason(error: OSError) -> str:
-    """Why an OS call failed, in words (a parent that is a file reads as such)."""
-    if isinstance(error, FileExistsError | NotADirectoryError):
-        return "a part of the path is a file, not a directory"
-    return error.strerror or str(error)
 
 
 def real_path(path: Path) -> Path:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH, check_values, nested_too_deep
+from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH, check_values
+from planner.files import nested_too_deep
 
 
 def nested(levels: int) -> Any:
@@ -42,8 +43,8 @@ def test_booleans_are_not_bounded_as_integers() -> None:
 
 def test_nesting_depth_counts_the_outer_value_as_level_one() -> None:
     """MAX_JSON_DEPTH levels are fine; one more is named at the first container past it."""
-    assert nested_too_deep(nested(MAX_JSON_DEPTH)) is None
-    assert nested_too_deep(nested(MAX_JSON_DEPTH + 1)) == (0,) * MAX_JSON_DEPTH
+    assert nested_too_deep(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH) is None
+    assert nested_too_deep(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH) == (0,) * MAX_JSON_DEPTH
     assert nested_too_deep({"a": {"b": [1, {}]}}, limit=3) == ("a", "b", 1)
 
 
@@ -52,5 +53,5 @@ def test_nesting_depth_is_safe_at_any_depth() -> None:
     deep: Any = []
     for _ in range(100_000):
         deep = [deep]
-    assert nested_too_deep(deep) == (0,) * MAX_JSON_DEPTH
+    assert nested_too_deep(deep, MAX_JSON_DEPTH) == (0,) * MAX_JSON_DEPTH
     assert check_values(deep) == []  # depth is nested_too_deep's business, not a crash

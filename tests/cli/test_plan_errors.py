@@ -274,7 +274,7 @@ def test_immutable_state_file_keeps_the_old_state(scenario: Scenario) -> None:
     finally:
         subprocess.run(["chattr", "-i", str(scenario.state_path)], check=False)
     assert result.code == 1
-    assert f"Error: cannot write state file {scenario.state_path}" in result.err
+    assert f"Error: {scenario.state_path}: cannot write state file" in result.err
     assert "internal error" not in result.err
     assert scenario.state_path.read_bytes() == before
     assert not list(scenario.state_path.parent.glob("*.tmp"))

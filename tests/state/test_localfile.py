@@ -173,7 +173,9 @@ def test_unwritable_directory_is_a_state_error(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
     backend = LocalFileBackend(blocker / "planner.state.json")
-    with pytest.raises(StateError, match=r"cannot (read|write) state file .*not-a-dir"):
+    with pytest.raises(
+        StateError, match=r"not-a-dir/planner\.state\.json: cannot (read|write) state file"
+    ):
         backend.write(StateDocument.new(ENDPOINT, TENANT))
     with pytest.raises(StateError, match="cannot open the lock file"):
         backend.lock("apply")
@@ -234,9 +236,13 @@ def test_state_path_that_is_a_directory_is_named(tmp_path: Path) -> None:
     """A directory where the state file should be is a StateError naming the path."""
     (tmp_path / "planner.state.json").mkdir()
     backend = LocalFileBackend(tmp_path / "planner.state.json")
-    with pytest.raises(StateError, match=r"planner\.state\.json is not a regular file"):
+    with pytest.raises(
+        StateError, match=r"planner\.state\.json: cannot .*: it is a directory, not a regular file"
+    ):
         backend.read()
-    with pytest.raises(StateError, match=r"planner\.state\.json is not a regular file"):
+    with pytest.raises(
+        StateError, match=r"planner\.state\.json: cannot .*: it is a directory, not a regular file"
+    ):
         backend.write(StateDocument.new(ENDPOINT, TENANT))
 
 
@@ -245,14 +251,16 @@ def test_fifo_state_is_refused_without_blocking(tmp_path: Path) -> None:
     """A FIFO as the state file is refused at once (no writer: a plain open would hang)."""
     fifo = tmp_path / "planner.state.json"
     os.mkfifo(fifo)
-    with pytest.raises(StateError, match=r"is not a regular file \(a FIFO\)"):
+    with pytest.raises(StateError, match=r"it is a FIFO \(named pipe\), not a regular file"):
         LocalFileBackend(fifo).read()
 
 
 @pytest.mark.timeout(10)
 def test_device_state_is_refused_without_reading_it() -> None:
     """/dev/zero as the state file is refused, not read forever."""
-    with pytest.raises(StateError, match=r"/dev/zero is not a regular file \(a device\)"):
+    with pytest.raises(
+        StateError, match=r"/dev/zero: cannot .*: it is a character device, not a regular file"
+    ):
         LocalFileBackend("/dev/zero").read()
 
 
@@ -263,7 +271,9 @@ def test_huge_state_is_refused_without_reading_it(tmp_path: Path) -> None:
     path = tmp_path / "planner.state.json"
     with path.open("wb") as handle:
         handle.truncate(MAX_STATE_BYTES + 1)
-    with pytest.raises(StateError, match=r"planner\.state\.json is larger than 64 MB"):
+    with pytest.raises(
+        StateError, match=r"planner\.state\.json: cannot read state file: larger than 64 MB"
+    ):
         LocalFileBackend(path).read()
 
 
@@ -279,7 +289,7 @@ def test_permission_error_on_write_is_a_clear_state_error(
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(os, "replace", refuse)
-    with pytest.raises(StateError, match=f"cannot write state file {state_path}: Permission"):
+    with pytest.raises(StateError, match=f"{state_path}: cannot write state file: Permission"):
         backend.write(written.model_copy(deep=True))
     monkeypatch.undo()
     assert backend.read() == written
@@ -297,7 +307,7 @@ def test_permission_error_on_read_is_a_clear_state_error(
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(os, "open", refuse)
-    with pytest.raises(StateError, match=f"cannot read state file {state_path}: Permission"):
+    with pytest.raises(StateError, match=f"{state_path}: cannot read state file: Permission"):
         backend.read()
 
 
@@ -311,7 +321,7 @@ def test_immutable_state_directory_is_a_clear_state_error(
     backend = LocalFileBackend(state_path)
     with pytest.raises(StateError, match=f"cannot open the lock file {backend.lock_path}"):
         backend.lock("apply")
-    with pytest.raises(StateError, match=f"cannot write state file {state_path}"):
+    with pytest.raises(StateError, match=f"{state_path}: cannot write state file"):
         backend.write(StateDocument.new(ENDPOINT, TENANT))
     assert list(state_path.parent.iterdir()) == []
 
@@ -323,7 +333,7 @@ def test_immutable_state_file_is_a_clear_state_error(
     backend = LocalFileBackend(state_path)
     written = backend.write(StateDocument.new(ENDPOINT, TENANT))
     immutable(state_path)
-    with pytest.raises(StateError, match=f"cannot write state file {state_path}"):
+    with pytest.raises(StateError, match=f"{state_path}: cannot write state file"):
         backend.write(written.model_copy(deep=True))
     assert backend.read() == written
     assert not [p for p in state_path.parent.iterdir() if p.name.endswith(".tmp")]
@@ -361,6 +371,6 @@ def test_lock_refuses_a_state_path_that_is_not_a_file_before_creating_anything(
     directory.mkdir()
     for path in (fifo, directory):
         backend = LocalFileBackend(path)
-        with pytest.raises(StateError, match=f"{path} is not a regular file"):
+        with pytest.raises(StateError, match=f"{path}: cannot .*: it is .*, not a regular file"):
             backend.lock("plan")
         assert not backend.lock_path.exists()
