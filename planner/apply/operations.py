@@ -8,7 +8,7 @@ that deployment only; the others carry on.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 from planner.api.errors import ConflictError
 from planner.api.models import (
@@ -60,19 +60,34 @@ async def create(
         return
     intent = intent or await run.recorder.journal_create(change.name)
     body = planned_create_body(change, desired.secret_values())
-    try:
-        deployment = await post(run, result, DeploymentCreate.model_validate(body))
-    except ApiError as error:
-        if error.status is not None and 400 <= error.status < 500:
-            await run.recorder.drop(intent)  # refused: nothing was created
-        raise
+    create_body = DeploymentCreate.model_validate(body)
+    deployment = await sent_journalled(run, result, intent, lambda: post(run, result, create_body))
     if deployment is None:
-        await run.recorder.drop(intent)
-        run.finish(result, Outcome.NOT_STARTED, "not started")
         return
     await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
     result.deployment_id = deployment.id
     await follow(run, result, deployment.latest_revision_id)
+
+
+async def sent_journalled(
+    run: Run,
+    result: DeploymentResult,
+    intent: PendingIntent,
+    send: Callable[[], Awaitable[Deployment | None]],
+) -> Deployment | None:
+    """SEND a journalled request: the deployment it answered with, or None (and the
+    result finished as not started) when stopped before sending. The intent is dropped
+    when nothing happened on the server: stopped first, or refused with a 4xx."""
+    try:
+        deployment = await send()
+    except ApiError as error:
+        if error.status is not None and 400 <= error.status < 500:
+            await run.recorder.drop(intent)  # refused: nothing was done
+        raise
+    if deployment is None:
+        await run.recorder.drop(intent)
+        run.finish(result, Outcome.NOT_STARTED, "not started")
+    return deployment
 
 
 async def post(run: Run, result: DeploymentResult, create: DeploymentCreate) -> Deployment | None:
@@ -112,15 +127,8 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
         return
     details = update_intent_details(change)
     intent = await run.recorder.journal_update(change.name, deployment_id, details)
-    try:
-        deployment = await run.submit(send)
-    except ApiError as error:
-        if error.status is not None and 400 <= error.status < 500:
-            await run.recorder.drop(intent)  # refused: nothing was changed
-        raise
+    deployment = await sent_journalled(run, result, intent, lambda: run.submit(send))
     if deployment is None:
-        await run.recorder.drop(intent)
-        run.finish(result, Outcome.NOT_STARTED, "not started")
         return
     await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
     if change.action is Action.UPDATE:
