@@ -28,7 +28,13 @@ from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.plan.refresh import Observed, record_drift
-from planner.plan.saved import SavedPlan, make_saved_plan, seal_saved_plan, write_saved_plan
+from planner.plan.saved import (
+    SavedPlan,
+    make_saved_plan,
+    plan_file_target,
+    seal_saved_plan,
+    write_saved_plan,
+)
 from planner.render.console import make_console
 from planner.render.json import render_json
 from planner.render.markdown import render_markdown
@@ -120,13 +126,15 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
 
 
 async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
+    if args.out:
+        plan_file_target(args.out)  # refuse a bad --out before any work
     async with Workspace.from_args(args) as ws:
         warn(ws.config.warnings)
         with ws.lock("plan", timeout=args.lock_timeout):
             doc = ws.read_state()
-            if args.out and doc.serial == 0:
-                ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
             plan, observed = await ws.make_plan(options, doc)
+            if args.out and doc.serial == 0 and not plan.has_errors:
+                ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
             result = PlanRun(plan=plan, state_location=ws.backend.location)
             if options.refresh_only and plan.drift:
                 result.recorded = record_drift(doc, plan.drift, observed, ws.digest_key(doc))

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError
-from planner.files import parse_nested, read_user_text
+from planner.files import os_reason, parse_nested, read_user_text
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan, plan_json_schema
 from planner.plan.refresh import Observed
@@ -194,16 +194,38 @@ def saved_plan_json(saved: SavedPlan) -> str:
     return json.dumps(file_document(saved), indent=2, ensure_ascii=False) + "\n"
 
 
+def plan_file_target(path: str | os.PathLike[str]) -> Path:
+    """Where `plan --out PATH` may write: PATH's real path (a symlink is written
+    through), either new (its folders are made) or an earlier saved plan. Anything
+    else (the state file, a database, a device, a FIFO, a folder) is refused, before
+    the plan is made, so a typo in --out never destroys a file."""
+    given = Path(path)
+    target = Path(os.path.realpath(given))
+    if not os.path.lexists(target):
+        return target
+    try:
+        existing = _read_json(target)
+    except PlanError:
+        existing = None
+    if not isinstance(existing, dict) or SAVED_KEY not in existing:
+        raise PlanError(
+            f"{given} exists and is not a saved plan: not overwriting it",
+            hint="choose another --out path (or delete the file if you mean to replace it)",
+        )
+    return target
+
+
 def write_saved_plan(path: str | os.PathLike[str], saved: SavedPlan) -> None:
-    """Write a sealed plan atomically (temp file, fsync, rename), mode 0600."""
+    """Write a sealed plan atomically (temp file, fsync, rename), mode 0600, to
+    `plan_file_target(path)`."""
     if saved.seal is None:
         raise ValueError("only a sealed plan is written (seal_saved_plan)")
-    target = Path(path)
+    target = plan_file_target(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, saved_plan_json(saved))
     except OSError as error:
-        raise PlanError(f"cannot write the plan file {target}: {error.strerror or error}") from None
+        raise PlanError(f"cannot write the plan file {path}: {os_reason(error)}") from None
 
 
 def read_saved_plan(path: str | os.PathLike[str]) -> SavedPlan:

@@ -308,3 +308,49 @@ def test_a_hostile_plan_file_is_one_error_line(scenario: Scenario, kind: str) ->
     assert result.code == 1
     assert result.err.startswith(f"Error: {planfile}: ")
     assert "internal error" not in result.err and result.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("kind", ["state", "database", "other", "fifo"])
+def test_out_never_overwrites_what_is_not_a_saved_plan(scenario: Scenario, kind: str) -> None:
+    """`--out` naming the state file, the control plane's database, any other file or a
+    FIFO is refused before anything is done; the file is left byte for byte."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config("max_scale = 2", "max_scale = 3")
+    target = {
+        "state": scenario.state_path,
+        "database": scenario.db_path,
+        "other": scenario.root / "notes.txt",
+        "fifo": scenario.root / "pipe",
+    }[kind]
+    if kind == "other":
+        target.write_text("keep me\n")
+    if kind == "fifo":
+        os.mkfifo(target)
+    before = None if kind == "fifo" else target.read_bytes()
+    result = scenario.plan("--out", str(target))
+    assert result.code == 1
+    assert f"{target} exists and is not a saved plan: not overwriting it" in result.err
+    if before is not None:
+        assert target.read_bytes() == before
+    assert scenario.plan("--detailed-exitcode").code == 2  # state and database intact
+
+
+def test_out_through_a_symlink_writes_the_target_and_keeps_the_link(scenario: Scenario) -> None:
+    """A symlinked --out is written through (the link stays a link), and a saved plan
+    may be replaced by the next one."""
+    real = scenario.root / "plans" / "real.json"
+    real.parent.mkdir()
+    link = scenario.root / "tfplan.json"
+    link.symlink_to(real)
+    assert scenario.plan("--out", str(link)).code == 0
+    assert link.is_symlink() and json.loads(real.read_text())["saved"]
+    assert scenario.plan("--out", str(link)).code == 0  # an earlier plan is replaced
+
+
+def test_a_plan_with_errors_and_out_writes_no_state(scenario: Scenario) -> None:
+    """`plan --out` whose plan has errors saves nothing: no plan file, no new state."""
+    scenario.create_remote("worker")
+    result = scenario.plan("--out", "tfplan.json")
+    assert result.code == 1
+    assert not (scenario.root / "tfplan.json").exists()
+    assert not scenario.state_path.exists()
