@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ from planner.errors import PlannerError
 Loc = tuple[str | int, ...]  # a path into parsed data: object keys, list indices
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
-MAX_NESTING = 64
+MAX_NESTING = 64  # files people write (config, seed)
+MAX_WRITTEN_NESTING = 256  # files the planner writes (state, saved plan): config depth + own
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -121,5 +123,10 @@ def parse_nested(
         data = parse(text)
     except RecursionError:
         raise error(f"{path}: nested deeper than {limit} levels") from None
+    except ValueError as exc:
+        if type(exc) is not ValueError:  # the parser's own decode error: the caller's
+            raise
+        digits = sys.get_int_max_str_digits()
+        raise error(f"{path}: a number has more than {digits} digits") from None
     check_nesting(data, path, error, limit)
     return data

@@ -80,3 +80,18 @@ def test_nesting_is_counted_without_recursion() -> None:
     check_nesting(ok, Path("c"), ConfigError)
     with pytest.raises(ConfigError, match="nested deeper"):
         check_nesting([ok], Path("c"), ConfigError)
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"), [(json.loads, "1" * 5000), (tomllib.loads, "a = " + "1" * 5000)]
+)
+def test_a_number_with_5000_digits_is_one_error_not_a_value_error(parse, text) -> None:
+    """Python refuses to convert over 4300 digits; that is an error naming the file."""
+    with pytest.raises(ConfigError, match=r"^c: a number has more than \d+ digits$"):
+        parse_nested(parse, text, Path("c"), ConfigError)
+
+
+def test_the_parsers_own_decode_errors_pass_through() -> None:
+    """A syntax error stays the parser's (callers word it with line and column)."""
+    with pytest.raises(json.JSONDecodeError):
+        parse_nested(json.loads, "{", Path("c"), ConfigError)

@@ -25,6 +25,7 @@ from planner.api.rules import Mode
 from planner.cli.common import seconds
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
+from planner.files import os_reason
 
 DEFAULTS = ServerSettings()
 
@@ -195,12 +196,10 @@ def open_app(settings: ServerSettings) -> Any:
 
     try:
         settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
-    try:
         return create_app(settings)
-    except sqlite3.Error as exc:
-        raise PlannerError(f"Cannot open the database {settings.db_path}: {exc}") from exc
+    except (OSError, sqlite3.Error) as exc:
+        reason = os_reason(exc) if isinstance(exc, OSError) else str(exc)
+        raise PlannerError(f"Cannot open the database {settings.db_path}: {reason}") from None
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError
-from planner.files import os_reason, parse_nested, read_user_text
+from planner.files import MAX_WRITTEN_NESTING, os_reason, parse_nested, read_user_text
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan, plan_json_schema
 from planner.plan.refresh import Observed
@@ -37,7 +37,6 @@ from planner.state.localfile import write_atomic
 
 SAVED_KEY = "saved"
 MAX_PLAN_BYTES = 256 * 1024 * 1024  # a 10,000-deployment plan is ~20 MB
-MAX_PLAN_NESTING = 256  # config nesting (64) plus the plan's own levels, with room
 
 
 class SavedOptions(BaseModel):
@@ -260,7 +259,7 @@ def _read_json(source: Path) -> Any:
     except FileNotFoundError:
         raise PlanError(f"plan file not found: {source}") from None
     try:
-        return parse_nested(json.loads, text, source, PlanError, limit=MAX_PLAN_NESTING)
+        return parse_nested(json.loads, text, source, PlanError, limit=MAX_WRITTEN_NESTING)
     except json.JSONDecodeError as error:
         raise PlanError(
             f"plan file {source} is not valid JSON (line {error.lineno}: {error.msg})"

@@ -16,7 +16,7 @@ from planner.config.desired import DesiredDeployment
 from planner.errors import PlanStaleError
 from planner.plan.refresh import Observed
 from planner.plan.saved import SavedPlan, SeenDeployment, config_digest
-from planner.state.document import StateDocument
+from planner.state.document import StateDocument, iso_utc
 
 STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
 
@@ -100,4 +100,4 @@ def _compare(
 
 
 def _iso(moment: datetime | None) -> str:
-    return moment.isoformat() if moment is not None else "-"
+    return iso_utc(moment) if moment is not None else "-"

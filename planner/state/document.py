@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from planner import __version__
 from planner.errors import StateError
+from planner.files import MAX_WRITTEN_NESTING, parse_nested
 from planner.state.records import RecordedDeployment
 
 FORMAT_VERSION = 1
@@ -299,7 +300,7 @@ def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDo
 
 def _load_json_object(text: str, source: str) -> dict[str, Any]:
     try:
-        raw = json.loads(text)
+        raw = parse_nested(json.loads, text, Path(source), StateError, MAX_WRITTEN_NESTING)
     except json.JSONDecodeError as error:
         raise StateError(
             f"state file {source} is not valid JSON (line {error.lineno}, "

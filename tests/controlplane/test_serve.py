@@ -120,3 +120,13 @@ def test_db_whose_folder_cannot_be_created_is_one_error_line(
     assert code == 1
     assert f"Cannot open the database {db}" in err
     assert "internal error" not in err
+
+
+def test_db_that_is_a_directory_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--db` naming a directory is "Cannot open the database", not IsADirectoryError."""
+    code = main(["serve", "--port", "0", "--api-key", "k", "--db", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == f"Error: Cannot open the database {tmp_path}: Is a directory\n"

@@ -61,7 +61,7 @@ def test_every_moved_deployment_is_listed() -> None:
     )
     error = stale_error(saved, doc, observed)
     assert error.message.startswith("the plan is stale: deployment api changed since the plan")
-    assert "(updated_at " in error.message and "-> 2030-01-01T00:00:00+00:00)" in error.message
+    assert "(updated_at " in error.message and "-> 2030-01-01T00:00:00Z)" in error.message
     assert any("new revision since the plan" in line and "rev-9" in line for line in error.details)
     assert any("deployment new appeared since the plan" in line for line in error.details)
     assert "planner plan --out" in (error.hint or "")

@@ -374,3 +374,12 @@ def test_lock_refuses_a_state_path_that_is_not_a_file_before_creating_anything(
         with pytest.raises(StateError, match=f"{path}: cannot .*: it is .*, not a regular file"):
             backend.lock("plan")
         assert not backend.lock_path.exists()
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"serial": ' + "1" * 5000 + "}"])
+def test_a_hostile_state_file_is_a_state_error(tmp_path: Path, text: str) -> None:
+    """100k nested brackets or a 5000-digit number in the state: a StateError naming it."""
+    path = tmp_path / "planner.state.json"
+    path.write_text(text)
+    with pytest.raises(StateError, match=r"planner\.state\.json: (nested deeper|a number has)"):
+        LocalFileBackend(path).read()
