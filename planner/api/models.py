@@ -12,7 +12,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 
 
 def _check_uuid(value: str) -> str:
@@ -138,6 +146,20 @@ class ImagePullSecret(WireModel):
 
 
 class ResourceSpec(WireModel):
+    """Sizes, scaling and pod settings."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """`true` or "2" is not a number, on the server as in the config (lax pydantic
+        would take them as 1 and 2; 2.0 stays a whole number, as JSON Schema says)."""
+        annotation = cls.model_fields[str(info.field_name)].annotation
+        if annotation in (int | None, float | None) and isinstance(value, bool | str):
+            raise ValueError(
+                "must be a whole number" if annotation == int | None else "must be a number"
+            )
+        return value
+
     # Main
     min_scale: int | None = None
     max_scale: int | None = None

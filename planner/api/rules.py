@@ -75,6 +75,15 @@ NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
 NAME_MAX_LENGTH = 63
 NAME_RULE = "must be lowercase letters, digits and '-', starting and ending with a letter or digit"
 _NAME = re.compile(NAME_PATTERN)
+# Secret and secret-reference names become environment variable names.
+SECRET_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_SECRET_NAME = re.compile(SECRET_NAME_PATTERN)
+
+
+def is_env_var_name(name: str) -> bool:
+    return _SECRET_NAME.fullmatch(name) is not None
+
+
 _SPEC = ("source_config", "resource_spec")
 
 

@@ -8,7 +8,6 @@ Each returns problems with locations relative to the deployment
 
 from __future__ import annotations
 
-import re
 import typing
 from collections.abc import Iterator, Mapping
 from functools import cache
@@ -17,20 +16,18 @@ from typing import Any
 from pydantic import BaseModel
 
 from planner.api.models import ResourceSpec, SourceConfig, SourceRevisionConfig
-from planner.api.rules import Mode, check_mode, check_source_rules
+from planner.api.rules import Mode, check_mode, check_source_rules, is_env_var_name
 from planner.api.rules import check_name as rule_name
 from planner.api.rules import check_resource_spec as rule_resource_spec
 from planner.api.values import MAX_JSON_DEPTH, check_values
 from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, did_you_mean
-from planner.config.models import SECRET_NAME_PATTERN
 from planner.files import nested_too_deep
 
 TOO_DEEP = f"nested too deep: tables and arrays may nest at most {MAX_JSON_DEPTH} levels"
 # Whole-value fields ignore_changes may name beside the fields of the source models.
 _TOP_LEVEL_PATHS = ("source", "secrets", "secret_references")
 _NOT_IGNORABLE = {"source_revision_config.repo_commit_sha"}
-_SECRET_NAME = re.compile(SECRET_NAME_PATTERN)
 
 
 def check_name(name: str) -> list[Problem]:
@@ -73,7 +70,7 @@ def check_secret_references(desired: DesiredDeployment) -> list[Problem]:
     seen: set[str] = set()
     for index, reference in enumerate(desired.secret_references or []):
         loc: Loc = ("secret_references", index, "name")
-        if not _SECRET_NAME.match(reference.name):
+        if not is_env_var_name(reference.name):
             problems.append(Problem(loc, "must be a valid environment variable name"))
         elif reference.name in seen:
             problems.append(Problem(loc, f"'{reference.name}' is referenced more than once"))

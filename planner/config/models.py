@@ -15,10 +15,8 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
-from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, Mode
+from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, SECRET_NAME_PATTERN, Mode
 from planner.config.desired import DesiredDeployment, Lifecycle
-
-SECRET_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)]
 SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]

@@ -5,17 +5,15 @@ Values never appear in problems or warnings; only names of secrets and variables
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import SecretStr
 
+from planner.api.rules import is_env_var_name
 from planner.config.diagnostics import Loc, Problem
-from planner.config.models import SECRET_NAME_PATTERN
 
-_SECRET_NAME = re.compile(SECRET_NAME_PATTERN)
 _FORM = 'must be a string or { env = "VARIABLE" }'
 
 
@@ -43,7 +41,7 @@ def resolve_secrets(
         return resolved
     for name, value in raw.items():
         here = (*loc, name)
-        if not _SECRET_NAME.match(name):
+        if not is_env_var_name(name):
             resolved.problems.append(Problem(here, _bad_name_message()))
             continue
         _resolve_one(resolved, name, value, here, deployment, environ)

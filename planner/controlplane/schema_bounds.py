@@ -10,17 +10,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from planner.api.rules import resource_minimums
+from planner.api.rules import SECRET_NAME_PATTERN, resource_minimums
 from planner.api.values import INT64_MAX, INT64_MIN, MAX_STRING_LENGTH
 
 Schema = dict[str, Any]
 
 
 def install_value_bounds(schemas: dict[str, Schema]) -> None:
-    """Bound every integer and string of the components, and resource_spec's numbers."""
+    """Bound every integer and string of the components, resource_spec's numbers, and
+    secret names (environment variable names)."""
     for schema in schemas.values():
         for node in _nodes(schema):
             _bound(node)
+    secret_name = schemas["Secret"]["properties"]["name"]
+    secret_name["pattern"] = SECRET_NAME_PATTERN
     spec = schemas["ResourceSpec"]["properties"]
     for name, (kind, bound) in resource_minimums().items():
         for node in _nodes(spec[name]):

@@ -18,6 +18,7 @@ from planner.api.rules import (
     check_name,
     check_resource_spec,
     check_source_rules,
+    is_env_var_name,
 )
 from planner.api.values import check_values
 from planner.controlplane.settings import ServerSettings
@@ -34,11 +35,14 @@ COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
 
 
 def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> list[Problem]:
-    """Two secrets with one name would make the environment ambiguous."""
+    """Names become environment variables: valid ones (as the config requires), and
+    no two alike (the environment would be ambiguous)."""
     seen: set[str] = set()
     problems: list[Problem] = []
     for index, secret in enumerate(secrets):
-        if secret.name in seen:
+        if not is_env_var_name(secret.name):
+            problems.append(((*where, index, "name"), "must be a valid environment variable name"))
+        elif secret.name in seen:
             problems.append(((*where, index, "name"), f"duplicate secret '{secret.name}'"))
         seen.add(secret.name)
     return problems

@@ -328,6 +328,9 @@ REFUSED = [
     (_spec(cpu=0), ("source_config", "resource_spec", "cpu")),
     (_spec(min_scale=5, max_scale=1), ("source_config", "resource_spec", "min_scale")),
     (_spec(max_scale=2**63), ("source_config", "resource_spec", "max_scale")),
+    (_spec(max_scale=True), ("source_config", "resource_spec", "max_scale")),
+    (_spec(max_scale="2"), ("source_config", "resource_spec", "max_scale")),
+    (_spec(cpu="1"), ("source_config", "resource_spec", "cpu")),
     (_spec(labels={"n": 2**64}), ("source_config", "resource_spec", "labels", "n")),
     (_spec(labels={"n": -(2**63) - 1}), ("source_config", "resource_spec", "labels", "n")),
     (
@@ -366,6 +369,23 @@ async def test_server_refuses_what_the_planner_refuses(
         response = await cp.client.post("/v2/deployments", json=body)
         assert response.status_code == 422, response.text
         assert ("body", *loc) in locs(response.json())
+
+
+@pytest.mark.parametrize("name", ["1A", "A-B", "A B", "A\n", ""])
+async def test_a_secret_name_that_is_no_environment_variable_name_is_422(
+    tmp_path: Path, name: str
+) -> None:
+    """Secret names become environment variables: the server refuses what the config
+    refuses (`must be a valid environment variable name`), on create and PATCH."""
+    body = _docker_body({"secrets": [{"name": name, "value": "v"}]})
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+        assert response.status_code == 422, response.text
+        assert ("body", "secrets", 0, "name") in locs(response.json())
+        created = await cp.create(_docker_body({}))
+        patch = {"secrets": [{"name": name, "value": "v"}]}
+        answer = await cp.client.patch(f"/v2/deployments/{created['id']}", json=patch)
+        assert answer.status_code == 422, answer.text
 
 
 async def test_64_bit_integers_and_long_strings_at_the_limits_are_accepted(tmp_path: Path) -> None:
