@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from planner.api.client import ControlPlaneClient
-from planner.apply.progress import Reporter
 from planner.apply.recorder import StateRecorder
+from planner.apply.reporter import Reporter
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import PollPolicy, Waiting
 from planner.config.desired import DesiredDeployment

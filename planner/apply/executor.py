@@ -25,9 +25,9 @@ from planner.api.client import ControlPlaneClient
 from planner.api.gate import BackoffGate
 from planner.apply.context import ApplyOptions, Run, describe_error
 from planner.apply.operations import apply_change
-from planner.apply.progress import NullReporter, Reporter
 from planner.apply.recorder import StateRecorder
 from planner.apply.records import rerecorded
+from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError, PlanStaleError
