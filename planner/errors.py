@@ -103,3 +103,4 @@ class ApiError(PlannerError):
         self.status = status
         self.detail = detail
         self.problems = list(problems)
+        self.gave_up: str | None = None  # the retry layer's detail line, when it gave up
