@@ -66,7 +66,6 @@ REQUIRED_FIELDS: dict[str, list[tuple[str, str]]] = {
     ],
     "internal_template": [],
 }
-SERVER_DEFERRED_SOURCES = frozenset({"internal_docker", "internal_source", "internal_template"})
 
 Problem = tuple[Loc, str]
 

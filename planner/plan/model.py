@@ -187,10 +187,6 @@ class Plan(PlanModel):
         return any(change.action is not Action.NO_OP for change in self.changes)
 
     @property
-    def has_drift(self) -> bool:
-        return bool(self.drift)
-
-    @property
     def has_errors(self) -> bool:
         return bool(self.errors)
 
