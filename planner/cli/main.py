@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from planner import __version__
+from planner import installed_version
 from planner.errors import PlannerError
 
 # name -> (module under planner/cli, help line); the order of `planner --help`.
@@ -47,6 +47,19 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
 
+class VersionAction(argparse.Action):
+    """`--version`, as argparse's own, but the version is looked up only when asked."""
+
+    HELP = "show program's version number and exit"
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        sys.stdout.write(f"planner {installed_version()}\n")  # stdout, as argparse's
+        parser.exit()
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; given ARGV, only the command ARGV names is imported and
     registered in full (the others are listed by name and help line)."""
@@ -59,7 +72,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Plan and apply deployments on the control plane.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"planner {__version__}")
+    parser.add_argument("--version", action=VersionAction, help=VersionAction.HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     chosen = None if argv is None else chosen_command(argv)
     for name, (module_name, help_line) in COMMANDS.items():

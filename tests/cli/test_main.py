@@ -133,3 +133,29 @@ def test_a_failing_text_command_prints_no_json(tmp_path: Path, monkeypatch, caps
     monkeypatch.chdir(tmp_path)
     assert main(["state", "show", "api"]) == 1
     assert capsys.readouterr().out == ""
+
+
+def test_version_is_the_installed_distributions(capsys) -> None:
+    """`planner --version` prints the version importlib.metadata knows, on stdout."""
+    import importlib.metadata
+
+    import planner
+
+    assert planner.__version__ == importlib.metadata.version("planner")
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"planner {planner.__version__}\n"
+
+
+def test_version_without_an_installed_distribution(monkeypatch) -> None:
+    """From a source tree that is not installed, the version says it is unknown."""
+    import importlib.metadata
+
+    import planner
+
+    def not_installed(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert planner.installed_version.__wrapped__() == planner.UNKNOWN_VERSION
