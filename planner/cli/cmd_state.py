@@ -17,6 +17,7 @@ from planner.cli.common import (
 from planner.errors import StateError
 from planner.plan.model import suggested_command
 from planner.render.console import make_console
+from planner.render.output import write_lines
 from planner.render.state_view import (
     empty_list_line,
     list_lines,
@@ -26,7 +27,6 @@ from planner.render.state_view import (
     removed_lines,
     show_lines,
 )
-from planner.render.tables import write_lines
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument
 

@@ -95,7 +95,7 @@ def report_error(error: PlannerError, args: argparse.Namespace) -> None:
     # Imported here: rich is not needed for `planner --help` or a command that succeeds.
     from planner.render.console import make_console
     from planner.render.errors import error_document, write_error
-    from planner.render.tables import write_json
+    from planner.render.output import write_json
 
     write_error(make_console(stderr=True), error)
     if getattr(args, "format", None) == "json":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from planner.api.models import OAuthProvider
-from planner.render.tables import folded_table, write_json
+from planner.render.output import folded_table, write_json
 
 HEADERS = ("Name", "Provider", "Type", "Client ID", "PKCE", "ID")
 

@@ -12,7 +12,7 @@ import tomli_w
 from rich.console import Console
 
 from planner.api.models import Repository
-from planner.render.tables import folded_table, write_json
+from planner.render.output import folded_table, write_json
 
 MAX_NAME_LENGTH = 63
 HEADERS = ("Name", "Owner", "URL", "Default branch", "ID")

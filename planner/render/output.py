@@ -1,4 +1,5 @@
-"""Writing a command's output: one console per stream, text printed literally."""
+"""Writing a command's output: lines, JSON and tables, printed literally through one console
+(`planner.render.console.make_console`) per stream."""
 
 from __future__ import annotations
 
