@@ -11,7 +11,7 @@ import re
 import tomli_w
 from rich.console import Console
 
-from planner.api.models import Repository
+from planner.api.models import Repository, Source
 from planner.render.output import folded_table, write_json
 
 MAX_NAME_LENGTH = 63
@@ -47,7 +47,7 @@ def deployment_table(name: str, repository: Repository) -> str:
     """One deployment's tables, under a comment naming the repository and above the
     commented-out line the user must fill in."""
     deployment = {
-        "source": "git_host",
+        "source": Source.GIT_HOST.value,
         "source_config": {
             "integration_id": repository.host_integration_id,
             "repo_url": repository.url,
