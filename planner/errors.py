@@ -3,6 +3,15 @@
 Each subclass carries a short `code` (stable, for scripts), a message, optional detail
 lines and a hint. `planner.cli.main.main` is the only place that turns them into output
 and exit codes.
+
+The promise to scripts: the human lines (`Error: ...`, details, `Hint: ...`) always go
+to stderr; a command run with `--format json` that fails with one of these errors also
+prints one JSON document on stdout, in place of its result,
+
+    {"error": {"code": "plan-stale", "message": "...", "details": ["..."], "hint": "..."}}
+
+(`hint` may be null), so a script can branch on `.error.code` without reading English.
+The codes below do not change meaning once released.
 """
 
 from __future__ import annotations
@@ -94,3 +103,4 @@ class ApiError(PlannerError):
         self.status = status
         self.detail = detail
         self.problems = list(problems)
+        self.gave_up: str | None = None  # the retry layer's detail line, when it gave up

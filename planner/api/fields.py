@@ -69,11 +69,3 @@ def classify(path: str) -> ChangeClass:
         if found is not None:
             return found
     return ChangeClass.READ_ONLY
-
-
-def is_revision_field(path: str) -> bool:
-    return classify(path) is ChangeClass.NEW_REVISION
-
-
-def is_immutable_field(path: str) -> bool:
-    return classify(path) is ChangeClass.IMMUTABLE

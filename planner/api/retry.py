@@ -59,7 +59,8 @@ def is_retryable(error: ApiError) -> bool:
 
 
 def _give_up(error: ApiError, attempts: int, elapsed: float) -> ApiError:
-    error.details.append(f"gave up after {attempts} attempt(s) in {elapsed:.1f} s")
+    error.gave_up = f"gave up after {attempts} attempt(s) in {elapsed:.1f} s"
+    error.details.append(error.gave_up)
     return error
 
 

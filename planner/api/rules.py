@@ -23,50 +23,53 @@ class Mode(StrEnum):
 
 
 SOURCES_BY_MODE: dict[Mode, frozenset[str]] = {
-    Mode.CLOUD: frozenset({"git_host", "internal_docker", "internal_source", "internal_template"}),
-    Mode.SELF_HOSTED: frozenset({"external_docker"}),
+    Mode.CLOUD: frozenset(
+        {Source.GIT_HOST, Source.INTERNAL_DOCKER, Source.INTERNAL_SOURCE, Source.INTERNAL_TEMPLATE}
+    ),
+    Mode.SELF_HOSTED: frozenset({Source.EXTERNAL_DOCKER}),
 }
 
 _ALL = frozenset(s.value for s in Source)
-_NOT_EXTERNAL = _ALL - {"external_docker"}
+_NOT_EXTERNAL = _ALL - {Source.EXTERNAL_DOCKER}
 
 # Which sources a field belongs to; a field set for another source is rejected.
 FIELD_SOURCES: dict[tuple[str, ...], frozenset[str]] = {
-    ("source_config", "integration_id"): frozenset({"git_host"}),
-    ("source_config", "repo_url"): frozenset({"git_host"}),
-    ("source_config", "build_on_push"): frozenset({"git_host"}),
+    ("source_config", "integration_id"): frozenset({Source.GIT_HOST}),
+    ("source_config", "repo_url"): frozenset({Source.GIT_HOST}),
+    ("source_config", "build_on_push"): frozenset({Source.GIT_HOST}),
     ("source_config", "deployment_type"): _NOT_EXTERNAL,
-    ("source_config", "custom_url"): frozenset({"external_docker"}),
-    ("source_config", "listener_id"): frozenset({"external_docker"}),
-    ("source_config", "listener_config"): frozenset({"external_docker"}),
-    ("source_config", "install_command"): frozenset({"git_host", "internal_source"}),
-    ("source_config", "build_command"): frozenset({"git_host", "internal_source"}),
-    ("source_revision_config", "repo_ref"): frozenset({"git_host"}),
+    ("source_config", "custom_url"): frozenset({Source.EXTERNAL_DOCKER}),
+    ("source_config", "listener_id"): frozenset({Source.EXTERNAL_DOCKER}),
+    ("source_config", "listener_config"): frozenset({Source.EXTERNAL_DOCKER}),
+    ("source_config", "install_command"): frozenset({Source.GIT_HOST, Source.INTERNAL_SOURCE}),
+    ("source_config", "build_command"): frozenset({Source.GIT_HOST, Source.INTERNAL_SOURCE}),
+    ("source_revision_config", "repo_ref"): frozenset({Source.GIT_HOST}),
     ("source_revision_config", "agent_config_path"): _NOT_EXTERNAL,
-    ("source_revision_config", "image_uri"): frozenset({"external_docker", "internal_docker"}),
-    ("source_revision_config", "source_tarball_path"): frozenset({"internal_source"}),
-    ("secret_references",): frozenset({"external_docker"}),
+    ("source_revision_config", "image_uri"): frozenset(
+        {Source.EXTERNAL_DOCKER, Source.INTERNAL_DOCKER}
+    ),
+    ("source_revision_config", "source_tarball_path"): frozenset({Source.INTERNAL_SOURCE}),
+    ("secret_references",): frozenset({Source.EXTERNAL_DOCKER}),
 }
 
 # Fields a complete deployment of each source needs (the planner's config always;
 # the server on create only for git_host/external_docker, since the real client creates
 # internal_* deployments empty and sends the image or tarball in a later PATCH).
 REQUIRED_FIELDS: dict[str, list[tuple[str, str]]] = {
-    "git_host": [
+    Source.GIT_HOST: [
         ("source_config", "integration_id"),
         ("source_config", "repo_url"),
         ("source_revision_config", "repo_ref"),
         ("source_revision_config", "agent_config_path"),
     ],
-    "external_docker": [("source_revision_config", "image_uri")],
-    "internal_docker": [("source_revision_config", "image_uri")],
-    "internal_source": [
+    Source.EXTERNAL_DOCKER: [("source_revision_config", "image_uri")],
+    Source.INTERNAL_DOCKER: [("source_revision_config", "image_uri")],
+    Source.INTERNAL_SOURCE: [
         ("source_revision_config", "source_tarball_path"),
         ("source_revision_config", "agent_config_path"),
     ],
-    "internal_template": [],
+    Source.INTERNAL_TEMPLATE: [],
 }
-SERVER_DEFERRED_SOURCES = frozenset({"internal_docker", "internal_source", "internal_template"})
 
 Problem = tuple[Loc, str]
 
@@ -105,7 +108,7 @@ def check_mode(source: str, mode: Mode | str) -> list[Problem]:
     mode = Mode(mode)
     if source in SOURCES_BY_MODE[mode]:
         return []
-    where = "self-hosted" if source == "external_docker" else "cloud"
+    where = Mode.SELF_HOSTED if source == Source.EXTERNAL_DOCKER else Mode.CLOUD
     return [(("source",), f"source '{source}' is only available in {where} deployments")]
 
 

@@ -6,7 +6,7 @@ is the engine; the `apply` and `destroy` commands are thin wrappers around it.
 
 from planner.apply.context import ApplyOptions
 from planner.apply.executor import execute_plan
-from planner.apply.progress import LineReporter, LiveReporter, NullReporter, Reporter
+from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.apply.waiter import PollPolicy
 
@@ -14,8 +14,6 @@ __all__ = [
     "ApplyOptions",
     "ApplyResult",
     "DeploymentResult",
-    "LineReporter",
-    "LiveReporter",
     "NullReporter",
     "Outcome",
     "PollPolicy",

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from planner.api.client import ControlPlaneClient
-from planner.apply.progress import Reporter
 from planner.apply.recorder import StateRecorder
+from planner.apply.reporter import Reporter
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import PollPolicy, Waiting
 from planner.config.desired import DesiredDeployment
@@ -99,17 +99,17 @@ class Run:
         self.status(result, status or result.status)
 
     def fail(self, result: DeploymentResult, error: BaseException | str) -> None:
-        self.finish(result, Outcome.FAILED, "failed", describe_error(error))
+        self.finish(result, Outcome.FAILED, Outcome.FAILED.value, describe_error(error))
 
 
 def describe_error(error: BaseException | str) -> str:
     """One line: the message, and for API errors the first detail lines."""
     if isinstance(error, str):
         return error
+    if isinstance(error, ApiError):
+        extra = [d for d in error.details if d != error.gave_up][:3]
+        return f"{error.message} ({'; '.join(extra)})" if extra else error.message
     if isinstance(error, PlannerError):
-        extra = [d for d in error.details if not d.startswith("gave up")][:3]
-        if isinstance(error, ApiError) and extra:
-            return f"{error.message} ({'; '.join(extra)})"
         return error.message
     # Not the message: a validation error can quote the values it was given (secrets).
     return f"internal error: {type(error).__name__}"

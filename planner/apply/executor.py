@@ -25,9 +25,9 @@ from planner.api.client import ControlPlaneClient
 from planner.api.gate import BackoffGate
 from planner.apply.context import ApplyOptions, Run, describe_error
 from planner.apply.operations import apply_change
-from planner.apply.progress import NullReporter, Reporter
 from planner.apply.recorder import StateRecorder
 from planner.apply.records import rerecorded
+from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError, PlanStaleError
@@ -139,7 +139,7 @@ async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent
         return {}
     if run.stop.is_set():
         for change in changes:
-            run.finish(run.results[change.name], Outcome.NOT_STARTED, "not started")
+            run.finish(run.results[change.name], Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return {}
     await run.recorder.journal_deletes({c.name: c.deployment_id for c in changes})
     for change in changes:
@@ -212,6 +212,8 @@ async def cancel_leftovers(run: Run, tasks: Sequence[asyncio.Future[None]]) -> N
     with contextlib.suppress(asyncio.CancelledError):
         await asyncio.gather(*left, return_exceptions=True)
     for result in run.results.values():
-        cut_off = result.outcome is Outcome.NOT_STARTED and result.status != "not started"
+        cut_off = (
+            result.outcome is Outcome.NOT_STARTED and result.status != Outcome.NOT_STARTED.value
+        )
         if result.started is not None and cut_off:
             run.fail(result, describe_error("interrupted while its request was in flight"))

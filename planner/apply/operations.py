@@ -56,7 +56,7 @@ async def create(
     creates share one write; the record is written after the slot is given back."""
     desired = run.desired[change.name]
     if run.stop.is_set():
-        run.finish(result, Outcome.NOT_STARTED, "not started")
+        run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return
     intent = intent or await run.recorder.journal_create(change.name)
     body = planned_create_body(change, desired.secret_values())
@@ -86,7 +86,7 @@ async def sent_journalled(
         raise
     if deployment is None:
         await run.recorder.drop(intent)
-        run.finish(result, Outcome.NOT_STARTED, "not started")
+        run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
     return deployment
 
 
@@ -123,7 +123,7 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
         return run.client.patch_deployment(deployment_id, update)
 
     if run.stop.is_set():
-        run.finish(result, Outcome.NOT_STARTED, "not started")
+        run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return
     details = update_intent_details(change)
     intent = await run.recorder.journal_update(change.name, deployment_id, details)
@@ -148,7 +148,7 @@ async def recreate(
     run.status(result, "waiting for the old one to go")
     gone = await wait_until_gone(run.waiting, change.deployment_id)
     if gone.end is WaitEnd.STOPPED:
-        run.finish(result, Outcome.NOT_STARTED, "not started")
+        run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return
     if gone.end is WaitEnd.TIMEOUT:
         message = f"the old deployment {change.deployment_id} was not gone in time"
@@ -163,7 +163,7 @@ async def follow(run: Run, result: DeploymentResult, revision_id: str | None) ->
     """Wait for the revision (unless --no-wait) and record how it ended."""
     result.revision_id = revision_id
     if revision_id is None or not run.options.wait:
-        run.finish(result, Outcome.SUBMITTED, "submitted")
+        run.finish(result, Outcome.SUBMITTED, Outcome.SUBMITTED.value)
         return
     assert result.deployment_id is not None
     waited = await wait_for_revision(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from planner.plan.model import Action
+from planner.plan.model import Action, PlanMode
 
 
 class Outcome(StrEnum):
@@ -52,7 +52,7 @@ class ApplyResult:
 
     results: list[DeploymentResult] = field(default_factory=list)
     interrupted: bool = False
-    mode: str = "normal"
+    mode: PlanMode = "normal"
     seconds: float = 0.0
 
     @property

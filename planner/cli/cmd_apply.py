@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.apply import ApplyOptions, ApplyResult, execute_plan
-from planner.apply.progress import NullReporter, make_reporter
+from planner.apply.reporter import NullReporter
 from planner.cli.common import (
     DEFAULT_CONFIG,
     add_config_option,
@@ -38,6 +38,7 @@ from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
 from planner.plan.stale import check_plan_fresh
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
+from planner.render.progress import make_reporter
 from planner.render.text import render_text
 from planner.state.document import IntentOp, StateDocument
 from planner.state.plan_key import read_plan_key

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.client import ControlPlaneClient
-from planner.api.endpoint import open_client, state_dir_from
 from planner.cli.common import DEFAULT_CONFIG
+from planner.cli.endpoint import open_client, state_dir_from
 from planner.config.reader import read_raw
 from planner.errors import ConfigError
 

@@ -1,7 +1,9 @@
 """`planner` entry point: argument parsing and the one error boundary.
 
-Each command lives in `planner/cli/cmd_<name>.py` with `register(subparsers, parents)`,
-which adds its parser and sets `func` to a callable `(args) -> int`.
+Each command lives in `planner/cli/cmd_<module>.py` with `register(subparsers, parents)`,
+which adds its parser and sets `func` to a callable `(args) -> int`. `COMMANDS` names
+them with their help lines, so `planner --help` lists every command without importing
+one; `main` imports only the module of the command it runs.
 """
 
 from __future__ import annotations
@@ -14,25 +16,23 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from rich.text import Text
-
-from planner import __version__
+from planner import installed_version
 from planner.errors import PlannerError
-from planner.render.console import make_console
 
-COMMAND_MODULES = [
-    "validate",
-    "plan",
-    "apply",
-    "destroy",
-    "import_",
-    "state",
-    "unlock",
-    "providers",
-    "repos",
-    "serve",
-    "schema",
-]
+# name -> (module under planner/cli, help line); the order of `planner --help`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("cmd_validate", "validate the config file (no network)"),
+    "plan": ("cmd_plan", "show what apply would change"),
+    "apply": ("cmd_apply", "apply the changes of a plan"),
+    "destroy": ("cmd_destroy", "delete every deployment in the state"),
+    "import": ("cmd_import_", "adopt an existing deployment into the state"),
+    "state": ("cmd_state", "inspect or edit the state"),
+    "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
+    "providers": ("cmd_providers", "list OAuth providers"),
+    "repos": ("cmd_repos", "list repositories of a git_host integration"),
+    "serve": ("cmd_serve", "run the local control plane"),
+    "schema": ("cmd_schema", "print or write the JSON Schemas"),
+}
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -47,7 +47,22 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
 
-def build_parser() -> argparse.ArgumentParser:
+class VersionAction(argparse.Action):
+    """`--version`, as argparse's own, but the version is looked up only when asked."""
+
+    HELP = "show program's version number and exit"
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        sys.stdout.write(f"planner {installed_version()}\n")  # stdout, as argparse's
+        parser.exit()
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given ARGV, only the command ARGV names is imported and
+    registered in full (the others are listed by name and help line)."""
     common = Parser(add_help=False)
     common.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors"
@@ -57,27 +72,40 @@ def build_parser() -> argparse.ArgumentParser:
         description="Plan and apply deployments on the control plane.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"planner {__version__}")
+    parser.add_argument("--version", action=VersionAction, help=VersionAction.HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(f"planner.cli.cmd_{name}")
-        module.register(sub, [common])
+    chosen = None if argv is None else chosen_command(argv)
+    for name, (module_name, help_line) in COMMANDS.items():
+        if argv is None or name == chosen:
+            module = importlib.import_module(f"planner.cli.{module_name}")
+            module.register(sub, [common])
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
-def report_error(error: PlannerError) -> None:
-    console = make_console(stderr=True)
-    console.print(Text.assemble(("Error:", "bold red"), " ", error.message))
-    for line in error.details:
-        console.print(f"  {line}", markup=False)
-    if error.hint:
-        console.print(f"Hint: {error.hint}", markup=False)
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command ARGV runs: its first word that is not an option (the top-level
+    options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def report_error(error: PlannerError, args: argparse.Namespace) -> None:
+    """The error on stderr; with `--format json`, also its JSON document on stdout."""
+    # Imported here: rich is not needed for `planner --help` or a command that succeeds.
+    from planner.render.console import make_console
+    from planner.render.errors import error_document, write_error
+    from planner.render.output import write_json
+
+    write_error(make_console(stderr=True), error)
+    if getattr(args, "format", None) == "json":
+        write_json(make_console(), error_document(error))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; map errors to exit codes (1 error, 130 interrupted)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
     try:
         result: int = args.func(args)
@@ -85,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PlannerError as error:
         if debug:
             raise
-        report_error(error)
+        report_error(error, args)
         return error.exit_code
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)

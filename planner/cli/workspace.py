@@ -1,7 +1,7 @@
 """The wiring every state-using command shares: config, endpoint, client, state, digest key.
 
 A thin orchestrator, no business logic: `Workspace.open(...)` (or `from_args`) loads the
-config, resolves the endpoint and opens the client (`planner.api.endpoint.open_client`),
+config, resolves the endpoint and opens the client (`planner.cli.endpoint.open_client`),
 and points at the state file. Use it as `async with` (it closes the client). Commands
 take `lock(...)` around a read-change-write, `read_state()` inside it, then `refresh` /
 `make_plan`.
@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Self
 
 from planner.api.client import ControlPlaneClient
-from planner.api.endpoint import (
+from planner.cli.endpoint import (
     announce_on_stderr,
     open_client,
     resolve_endpoint,

@@ -10,7 +10,7 @@ from planner.api.fields import REASONS, ChangeClass, classify
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import create_request_body
-from planner.plan.model import Action, Change, FieldChange, PlanProblem
+from planner.plan.model import DRIFT_REASON, Action, Change, FieldChange, PlanProblem
 from planner.plan.paths import flatten, is_ignored
 from planner.plan.views import (
     desired_fields,
@@ -22,8 +22,6 @@ from planner.plan.views import (
 from planner.secrets import SENSITIVE, secret_digest
 from planner.state.records import RecordedDeployment
 
-DRIFT_REASON = "changed outside the planner; planned back to the config"
-
 
 def field_change(
     path: str, before: Any, after: Any, *, reason: str | None = None, drifted: bool = False
@@ -32,7 +30,14 @@ def field_change(
     why = reason or REASONS[change_class]
     if drifted:
         why = f"{why}; {DRIFT_REASON}"
-    return FieldChange(path=path, change_class=change_class, before=before, after=after, reason=why)
+    return FieldChange(
+        path=path,
+        change_class=change_class,
+        before=before,
+        after=after,
+        reason=why,
+        drifted=drifted,
+    )
 
 
 def secret_changes(

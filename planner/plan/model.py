@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.api.fields import ChangeClass
 from planner.state.document import IntentOp
 
 FORMAT_VERSION: Literal["1.0"] = "1.0"
+# The end of a drifted field's reason (the JSON plan carries drift in the reason only).
+DRIFT_REASON = "changed outside the planner; planned back to the config"
 
 
 class Action(StrEnum):
@@ -72,11 +74,27 @@ class PlanModel(BaseModel):
 class FieldChange(PlanModel):
     """One managed field that differs: `before` is observed, `after` is planned."""
 
+    # (The docstring is the JSON Schema's description: the notes stay in comments.)
+    # `drifted`: the observed value was changed outside the planner and the plan sets it
+    # back. It is not a key of the JSON plan, whose `reason` ends with DRIFT_REASON
+    # instead; reading a plan back (a saved plan) sets the flag from there, once, so
+    # views use the flag and never search the sentence.
+
     path: str
     change_class: ChangeClass = Field(alias="class")
     before: Any = None
     after: Any = None
     reason: str = ""
+    drifted: bool = Field(default=False, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drifted_from_reason(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "drifted" not in data:
+            reason = data.get("reason")
+            if isinstance(reason, str) and reason.endswith(DRIFT_REASON):
+                return {**data, "drifted": True}
+        return data
 
 
 class Change(PlanModel):
@@ -167,10 +185,6 @@ class Plan(PlanModel):
     @property
     def has_changes(self) -> bool:
         return any(change.action is not Action.NO_OP for change in self.changes)
-
-    @property
-    def has_drift(self) -> bool:
-        return bool(self.drift)
 
     @property
     def has_errors(self) -> bool:

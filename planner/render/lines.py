@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from planner.plan.changes import DRIFT_REASON
 from planner.plan.model import Action, Change, FieldChange, Plan, Recovered
 from planner.plan.paths import flatten
 from planner.secrets import SENSITIVE
@@ -84,7 +83,7 @@ def field_note(field: FieldChange, action: Action) -> str:
     parts = [field.change_class.value]
     if field.before == SENSITIVE and field.after == SENSITIVE:
         parts.append("value changed")
-    if DRIFT_REASON in field.reason:
+    if field.drifted:
         parts.append("drifted")
     return ", ".join(parts)
 

@@ -14,7 +14,7 @@ import pytest
 
 from planner.api.client import ControlPlaneClient
 from planner.apply import ApplyOptions, ApplyResult, PollPolicy, execute_plan
-from planner.apply.progress import NullReporter, Reporter
+from planner.apply.reporter import NullReporter, Reporter
 from planner.cli.workspace import Workspace
 from planner.config import load_config
 from planner.controlplane.app import create_app

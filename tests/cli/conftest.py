@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 import pytest
 
 from planner.api.client import ControlPlaneClient
-from planner.api.endpoint import EMBEDDED_DB_NAME, embedded_client
 from planner.api.models import Deployment, DeploymentCreate, DeploymentPatch
+from planner.cli.endpoint import EMBEDDED_DB_NAME, embedded_client
 from planner.cli.main import main
 from planner.config import load_config
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings

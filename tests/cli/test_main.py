@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.main import build_parser, main
+from planner.cli.main import COMMANDS, build_parser, main
 
 
 def test_a_closed_stdout_is_not_reported_as_an_internal_error(tmp_path: Path):
@@ -69,3 +70,92 @@ def test_an_abbreviated_option_is_a_usage_error(argv: list[str], capsys) -> None
         main(argv)
     assert exited.value.code == 2
     assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_the_command_table_has_each_commands_own_help_line() -> None:
+    """`planner --help` lists each command with the help line its module registers."""
+    full = build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    registered = {action.dest: action.help for action in sub._choices_actions}
+    assert registered == {name: help_line for name, (_, help_line) in COMMANDS.items()}
+
+
+def test_help_imports_no_command_module(tmp_path: Path) -> None:
+    """`planner --help` lists every command without importing one; a command imports its own."""
+    probe = (
+        "import sys\n"
+        "from planner.cli.main import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('planner.cli.cmd_')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
+
+    def loaded(*argv: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *argv],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=60,
+        )
+        return done.stdout.strip().splitlines()[-1]
+
+    assert loaded("--help") == "[]"
+    assert loaded("schema", "--help") == "['planner.cli.cmd_schema']"
+
+
+def test_a_failing_json_command_prints_its_error_as_json(tmp_path: Path, monkeypatch, capsys):
+    """With --format json, a failure also prints {"error": {code, ...}} on stdout; the
+    human lines on stderr are unchanged."""
+    monkeypatch.delenv("PLANNER_STATE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["state", "show", "api", "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {
+        "error": {
+            "code": "state-invalid",
+            "message": "no state file at state/planner.state.json",
+            "details": [],
+            "hint": "nothing is managed yet (`planner apply` creates the state), "
+            "or pass --state PATH / -c FILE to point at another one",
+        }
+    }
+    assert err.startswith("Error: no state file at state/planner.state.json\nHint: ")
+
+
+def test_a_failing_text_command_prints_no_json(tmp_path: Path, monkeypatch, capsys):
+    """Without --format json, an error goes to stderr only."""
+    monkeypatch.delenv("PLANNER_STATE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["state", "show", "api"]) == 1
+    assert capsys.readouterr().out == ""
+
+
+def test_version_is_the_installed_distributions(capsys) -> None:
+    """`planner --version` prints the version importlib.metadata knows, on stdout."""
+    import importlib.metadata
+
+    import planner
+
+    assert planner.__version__ == importlib.metadata.version("planner")
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"planner {planner.__version__}\n"
+
+
+def test_version_without_an_installed_distribution(monkeypatch) -> None:
+    """From a source tree that is not installed, the version says it is unknown."""
+    import importlib.metadata
+
+    import planner
+
+    def not_installed(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert planner.installed_version.__wrapped__() == planner.UNKNOWN_VERSION

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from planner.api.models import Repository
-from planner.cli.cmd_repos import deployment_name, render_toml
 from planner.cli.main import main
 from planner.config.loader import load_config
+from planner.render.repos import deployment_name, render_toml
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 
 from planner.config import Config, load_config
-from planner.config.dump import config_to_data, deployment_to_data
+from tests.config.dump import config_to_data, deployment_to_data
 from tests.strategies import ConfigCase, valid_configs
 
 

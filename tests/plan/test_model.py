@@ -6,7 +6,17 @@ import json
 
 import pytest
 
-from planner.plan.model import Action, Change, Plan, PlanProblem, Summary, plan_json_schema
+from planner.plan.changes import field_change
+from planner.plan.model import (
+    DRIFT_REASON,
+    Action,
+    Change,
+    FieldChange,
+    Plan,
+    PlanProblem,
+    Summary,
+    plan_json_schema,
+)
 
 from .builders import rich_plan
 
@@ -84,3 +94,14 @@ def test_the_plan_schema_is_the_json_plan() -> None:
     assert schema["additionalProperties"] is False
     assert "saved" not in schema["properties"]
     assert schema["$id"] == "plan.schema.json"
+
+
+def test_drift_is_a_flag_that_survives_the_json_plan() -> None:
+    """A drifted field carries `drifted`; the JSON plan keeps it in the reason only, and
+    reading the plan back sets the flag again."""
+    field = field_change("source_config.build_on_push", True, False, drifted=True)
+    data = field.model_dump(mode="json")
+    assert "drifted" not in data and data["reason"].endswith(DRIFT_REASON)
+    assert FieldChange.model_validate(data) == field
+    plain = field_change("source_config.build_on_push", True, False)
+    assert FieldChange.model_validate(plain.model_dump(mode="json")).drifted is False

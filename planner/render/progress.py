@@ -1,11 +1,11 @@
-"""How an apply tells the world what it is doing, while it does it.
+"""The apply's progress for people: the `Reporter`s the executor calls (see
+`planner.apply.reporter`).
 
-The executor calls a `Reporter`; it never prints. Two reporters for people:
+Two reporters:
 - `LineReporter` (no TTY, CI): one timestamped line each time a deployment's status
   changes, e.g. `03:41:07 support-agent: BUILDING (1.2s)`;
 - `LiveReporter` (a terminal): a rich live display, one line per deployment with its
   current status and elapsed time, under an overall progress bar.
-`NullReporter` says nothing (tests, `--quiet` callers).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Protocol
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -21,28 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from planner.apply.reporter import Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
-
-
-class Reporter(Protocol):
-    """Called by the executor: once at the start, on every status change, once at the end."""
-
-    def begin(self, results: Sequence[DeploymentResult]) -> None: ...
-
-    def update(self, result: DeploymentResult) -> None: ...
-
-    def end(self, result: ApplyResult) -> None: ...
-
-
-class NullReporter:
-    def begin(self, results: Sequence[DeploymentResult]) -> None:
-        pass
-
-    def update(self, result: DeploymentResult) -> None:
-        pass
-
-    def end(self, result: ApplyResult) -> None:
-        pass
 
 
 def elapsed(result: DeploymentResult, now: float) -> float:
@@ -52,10 +31,6 @@ def elapsed(result: DeploymentResult, now: float) -> float:
     if result.outcome is not Outcome.NOT_STARTED and result.seconds:
         return result.seconds
     return max(0.0, now - result.started)
-
-
-def is_done(result: DeploymentResult) -> bool:
-    return result.outcome is not Outcome.NOT_STARTED or result.status == "not started"
 
 
 class LineReporter:

@@ -1,4 +1,5 @@
-"""Desired state back to config-file data (the inverse of loading, defaults already merged).
+"""Test helper: desired state back to config-file data (the inverse of loading, defaults
+already merged), for the round-trip tests of the loader.
 
 Secrets read from the environment come back as `{ env = "VAR" }`; literal secrets come
 back as their values, so the result must be written only where the original file could

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.api.endpoint import (
+from planner.api.models import DeploymentCreate, SourceRevisionConfig
+from planner.cli.endpoint import (
     embedded_client,
     open_client,
     resolve_endpoint,
     state_dir_from,
 )
-from planner.api.models import DeploymentCreate, SourceRevisionConfig
 from planner.config.models import ControlPlaneConfig
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import ConfigError, StateError

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 from datetime import datetime
 
-from planner.apply.progress import LineReporter, LiveReporter, make_reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.plan.model import Action
 from planner.render.console import make_console
+from planner.render.progress import LineReporter, LiveReporter, make_reporter
 
 
 def test_line_reporter_prints_a_timestamped_line_per_status_change() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.api.endpoint import (
+from planner.cli.endpoint import (
     EMBEDDED_BUILD_SECONDS,
     embedded_settings,
     embedded_timings,

@@ -7,6 +7,9 @@ The state directory is `PLANNER_STATE_DIR`, else `state`.
 
 `endpoint` is the identity a state file records: the base URL (without user info), or
 `embedded:<db path>`.
+
+This wiring lives in the cli, the composing layer: the api client knows neither the
+server nor the state.
 """
 
 from __future__ import annotations

@@ -1,0 +1,34 @@
+"""Writing a command's output: lines, JSON and tables, printed literally through one console
+(`planner.render.console.make_console`) per stream."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+
+def write_lines(console: Console, lines: Iterable[str]) -> None:
+    """Each line as it is: no markup, no highlighting."""
+    for line in lines:
+        console.print(line, markup=False)
+
+
+def write_json(console: Console, value: Any) -> None:
+    """Pretty JSON (indent 2), as `json.dumps` writes it, on its own line."""
+    console.out(json.dumps(value, indent=2), highlight=False)
+
+
+def folded_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
+    """A table whose cells fold, never cut (ids and urls stay whole), and print
+    literally (a name like `[x]` is not markup)."""
+    table = Table()
+    for header in headers:
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(value) for value in row))
+    return table

@@ -1,0 +1,77 @@
+"""The repositories of an integration: a table, JSON, or ready-to-paste TOML (`planner repos`).
+
+The TOML is one `[deployments.<name>]` table per repository, with `integration_id`,
+`repo_url` and `repo_ref` (the default branch) filled in, written by `tomli_w`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tomli_w
+from rich.console import Console
+
+from planner.api.models import Repository, Source
+from planner.render.output import folded_table, write_json
+
+MAX_NAME_LENGTH = 63
+HEADERS = ("Name", "Owner", "URL", "Default branch", "ID")
+AGENT_CONFIG_COMMENT = (
+    '# agent_config_path = "agent.json"  # required: the agent config in the repository'
+)
+
+
+def deployment_name(repo_name: str) -> str:
+    """A repository name made a valid deployment name (lowercase letters, digits, `-`)."""
+    name = re.sub(r"[^a-z0-9]+", "-", repo_name.lower()).strip("-")
+    return _fit(name or "repo")
+
+
+def _fit(name: str, suffix: str = "") -> str:
+    """`name` + `suffix` within the 63 characters a deployment name may have."""
+    return name[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
+
+
+def unique_names(repositories: list[Repository]) -> list[str]:
+    names: list[str] = []
+    for repository in repositories:
+        base = name = deployment_name(repository.name)
+        counter = 2
+        while name in names:
+            name, counter = _fit(base, f"-{counter}"), counter + 1
+        names.append(name)
+    return names
+
+
+def deployment_table(name: str, repository: Repository) -> str:
+    """One deployment's tables, under a comment naming the repository and above the
+    commented-out line the user must fill in."""
+    deployment = {
+        "source": Source.GIT_HOST.value,
+        "source_config": {
+            "integration_id": repository.host_integration_id,
+            "repo_url": repository.url,
+        },
+        "source_revision_config": {"repo_ref": repository.default_branch},
+    }
+    body = tomli_w.dumps({"deployments": {name: deployment}})
+    return f"# {repository.owner}/{repository.name}\n{body}{AGENT_CONFIG_COMMENT}\n"
+
+
+def render_toml(repositories: list[Repository]) -> str:
+    tables = map(deployment_table, unique_names(repositories), repositories)
+    return "\n".join(tables)
+
+
+def write_repositories(
+    console: Console, repositories: list[Repository], output_format: str
+) -> None:
+    if output_format == "json":
+        write_json(console, [r.model_dump(mode="json") for r in repositories])
+    elif output_format == "toml":
+        console.out(render_toml(repositories), end="", highlight=False)
+    elif not repositories:
+        console.print("No repositories in this integration.")
+    else:
+        rows = ([r.name, r.owner, r.url, r.default_branch, r.id] for r in repositories)
+        console.print(folded_table(HEADERS, rows))
