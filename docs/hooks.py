@@ -23,6 +23,21 @@ COMMANDS_DIR = "reference/commands"
 COMMANDS_INDEX = f"{COMMANDS_DIR}/index.md"
 HELP_WIDTH = 88
 MAX_INLINE_ENUM = 10
+# Where the guides explain a command (paths relative to docs/); a command without an
+# entry simply gets no "see also" line.
+COMMAND_GUIDES = {
+    "validate": "guides/config.md#validation",
+    "plan": "guides/plan-and-review.md",
+    "apply": "guides/apply.md",
+    "destroy": "guides/apply.md",
+    "import": "guides/drift-and-import.md#planner-import",
+    "state": "reference/state.md#commands",
+    "unlock": "reference/state.md#the-lock",
+    "providers": "reference/control-plane-client.md#planner-providers",
+    "repos": "reference/control-plane-client.md#planner-repos",
+    "serve": "local-control-plane/serve.md",
+    "schema": "guides/config.md",
+}
 
 
 # ---- commands ---------------------------------------------------------------------------
@@ -90,6 +105,8 @@ def command_page(
         lines += [*rows, ""]
     if children:
         lines += ["## Subcommands", "", *children, ""]
+    if words[0] in COMMAND_GUIDES:
+        lines += [f"See also: [the guide](../../{COMMAND_GUIDES[words[0]]}).", ""]
     lines += [
         "_Generated from the argument parser (`planner.cli.main.build_parser()`) when the",
         "site is built. Exit codes: see the [command overview](index.md)._",
