@@ -77,9 +77,9 @@ def test_fleet_example_uses_defaults_secrets_and_lifecycle() -> None:
 
 
 def test_annotated_example_in_the_docs_is_valid(tmp_path: Path) -> None:
-    """The complete annotated example of the README's config section loads without problems."""
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### A complete annotated example", 1)[1]
+    """The complete annotated example of the config guide (docs/) loads without problems."""
+    guide = (EXAMPLES.parent / "docs" / "guides" / "config.md").read_text(encoding="utf-8")
+    section = guide.split("## A complete annotated example", 1)[1]
     block = section.split("```toml\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "planner.toml"
     path.write_text(block, encoding="utf-8")

@@ -204,12 +204,12 @@ def test_embedded_endpoint_names_the_database() -> None:
 
 
 def test_docs_example_is_a_valid_state() -> None:
-    """The example in the README's State section parses, checksum included (it is kept real)."""
+    """The example of the State reference (docs/) parses, checksum included (it is kept real)."""
     import re
     from pathlib import Path
 
-    docs = Path(__file__).resolve().parents[2] / "README.md"
-    section = docs.read_text().split("\n## State\n", 1)[1]
+    docs = Path(__file__).resolve().parents[2] / "docs" / "reference" / "state.md"
+    section = docs.read_text().split("\n## Format (`format_version` 1)\n", 1)[1]
     match = re.search(r"```json\n(.*?)```", section, re.S)
     assert match is not None
     example = parse_state(match.group(1), source=str(docs))
