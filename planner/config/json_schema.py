@@ -35,7 +35,7 @@ def config_schema() -> dict[str, Any]:
         "$schema": SCHEMA_DIALECT,
         "$id": SCHEMA_ID,
         "title": "planner config",
-        "description": "Deployments for `planner` (TOML or JSON). See README.md.",
+        "description": "Deployments for `planner` (TOML or JSON). See docs/guides/config.md.",
         **{k: v for k, v in schema.items() if k not in ("title", "description")},
     }
 

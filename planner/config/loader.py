@@ -29,7 +29,7 @@ from planner.config.secret_values import resolve_secrets
 from planner.errors import ConfigError
 
 CONFIG_HINT = (
-    "fix the problems listed above (the format is described in README.md, 'The config file')"
+    "fix the problems listed above (the format is described in docs/guides/config.md)"
 )
 
 

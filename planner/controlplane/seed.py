@@ -157,7 +157,7 @@ def load_seed(path: Path | None = None) -> SeedFile:
         raise ConfigError(
             f"Invalid seed file {name}",
             details=describe_problems(exc, name),
-            hint='The seed file format is in the README, section "Seed data".',
+            hint='The seed file format is in docs/local-control-plane/serve.md ("Seed data").',
         ) from exc
 
 

@@ -25,7 +25,7 @@ def test_schema_header_names_dialect_and_title() -> None:
     schema = config_schema()
     assert schema["$schema"] == SCHEMA_DIALECT
     assert schema["title"] == "planner config"
-    assert "README.md" in schema["description"]
+    assert "docs/guides/config.md" in schema["description"]
     assert set(schema["properties"]) == {"$schema", "control_plane", "defaults", "deployments"}
 
 

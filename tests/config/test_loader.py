@@ -70,7 +70,7 @@ def test_all_problems_are_reported_at_once(write_config: Callable[..., Path]) ->
         "planner.toml: deployments.web.source_config.resource_spec.min_scale: "
         "must not be greater than max_scale (5 > 1)",
     ]
-    assert error.hint is not None and "README.md" in error.hint
+    assert error.hint is not None and "docs/guides/config.md" in error.hint
 
 
 def test_control_plane_is_loaded(load: Load, docker_api: str) -> None:
