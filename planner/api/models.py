@@ -36,10 +36,35 @@ UuidStr = Annotated[
 FreeForm = dict[str, Any]
 
 
+# The JSON kind a scalar field takes, and the message when a value is of another kind.
+_SCALAR_KINDS: dict[Any, str] = {
+    bool: "must be true or false",
+    bool | None: "must be true or false",
+    int: "must be a whole number",
+    int | None: "must be a whole number",
+    float: "must be a number",
+    float | None: "must be a number",
+}
+
+
 class WireModel(BaseModel):
-    """Base of every wire model: extra keys ignored, enums kept as their values."""
+    """Base of every wire model: extra keys ignored, enums kept as their values, and
+    JSON kinds kept: `true` or "2" is not a number and "true" or 1 not a boolean (lax
+    pydantic would convert them; the server refuses what the config refuses)."""
 
     model_config = ConfigDict(extra="ignore", use_enum_values=True, populate_by_name=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _json_kinds_are_kept(cls, value: Any, info: ValidationInfo) -> Any:
+        message = _SCALAR_KINDS.get(cls.model_fields[str(info.field_name)].annotation)
+        if message is None or value is None:
+            return value
+        is_bool = isinstance(value, bool)
+        wants_bool = message == _SCALAR_KINDS[bool]
+        if is_bool != wants_bool or isinstance(value, str):
+            raise ValueError(message)
+        return value  # 2.0 for a whole number passes: JSON Schema calls it an integer
 
 
 class Source(StrEnum):
@@ -147,18 +172,6 @@ class ImagePullSecret(WireModel):
 
 class ResourceSpec(WireModel):
     """Sizes, scaling and pod settings."""
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        """`true` or "2" is not a number, on the server as in the config (lax pydantic
-        would take them as 1 and 2; 2.0 stays a whole number, as JSON Schema says)."""
-        annotation = cls.model_fields[str(info.field_name)].annotation
-        if annotation in (int | None, float | None) and isinstance(value, bool | str):
-            raise ValueError(
-                "must be a whole number" if annotation == int | None else "must be a number"
-            )
-        return value
 
     # Main
     min_scale: int | None = None

@@ -28,9 +28,7 @@ from planner.config.reader import read_raw
 from planner.config.secret_values import resolve_secrets
 from planner.errors import ConfigError
 
-CONFIG_HINT = (
-    "fix the problems listed above (the format is described in docs/guides/config.md)"
-)
+CONFIG_HINT = "fix the problems listed above (the format is described in docs/guides/config.md)"
 
 
 def load_config(

@@ -331,6 +331,10 @@ REFUSED = [
     (_spec(max_scale=True), ("source_config", "resource_spec", "max_scale")),
     (_spec(max_scale="2"), ("source_config", "resource_spec", "max_scale")),
     (_spec(cpu="1"), ("source_config", "resource_spec", "cpu")),
+    (
+        _spec(volume_mounts=[{"name": "v", "mountPath": "/m", "readOnly": "true"}]),
+        ("source_config", "resource_spec", "volume_mounts", 0, "readOnly"),
+    ),
     (_spec(labels={"n": 2**64}), ("source_config", "resource_spec", "labels", "n")),
     (_spec(labels={"n": -(2**63) - 1}), ("source_config", "resource_spec", "labels", "n")),
     (
