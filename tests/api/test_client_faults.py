@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import DeploymentCreate, SourceConfig, SourceRevisionConfig
@@ -36,9 +38,9 @@ async def faulty(
     tmp_path: Path, fake_time: FakeTime
 ) -> AsyncIterator[Callable[..., tuple[ControlPlaneClient, Recording]]]:
     """`faulty(**settings)`: a client (fake sleep and clock) on a plane with those faults."""
-    apps = []
+    apps: list[FastAPI] = []
 
-    def make(**faults: object) -> tuple[ControlPlaneClient, Recording]:
+    def make(**faults: Any) -> tuple[ControlPlaneClient, Recording]:
         settings = ServerSettings(
             db_path=tmp_path / f"faults-{len(apps)}.db", clock=fake_time.clock, **faults
         )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from planner.api.client import ControlPlaneClient
 from planner.cli.cmd_apply import confirm
 from planner.errors import PlannerError
 from planner.state import LocalFileBackend
@@ -16,10 +17,10 @@ from tests.cli.conftest import SECRET_VALUE, Scenario
 
 
 def names_on_server(scenario: Scenario) -> list[str]:
-    async def names(client):  # type: ignore[no-untyped-def]
+    async def names(client: ControlPlaneClient) -> list[str]:
         return sorted([d.name async for d in client.iter_deployments()])
 
-    return scenario.remote(names)  # type: ignore[no-any-return]
+    return scenario.remote(names)
 
 
 def test_auto_approve_creates_everything_and_the_next_plan_is_empty(scenario: Scenario) -> None:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,8 +147,11 @@ def _pump(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> Non
     lines.put(None)
 
 
+StartWorkdir = Callable[..., Workdir]  # `serve(*planner_serve_args)`
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[callable]:  # type: ignore[valid-type]
+def serve(tmp_path: Path) -> Iterator[StartWorkdir]:
     started: list[Workdir] = []
 
     def start(*args: str) -> Workdir:
@@ -168,7 +171,7 @@ def serve(tmp_path: Path) -> Iterator[callable]:  # type: ignore[valid-type]
         work.server.process.communicate(timeout=10)
 
 
-def test_converges_through_injected_errors_and_a_rate_limit(serve) -> None:  # type: ignore[no-untyped-def]
+def test_converges_through_injected_errors_and_a_rate_limit(serve: StartWorkdir) -> None:
     """With 20% of requests answered 503 and 20 requests/s allowed, apply still creates
     every deployment exactly once and records each of them."""
     work = serve(
@@ -183,7 +186,7 @@ def test_converges_through_injected_errors_and_a_rate_limit(serve) -> None:  # t
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.2, 0.6])
-def test_kill_9_at_any_moment_then_apply_converges(serve, delay: float) -> None:  # type: ignore[no-untyped-def]
+def test_kill_9_at_any_moment_then_apply_converges(serve: StartWorkdir, delay: float) -> None:
     """A `kill -9` of apply DELAY seconds into its work, then another apply, leaves the
     server with exactly the config's deployments, each recorded once."""
     work = serve("--latency-ms", "30", "--build-seconds", "0.2", "--deploy-seconds", "0.4")
@@ -199,7 +202,7 @@ def test_kill_9_at_any_moment_then_apply_converges(serve, delay: float) -> None:
 
 
 @pytest.mark.parametrize("presses", [1, 2])
-def test_ctrl_c_stops_records_and_exits_130(serve, presses: int) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_c_stops_records_and_exits_130(serve: StartWorkdir, presses: int) -> None:
     """SIGINT during an apply: in-flight work finishes and is recorded (a second SIGINT
     cuts it short), exit 130, the state is consistent with the server, the lock is free
     and the next apply converges."""
@@ -225,7 +228,7 @@ def test_ctrl_c_stops_records_and_exits_130(serve, presses: int) -> None:  # typ
     work.assert_converged(config, "c", 6)
 
 
-def test_a_second_apply_fails_on_the_lock_or_waits_for_it(serve) -> None:  # type: ignore[no-untyped-def]
+def test_a_second_apply_fails_on_the_lock_or_waits_for_it(serve: StartWorkdir) -> None:
     """While one apply runs, another fails at once naming the holder; with
     --lock-timeout it waits for the first to finish and then has nothing to do."""
     work = serve("--build-seconds", "0.5", "--deploy-seconds", "3")
@@ -273,7 +276,7 @@ def run_on_terminal(work: Workdir, answer: str, *argv: str) -> tuple[int, str]:
     return process.wait(timeout=READ_TIMEOUT), shown.decode(errors="replace")
 
 
-def test_on_a_terminal_only_yes_applies(serve) -> None:  # type: ignore[no-untyped-def]
+def test_on_a_terminal_only_yes_applies(serve: StartWorkdir) -> None:
     """On a terminal apply asks; `no` cancels with exit 1 and creates nothing, `yes`
     applies (with the live display) and exits 0."""
     work = serve("--build-seconds", "0.1", "--deploy-seconds", "0.2")
@@ -288,7 +291,7 @@ def test_on_a_terminal_only_yes_applies(serve) -> None:  # type: ignore[no-untyp
     work.assert_converged(config, "t", 2)
 
 
-def test_a_server_restart_while_waiting_does_not_fail_the_deployments(serve) -> None:  # type: ignore[no-untyped-def]
+def test_a_server_restart_while_waiting_does_not_fail_the_deployments(serve: StartWorkdir) -> None:
     """The control plane goes away for ~3 s while apply waits on revisions, then comes
     back on the same port and database: every deployment is reported deployed (the
     waits poll through the outage), exit 0, and the next plan is empty."""
@@ -310,7 +313,7 @@ def test_a_server_restart_while_waiting_does_not_fail_the_deployments(serve) -> 
     work.assert_converged(config, "o", 5)
 
 
-def test_kill_9_mid_update_is_never_drift_and_converges(serve) -> None:
+def test_kill_9_mid_update_is_never_drift_and_converges(serve: StartWorkdir) -> None:
     """A `kill -9` of an apply while its 6 PATCHes are in flight: the next plan never
     reports the planner's own work as changed outside the planner (the exact moment
     between the server's answer and the record is pinned in tests/cli/test_apply_killed.py),

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from planner.api.client import ControlPlaneClient
 from tests.cli.conftest import Scenario
 
 
 def statuses_on_server(scenario: Scenario) -> dict[str, str]:
-    async def statuses(client):  # type: ignore[no-untyped-def]
+    async def statuses(client: ControlPlaneClient) -> dict[str, str]:
         return {d.name: str(d.status) async for d in client.iter_deployments()}
 
-    return scenario.remote(statuses)  # type: ignore[no-any-return]
+    return scenario.remote(statuses)
 
 
 def test_destroy_deletes_every_managed_deployment_and_nothing_else(scenario: Scenario) -> None:

@@ -14,6 +14,7 @@ import pytest
 from planner.cli.main import COMMANDS, build_parser, main
 
 
+@pytest.mark.slow
 def test_a_closed_stdout_is_not_reported_as_an_internal_error(tmp_path: Path):
     """Output piped to a reader that is gone (`... | head`) exits 1 without an error line."""
     read_end, write_end = os.pipe()

@@ -241,6 +241,7 @@ def test_state_dir_under_a_file_is_one_clear_line(
     assert "internal error" not in result.err
 
 
+@pytest.mark.slow
 def test_immutable_state_dir_fails_cleanly_and_writes_nothing(scenario: Scenario) -> None:
     """A state directory that cannot be written (chattr +i stops root too): apply fails
     with one clear line naming the path, exit 1, and nothing is created remotely."""
@@ -260,6 +261,7 @@ def test_immutable_state_dir_fails_cleanly_and_writes_nothing(scenario: Scenario
     assert list(state_dir.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_immutable_state_file_keeps_the_old_state(scenario: Scenario) -> None:
     """A state file that cannot be replaced: apply fails naming it, exit 1, and the state
     file is unchanged (no half-written file, no temp file left)."""

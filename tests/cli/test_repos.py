@@ -24,7 +24,7 @@ def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def integration_id(capsys) -> str:
+def integration_id(capsys: pytest.CaptureFixture[str]) -> str:
     """The seeded integration's id, read through the API like a user would."""
     assert main(["repos", "00000000-0000-4000-8000-00000000dead", "--format", "json"]) == 1
     err = capsys.readouterr().err

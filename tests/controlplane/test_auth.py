@@ -130,8 +130,8 @@ def test_request_context_repr_hides_the_key(cp_settings: ServerSettings) -> None
     context = RequestContext(
         tenant_id=TENANT_A,
         api_key="very-secret",
-        store=None,
-        settings=cp_settings,  # type: ignore[arg-type]
+        store=None,  # type: ignore[arg-type]
+        settings=cp_settings,
     )
     assert "very-secret" not in repr(context)
     assert TENANT_A in repr(context)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,8 @@ async def patch_ref(cp: Plane, deployment_id: str, ref: str) -> int:
 async def test_parallel_creates_keep_names_unique(tmp_path: Path) -> None:
     """50 parallel creates plus 10 racing duplicates: one 201 per name, the rest 409."""
     async with control_plane(tmp_path) as cp:
-        calls = [lambda n=n: post(cp, f"agent-{n}") for n in range(50)]
-        calls += [lambda: post(cp, "contested") for _ in range(10)]
+        calls = [partial(post, cp, f"agent-{n}") for n in range(50)]
+        calls += [partial(post, cp, "contested") for _ in range(10)]
         statuses = await gather(calls)
         assert statuses[:50] == [201] * 50
         assert sorted(statuses[50:]) == [201] + [409] * 9

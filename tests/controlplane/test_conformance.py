@@ -110,7 +110,7 @@ def control_plane(tmp_path: Path) -> Iterator[FreshApp]:
 
 @schema.parametrize()
 @BOUNDED
-def test_every_operation_conforms(case: schemathesis.Case) -> None:
+def test_every_operation_conforms(case: schemathesis.Case[Any]) -> None:
     """Every generated request, valid or not, gets an answer that passes every check."""
     case.call_and_validate(headers=HEADERS)
 
@@ -123,7 +123,7 @@ def test_stateful_workflows_conform(control_plane: FreshApp) -> None:
         def setup(self) -> None:
             control_plane.reset()
 
-        def get_call_kwargs(self, case: schemathesis.Case) -> dict[str, Any]:
+        def get_call_kwargs(self, case: schemathesis.Case[Any]) -> dict[str, Any]:
             return {"headers": HEADERS}
 
     Workflow.run(settings=STATEFUL)

@@ -132,7 +132,7 @@ async def test_shape_problems_do_not_hide_rule_problems(tmp_path: Path) -> None:
 async def test_non_finite_numbers_are_422_and_nothing_is_stored(tmp_path: Path) -> None:
     """`1e400` or `NaN` (JSON has neither) in a create is 422 at its loc; the list still answers."""
     body = git_host_body()
-    body["source_config"]["resource_spec"] = {"cpu": 1.2345, "labels": {"x": 6.789}}  # type: ignore[index]
+    body["source_config"]["resource_spec"] = {"cpu": 1.2345, "labels": {"x": 6.789}}
     raw = json.dumps(body).replace("1.2345", "1e400").replace("6.789", "NaN")
     async with control_plane(tmp_path) as cp:
         response = await cp.client.post(
@@ -151,7 +151,7 @@ async def test_lone_surrogates_are_422_and_nothing_is_stored(tmp_path: Path) -> 
     """A lone surrogate escape in a value or a key is 422; the list still answers afterwards."""
     body = git_host_body()
     body["secrets"] = [{"name": "A", "value": "SURROGATE"}]
-    body["source_config"]["resource_spec"] = {"labels": {"SURROGATE": "x"}}  # type: ignore[index]
+    body["source_config"]["resource_spec"] = {"labels": {"SURROGATE": "x"}}
     raw = json.dumps(body).replace("SURROGATE", "\\ud800")
     async with control_plane(tmp_path) as cp:
         response = await cp.client.post(
@@ -291,7 +291,7 @@ async def test_bulk_delete_with_a_missing_id_is_404_and_deletes_nothing(tmp_path
         {"deployment_ids": [str(uuid.uuid4()) for _ in range(101)]},
     ],
 )
-async def test_bulk_delete_validation(tmp_path: Path, params: dict[str, object]) -> None:
+async def test_bulk_delete_validation(tmp_path: Path, params: dict[str, Any]) -> None:
     """No ids, a malformed id, or more than 100 ids is a 422 on ("query", "deployment_ids")."""
     async with control_plane(tmp_path) as cp:
         response = await cp.client.delete("/v2/deployments", params=params)

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from planner.api.models import (
     DeploymentCreate,
@@ -155,14 +156,14 @@ def test_unexpected_error_is_500_detail_and_counted(cp_settings: ServerSettings)
 
 def _field_paths() -> list[tuple[str, ...]]:
     """Every field of a create body, nested ones included (list items at index 0)."""
-    models = {
+    models: dict[str, type[BaseModel]] = {
         "source_config": SourceConfig,
         "source_revision_config": SourceRevisionConfig,
         "source_config.resource_spec": ResourceSpec,
         "secrets.0": Secret,
         "secret_references.0": SecretReference,
     }
-    paths = [(name,) for name in DeploymentCreate.model_fields]
+    paths: list[tuple[str, ...]] = [(name,) for name in DeploymentCreate.model_fields]
     for prefix, model in models.items():
         paths += [(*prefix.split("."), name) for name in model.model_fields]
     return paths
@@ -248,7 +249,8 @@ def test_any_json_document_as_a_body_is_not_a_500(cp_client: TestClient, body: A
 
 def test_a_source_that_is_an_object_or_list_is_a_422(cp_client: TestClient) -> None:
     """`source: {}` / `[]` (unhashable) is a readable 422 on `source`, not a 500."""
-    for source in ({}, [], {"a": 1}):
+    sources: tuple[object, ...] = ({}, [], {"a": 1})
+    for source in sources:
         response = cp_client.post("/v2/deployments", json={**VALID_CREATE, "source": source})
         assert response.status_code == 422, response.text
         locs = [item["loc"] for item in response.json()["detail"]]

@@ -83,7 +83,7 @@ def test_updated_at_is_when_the_status_began() -> None:
     ],
 )
 def test_failure_markers_end_in_the_failed_status(
-    config: dict[str, str], source: str, final: RevisionStatus, at: float
+    config: dict[str, Any], source: str, final: RevisionStatus, at: float
 ) -> None:
     """fail-build ends at the end of the build phase, fail-deploy at the end of the deploy."""
     t = timing(source, **config)

@@ -27,6 +27,7 @@ GIT_HOST_BODY: dict[str, Any] = {
 }
 
 
+@pytest.mark.slow
 def test_serve_prints_url_and_serves_metrics_and_api(
     serve_process: StartServe, tmp_path: Path
 ) -> None:
@@ -42,6 +43,7 @@ def test_serve_prints_url_and_serves_metrics_and_api(
     assert not any("test-key" in line for line in server.rest_of_output())
 
 
+@pytest.mark.slow
 def test_serve_without_key_generates_and_prints_one(
     serve_process: StartServe, tmp_path: Path
 ) -> None:
@@ -59,6 +61,7 @@ def test_serve_without_key_generates_and_prints_one(
     assert server.stop() == 0
 
 
+@pytest.mark.slow
 def test_restart_keeps_deployments(serve_process: StartServe, tmp_path: Path) -> None:
     """A deployment created before a stop is still there after starting again on the same db."""
     args = ("--db", str(tmp_path / "cp.db"), "--api-key", "k", "--build-seconds", "0.1")

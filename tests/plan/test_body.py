@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from planner.api.models import Deployment
+from planner.config.desired import DesiredDeployment
 from planner.errors import PlanStaleError
 from planner.plan.body import check_secret_values, planned_create_body, planned_patch_body
 from planner.plan.diff import make_plan
+from planner.plan.model import Change
 
 from .builders import INTEGRATION, KEY, edit, git_desired, observed_from, recorded_from
 
 
-def plan_update(before, after, live=None):
+def plan_update(
+    before: DesiredDeployment, after: DesiredDeployment, live: Deployment | None = None
+) -> Change:
     live = live or observed_from(before)
     plan = make_plan({"api": after}, {"api": recorded_from(before)}, {"api": live}, digest_key=KEY)
     return plan.changes[0]
 
 
-def config(**extra):
+def config(**extra: Any) -> dict[str, Any]:
     return {
         "integration_id": INTEGRATION,
         "repo_url": "https://git.example.com/acme/api",

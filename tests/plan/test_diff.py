@@ -279,7 +279,8 @@ def test_an_unknown_option_name_is_an_error_not_a_warning(field: str) -> None:
     """A name given to --only/--exclude/--replace that the plan does not know raises a
     PlanError naming the flag and the name (one check, whoever makes the plan)."""
     desired = {name: git_desired(name) for name in ("a", "b")}
-    options = PlanOptions(**{field: frozenset({"a", "zz"})})
+    names: dict[str, Any] = {field: frozenset({"a", "zz"})}
+    options = PlanOptions(**names)
     with pytest.raises(PlanError) as raised:
         make_plan(desired, {}, {}, options=options, digest_key=KEY)
     assert any(f"--{field} zz" in line for line in raised.value.details)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from random import Random
+from typing import Any
+
 import jsonpatch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -45,10 +49,10 @@ def test_each_patch_turns_before_into_after(world: World) -> None:
 
 @FAST
 @given(worlds(), st.randoms(use_true_random=False))
-def test_the_plan_does_not_depend_on_mapping_order(world: World, random) -> None:
+def test_the_plan_does_not_depend_on_mapping_order(world: World, random: Random) -> None:
     """Shuffling the config, state and observed mappings gives an equal plan."""
 
-    def shuffled(mapping):
+    def shuffled(mapping: Mapping[str, Any]) -> dict[str, Any]:
         items = list(mapping.items())
         random.shuffle(items)
         return dict(items)

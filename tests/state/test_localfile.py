@@ -311,6 +311,7 @@ def test_permission_error_on_read_is_a_clear_state_error(
         backend.read()
 
 
+@pytest.mark.slow
 def test_immutable_state_directory_is_a_clear_state_error(
     state_path: Path, immutable: Callable[[Path], None]
 ) -> None:
@@ -326,6 +327,7 @@ def test_immutable_state_directory_is_a_clear_state_error(
     assert list(state_path.parent.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_immutable_state_file_is_a_clear_state_error(
     state_path: Path, immutable: Callable[[Path], None]
 ) -> None:
