@@ -26,7 +26,7 @@ MAIN_JOB = (
 )
 TESTS_JOB = (
     "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' && "
-    "python -m pytest -q"
+    "scripts/check"
 )
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 CODE_PATH = re.compile(r"`((?:planner|tests|benchmarks|examples|schemas|docs)/[\w./-]+\.\w+)`")

@@ -81,6 +81,7 @@ def test_the_command_table_has_each_commands_own_help_line() -> None:
     assert registered == {name: help_line for name, (_, help_line) in COMMANDS.items()}
 
 
+@pytest.mark.slow
 def test_help_imports_no_command_module(tmp_path: Path) -> None:
     """`planner --help` lists every command without importing one; a command imports its own."""
     probe = (
