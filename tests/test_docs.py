@@ -25,8 +25,7 @@ MAIN_JOB = (
     "planner plan -c examples/quickstart.toml"
 )
 TESTS_JOB = (
-    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' && "
-    "scripts/check"
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' && scripts/check"
 )
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 CODE_PATH = re.compile(r"`((?:planner|tests|benchmarks|examples|schemas|docs)/[\w./-]+\.\w+)`")
