@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import httpx
 from pydantic import ValidationError
 
+from planner.api.chunks import chunked
 from planner.api.errors import AuthError, NotFoundError
 from planner.api.models import BulkDeleteResult, DeploymentStatus
 from planner.errors import ApiError
@@ -53,7 +54,7 @@ class DeleteOutcome:
 
 
 async def delete_deployments(client: ControlPlaneClient, ids: Sequence[str]) -> DeleteOutcome:
-    chunks = [list(ids[i : i + IDS_PER_DELETE]) for i in range(0, len(ids), IDS_PER_DELETE)]
+    chunks = chunked(ids, IDS_PER_DELETE)
     outcomes = await asyncio.gather(*(_delete_chunk(client, chunk) for chunk in chunks))
     total = DeleteOutcome()
     for outcome in outcomes:

@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from planner.api import bulk_delete
 from planner.api.auth import URL_HINT, KeyAuth, check_base_url, display_url
 from planner.api.bulk_delete import DeleteOutcome
+from planner.api.chunks import chunked
 from planner.api.errors import (
     RateLimitedError,
     connection_error,
@@ -81,10 +82,6 @@ def filter_params(filters: DeploymentFilters) -> Params:
             items = cast(Iterable[object], value)
             params.append((name, ",".join(str(item) for item in items)))
     return params
-
-
-def chunked(items: Sequence[T], size: int) -> list[list[T]]:
-    return [list(items[start : start + size]) for start in range(0, len(items), size)]
 
 
 def unique(items: Iterable[str]) -> list[str]:

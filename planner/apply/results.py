@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from planner.plan.model import Action, PlanMode
+from planner.plan.model import Action, PlanMode, counted
 
 
 class Outcome(StrEnum):
@@ -74,7 +74,7 @@ class ApplyResult:
         parts = [
             f"{self.count(Action.CREATE)} created",
             f"{self.count(Action.UPDATE)} updated",
-            _count(self.count(Action.NEW_REVISION), "new revision"),
+            counted(self.count(Action.NEW_REVISION), "new revision"),
             f"{self.count(Action.DELETE)} deleted",
         ]
         replaced = self.count(Action.REPLACE)
@@ -90,7 +90,3 @@ class ApplyResult:
         state = "interrupted" if self.interrupted else "complete"
         took = f" ({self.seconds:.1f}s)" if self.seconds else ""
         return f"{verb} {state}: {', '.join(parts)}{took}."
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

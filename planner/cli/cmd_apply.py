@@ -22,6 +22,9 @@ from planner.apply import ApplyOptions, ApplyResult, execute_plan
 from planner.apply.reporter import NullReporter
 from planner.cli.common import (
     DEFAULT_CONFIG,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
     add_config_option,
     add_endpoint_options,
     add_lock_timeout_option,
@@ -38,15 +41,12 @@ from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
 from planner.plan.stale import check_plan_fresh
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
+from planner.render.output import write_warnings
 from planner.render.progress import make_reporter
 from planner.render.text import render_text
 from planner.state.document import IntentOp, StateDocument
 from planner.state.plan_key import read_plan_key
 from planner.state.records import RecordedDeployment
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -117,7 +117,7 @@ async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation
     """Lock, plan (or load the saved plan), confirm, execute, report."""
     saved = load_sealed_plan(args) if getattr(args, "planfile", None) else None
     async with Workspace.from_args(args) as ws:
-        warn(ws.config.warnings)
+        write_warnings(ws.config.warnings)
         with ws.lock(operation, timeout=args.lock_timeout):
             doc = ws.read_state()
             if saved is not None:
@@ -286,9 +286,3 @@ def interrupts(stop: asyncio.Event, say: Callable[[str], None]) -> Iterator[None
 def print_result(result: ApplyResult) -> None:
     sys.stdout.write("\n" + render_apply_result(result, color=sys.stdout.isatty()))
     sys.stdout.flush()
-
-
-def warn(warnings: list[str]) -> None:
-    console = make_console(stderr=True)
-    for warning in warnings:
-        console.print(f"Warning: {warning}", markup=False)

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.cli.common import (
+    EXIT_CHANGES,
+    EXIT_ERROR,
+    EXIT_OK,
     add_config_option,
     add_endpoint_options,
     add_format_option,
@@ -38,12 +41,9 @@ from planner.plan.saved import (
 from planner.render.console import make_console
 from planner.render.json import render_json
 from planner.render.markdown import render_markdown
+from planner.render.output import write_warnings
 from planner.render.text import render_text
 from planner.state.document import StateDocument
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_CHANGES = 2
 
 
 @dataclass
@@ -129,7 +129,7 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
     if args.out:
         plan_file_target(args.out)  # refuse a bad --out before any work
     async with Workspace.from_args(args) as ws:
-        warn(ws.config.warnings)
+        write_warnings(ws.config.warnings)
         with ws.lock("plan", timeout=args.lock_timeout):
             doc = ws.read_state()
             plan, observed = await ws.make_plan(options, doc)
@@ -201,9 +201,3 @@ def report_side_effects(result: PlanRun, args: argparse.Namespace) -> None:
         f"\nSaved the plan to {args.out}. To apply exactly this plan: planner apply {args.out}",
         markup=False,
     )
-
-
-def warn(warnings: list[str]) -> None:
-    console = make_console(stderr=True)
-    for warning in warnings:
-        console.print(f"Warning: {warning}", markup=False)

@@ -10,6 +10,12 @@ from planner.state.location import resolve_state_path
 
 DEFAULT_CONFIG = "planner.toml"
 
+# Exit codes (a contract: scripts and CI rely on them).
+EXIT_OK = 0
+EXIT_ERROR = 1  # also a usage error (argparse's 2 would read as "changes" to CI)
+EXIT_CHANGES = 2  # plan --detailed-exitcode: the plan has changes
+EXIT_INTERRUPTED = 130
+
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

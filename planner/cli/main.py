@@ -14,9 +14,10 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from planner import installed_version
+from planner.cli.common import EXIT_ERROR, EXIT_INTERRUPTED
 from planner.errors import PlannerError
 
 # name -> (module under planner/cli, help line); the order of `planner --help`.
@@ -34,17 +35,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("cmd_schema", "print or write the JSON Schemas"),
 }
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
-
 
 class Parser(argparse.ArgumentParser):
     """Every parser of the CLI: no abbreviated long options (`--dest` must not mean
-    `--destroy`). Subparsers are made of the same class (argparse's default)."""
+    `--destroy`), usage errors exit 1. Subparsers are made of the same class."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+
+    def error(self, message: str) -> NoReturn:
+        """A usage error exits 1, like every error: argparse's 2 is the code of
+        `plan --detailed-exitcode` for "changes", and CI would read it so."""
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
 class VersionAction(argparse.Action):

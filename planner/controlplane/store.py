@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from planner.api.chunks import chunked
 from planner.controlplane.rows import (
     DeploymentFilter,
     DeploymentRow,
@@ -193,7 +194,7 @@ class Transaction:
     def revisions_of(self, deployment_ids: Sequence[str]) -> dict[str, list[RevisionRow]]:
         """Every revision of each deployment, newest first."""
         found: dict[str, list[RevisionRow]] = {i: [] for i in deployment_ids}
-        for chunk in _chunks(list(deployment_ids), 500):
+        for chunk in chunked(list(deployment_ids), 500):
             marks = ", ".join("?" for _ in chunk)
             sql = (
                 f"SELECT * FROM revisions WHERE deployment_id IN ({marks}) "
@@ -260,11 +261,6 @@ def _filter_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
         clauses.append(f"id IN ({', '.join(names)})")
         params.update({f"id{n}": v for n, v in enumerate(where.deployment_ids)})
     return "".join(f" AND {c}" for c in clauses), params
-
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 class Store:

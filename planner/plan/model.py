@@ -198,7 +198,7 @@ class Plan(PlanModel):
         if not self.has_changes:
             if self.mode == "refresh-only":
                 if self.drift:
-                    return f"No changes. {_count(len(self.drift), 'drifted value')} to record."
+                    return f"No changes. {counted(len(self.drift), 'drifted value')} to record."
                 return "No changes. Nothing changed outside the planner."
             if self.mode == "destroy" and not self.errors:
                 return "No changes. Nothing to destroy."
@@ -209,7 +209,7 @@ class Plan(PlanModel):
         parts = [
             f"{s.create} to create",
             f"{s.update} to update in place",
-            _count(s.new_revision, "new revision"),
+            counted(s.new_revision, "new revision"),
             f"{s.delete} to delete",
         ]
         if s.replace:
@@ -217,7 +217,8 @@ class Plan(PlanModel):
         return f"Plan: {', '.join(parts)}."
 
 
-def _count(n: int, noun: str) -> str:
+def counted(n: int, noun: str) -> str:
+    """`1 deployment`, `2 deployments`."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 

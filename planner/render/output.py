@@ -11,11 +11,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from planner.render.console import make_console
+
 
 def write_lines(console: Console, lines: Iterable[str]) -> None:
     """Each line as it is: no markup, no highlighting."""
     for line in lines:
         console.print(line, markup=False)
+
+
+def write_warnings(warnings: Iterable[str]) -> None:
+    """Each warning as a `Warning: ...` line on stderr."""
+    console = make_console(stderr=True)
+    for warning in warnings:
+        console.print(f"Warning: {warning}", markup=False)
 
 
 def write_json(console: Console, value: Any) -> None:

@@ -5,9 +5,9 @@ Secret values are never in the state; their names print with the SENSITIVE marke
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from planner.render.lines import show
 from planner.secrets import SENSITIVE
 from planner.state.document import StateDocument
 from planner.state.records import RecordedDeployment
@@ -61,7 +61,7 @@ def show_lines(recorded: RecordedDeployment) -> list[str]:
         "  managed values:",
     ]
     flat = flatten(recorded.managed)
-    lines += [f"    {path} = {json.dumps(value)}" for path, value in flat] or ["    (none)"]
+    lines += [f"    {path} = {show(value)}" for path, value in flat] or ["    (none)"]
     if recorded.secret_digests:
         lines.append("  secrets:")
         lines += [f"    {name} = {SENSITIVE}" for name in sorted(recorded.secret_digests)]

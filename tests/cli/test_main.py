@@ -66,10 +66,10 @@ def test_no_parser_accepts_an_abbreviated_option() -> None:
     ],
 )
 def test_an_abbreviated_option_is_a_usage_error(argv: list[str], capsys) -> None:
-    """An abbreviation is refused as an unrecognized argument (exit 2, nothing run)."""
+    """An abbreviation is refused as an unrecognized argument (exit 1, nothing run)."""
     with pytest.raises(SystemExit) as exited:
         main(argv)
-    assert exited.value.code == 2
+    assert exited.value.code == 1
     assert "unrecognized arguments" in capsys.readouterr().err
 
 
@@ -161,3 +161,12 @@ def test_version_without_an_installed_distribution(monkeypatch) -> None:
 
     monkeypatch.setattr(importlib.metadata, "version", not_installed)
     assert planner.installed_version.__wrapped__() == planner.UNKNOWN_VERSION
+
+
+def test_a_usage_error_exits_1_never_the_changes_code(capsys) -> None:
+    """`plan --detailed-exitcode` with a bad option exits 1: argparse's 2 would tell CI
+    "the plan has changes"."""
+    with pytest.raises(SystemExit) as exited:
+        main(["plan", "--detailed-exitcode", "--detailed-exitcod"])
+    assert exited.value.code == 1
+    assert "unrecognized arguments: --detailed-exitcod" in capsys.readouterr().err

@@ -201,5 +201,5 @@ def test_lock_timeout_must_be_seconds(value: str, capsys: pytest.CaptureFixture[
     """--lock-timeout refuses negative and non-numeric values as a usage error."""
     with pytest.raises(SystemExit) as caught:
         main(["state", "rm", "x", "--lock-timeout", value])
-    assert caught.value.code == 2
+    assert caught.value.code == 1
     assert "--lock-timeout" in capsys.readouterr().err

@@ -78,21 +78,21 @@ def test_restart_keeps_deployments(serve_process: StartServe, tmp_path: Path) ->
     assert second.stop() == 0
 
 
-def test_bad_flag_value_exits_2_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
-    """An out-of-range flag is a usage error (exit 2) that names the flag."""
+def test_bad_flag_value_exits_1_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    """An out-of-range flag is a usage error (exit 1) that names the flag."""
     with pytest.raises(SystemExit) as caught:
         main(["serve", "--error-rate", "1.5"])
-    assert caught.value.code == 2
+    assert caught.value.code == 1
     assert "--error-rate: must be between 0 and 1" in capsys.readouterr().err
 
 
-def test_bad_api_key_tenant_exits_2_without_echoing_the_key(
+def test_bad_api_key_tenant_exits_1_without_echoing_the_key(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """`--api-key KEY:TENANT` with a non-uuid tenant is refused without printing the key."""
     with pytest.raises(SystemExit) as caught:
         main(["serve", "--api-key", "hunter2-secret:acme"])
-    assert caught.value.code == 2
+    assert caught.value.code == 1
     err = capsys.readouterr().err
     assert "TENANT in KEY:TENANT must be a uuid" in err
     assert "hunter2" not in err
