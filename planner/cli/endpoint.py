@@ -31,9 +31,8 @@ from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, S
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason
 from planner.state.document import embedded_endpoint  # the one spelling the state records
-from planner.state.location import STATE_DIR_ENV
+from planner.state.location import DEFAULT_STATE_DIR, STATE_DIR_ENV
 
-DEFAULT_STATE_DIR = Path("state")
 EMBEDDED_DB_NAME = "local-control-plane.db"
 EMBEDDED_BASE_URL = "http://embedded.local"
 EMBEDDED_BUILD_SECONDS = 2.0

@@ -181,3 +181,13 @@ def loopback_url(tmp_path: Path) -> Iterator[str]:
     )
     with served(settings) as url:
         yield url
+
+
+@pytest.fixture
+def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No URL configured, a fresh state dir: commands use the embedded plane."""
+    for name in ("PLANNER_BASE_URL", "PLANNER_API_KEY", "PLANNER_TENANT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PLANNER_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -5,19 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from planner.cli.main import main
-
-
-@pytest.fixture
-def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No URL configured, a fresh state dir: commands use the embedded plane."""
-    for name in ("PLANNER_BASE_URL", "PLANNER_API_KEY", "PLANNER_TENANT_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PLANNER_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_providers_json_lists_the_seeded_providers(embedded: Path, capsys):

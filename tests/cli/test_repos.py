@@ -14,16 +14,6 @@ from planner.config.loader import load_config
 from planner.render.repos import deployment_name, render_toml
 
 
-@pytest.fixture
-def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No URL configured, a fresh state dir: commands use the embedded plane."""
-    for name in ("PLANNER_BASE_URL", "PLANNER_API_KEY", "PLANNER_TENANT_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PLANNER_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def integration_id(capsys: pytest.CaptureFixture[str]) -> str:
     """The seeded integration's id, read through the API like a user would."""
     assert main(["repos", "00000000-0000-4000-8000-00000000dead", "--format", "json"]) == 1

@@ -4,27 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from planner.cli.main import main
 from tests.controlplane.conftest import ServeProcess
+from tests.controlplane.core_fixtures import git_host_body
 
 StartServe = Callable[..., ServeProcess]
-
-GIT_HOST_BODY: dict[str, Any] = {
-    "name": "support-agent",
-    "source": "git_host",
-    "source_config": {
-        "integration_id": "9a0e7c55-0000-4000-8000-00000000a001",
-        "repo_url": "https://git.example.com/acme/support-agent",
-        "build_on_push": False,
-    },
-    "source_revision_config": {"repo_ref": "main", "agent_config_path": "agent.json"},
-    "secrets": [],
-}
 
 
 @pytest.mark.slow
@@ -67,7 +55,7 @@ def test_restart_keeps_deployments(serve_process: StartServe, tmp_path: Path) ->
     args = ("--db", str(tmp_path / "cp.db"), "--api-key", "k", "--build-seconds", "0.1")
     first = serve_process(*args)
     with httpx.Client(base_url=first.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
-        created = client.post("/v2/deployments", json=GIT_HOST_BODY)
+        created = client.post("/v2/deployments", json=git_host_body(secrets=[]))
         assert created.status_code == 201, created.text
     assert first.stop() == 0
     second = serve_process(*args)

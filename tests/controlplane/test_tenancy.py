@@ -12,25 +12,12 @@ from fastapi.testclient import TestClient
 
 from planner.controlplane.settings import ServerSettings
 from tests.controlplane.conftest import TENANT_A, TENANT_B
+from tests.controlplane.core_fixtures import git_host_body
 
 A = {"X-Api-Key": "key-a"}
 B = {"X-Api-Key": "key-b"}
 BOTH_AS_A = {"X-Api-Key": "key-ab", "X-Tenant-Id": TENANT_A}
 BOTH_AS_B = {"X-Api-Key": "key-ab", "X-Tenant-Id": TENANT_B}
-
-
-def git_host_body(name: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "source": "git_host",
-        "source_config": {
-            "integration_id": "9a0e7c55-0000-4000-8000-00000000a001",
-            "repo_url": "https://git.example.com/acme/support-agent",
-            "build_on_push": False,
-        },
-        "source_revision_config": {"repo_ref": "main", "agent_config_path": "agent.json"},
-        "secrets": [{"name": "LOG_LEVEL", "value": "info"}],
-    }
 
 
 @pytest.fixture
