@@ -169,7 +169,19 @@ def immutable_error(name: str, field: FieldChange) -> PlanProblem:
 
 
 def show(value: Any) -> str:
-    """A value as one line of JSON (secrets are already masked by the caller)."""
+    """A value as one line: JSON, except `(sensitive)` which prints bare; a whole float
+    prints as the integer the config said (`cpu = 1` shows `1`, not `1.0`)."""
     if value == SENSITIVE:
         return SENSITIVE
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return json.dumps(whole_numbers(value), sort_keys=True, ensure_ascii=False)
+
+
+def whole_numbers(value: Any) -> Any:
+    """VALUE with every float that is a whole number as an int (tables and lists too)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value

@@ -7,11 +7,11 @@ one line, not as a whole new list.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from planner.plan.changes import show
 from planner.plan.model import Action, Change, FieldChange, Plan, Recovered
 from planner.plan.paths import flatten
 from planner.secrets import SENSITIVE
@@ -138,25 +138,6 @@ def _member_lines(
             yield from _element_lines(f"{label}.{key}", was, now, note)
         else:
             yield Line(_sign(was, now), f"{label}.{key}", was, now, note)
-
-
-def show(value: Any) -> str:
-    """A value as one line: JSON, except `(sensitive)` which prints bare; a whole float
-    prints as the integer the config said (`cpu = 1` shows `1`, not `1.0`)."""
-    if value == SENSITIVE:
-        return SENSITIVE
-    return json.dumps(whole_numbers(value), sort_keys=True, ensure_ascii=False)
-
-
-def whole_numbers(value: Any) -> Any:
-    """VALUE with every float that is a whole number as an int (tables and lists too)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [whole_numbers(item) for item in value]
-    return value
 
 
 def drift_text(recorded: Any, observed: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan
 from planner.render.lines import (
     HEADLINES,
@@ -20,7 +21,6 @@ from planner.render.lines import (
     drift_text,
     ordered_changes,
     recovered_text,
-    show,
 )
 
 MARKER = "<!-- planner-plan -->"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.render.lines import show
+from planner.plan.changes import show
 from planner.secrets import SENSITIVE
 from planner.state.document import StateDocument
 from planner.state.records import RecordedDeployment

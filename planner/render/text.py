@@ -10,6 +10,7 @@ import io
 
 from rich.text import Text
 
+from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan
 from planner.render.console import make_console
 from planner.render.lines import (
@@ -20,7 +21,6 @@ from planner.render.lines import (
     drift_text,
     ordered_changes,
     recovered_text,
-    show,
 )
 
 STYLES = {

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from planner.api.fields import ChangeClass
+from planner.plan.changes import show
 from planner.plan.model import Action, FieldChange
-from planner.render.lines import field_lines, show
+from planner.render.lines import field_lines
 from planner.render.text import line_text
 
 
