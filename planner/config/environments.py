@@ -1,0 +1,283 @@
+"""One environment of a config: raw file data -> the raw config the loader already reads.
+
+Pure: the environment, `--var` overrides and the environ come in as arguments. Merge
+order, lowest first, each a deep merge (tables merge, lists replace): `[defaults]` <
+`[environments.E.defaults]` < `[templates.T]` < `[deployments.N]` <
+`[environments.E.deployments.N]`; `[environments.E.control_plane]` over
+`[control_plane]`. Each layer is interpolated on its own, so a problem names the table
+it was written in, and the deployment it ended up in when that is another table.
+
+A config with none of `[variables]`, `[templates]`, `[environments]` and no `${` in
+its strings resolves to itself. Templates cannot name templates, so nothing recurses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.merge import deep_merge
+from planner.config.variables import Scope, declared_variables, interpolate, variable_values
+from planner.errors import ConfigError
+
+NEW_SECTIONS = ("variables", "templates", "environments")
+ENVIRONMENT_KEYS = ("control_plane", "variables", "defaults", "deployments")
+SELECTION_KEYS = ("template", "environments")
+ENVIRONMENTS_HINT = "pick one with --env NAME (or PLANNER_ENV)"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a resolution reads besides the file: environment, overrides, environ."""
+
+    env: str | None = None
+    overrides: Mapping[str, str] | None = None
+    environ: Mapping[str, str] | None = None
+
+
+def environment_names(raw: Mapping[str, Any]) -> list[str]:
+    """The environments a config declares, in file order (empty: it has none)."""
+    section = raw.get("environments")
+    return list(section) if isinstance(section, Mapping) else []
+
+
+def resolve_environment(raw: Mapping[str, Any], inputs: Inputs, *, label: str) -> dict[str, Any]:
+    """The raw config of one environment; ConfigError listing every problem at once."""
+    _check_environment(raw, inputs.env, label)
+    problems: list[Problem] = []
+    env_table = _environment_table(raw, inputs.env, problems)
+    env_loc: Loc = ("environments", inputs.env) if inputs.env else ()
+    declared = declared_variables(raw.get("variables"), problems)
+    values = variable_values(
+        declared,
+        env_values=env_table.get("variables"),
+        env_loc=(*env_loc, "variables"),
+        overrides=inputs.overrides or {},
+        environ=inputs.environ or {},
+        problems=problems,
+    )
+    scope = Scope(values=values, env=inputs.env)
+    resolved = {key: value for key, value in raw.items() if key not in NEW_SECTIONS}
+    for key in ("control_plane", "defaults"):
+        merged = _layered(raw, env_table, env_loc, key, scope, problems)
+        if merged is not None:
+            resolved[key] = merged
+    if "deployments" in raw:
+        resolved["deployments"] = _deployments(raw, env_table, env_loc, scope, problems)
+    if problems:
+        raise _error(label, inputs.env, problems)
+    return resolved
+
+
+def _check_environment(raw: Mapping[str, Any], env: str | None, label: str) -> None:
+    names = environment_names(raw)
+    if env is None and names:
+        raise ConfigError(
+            f"{label} has environments ({', '.join(names)}); choose one",
+            hint=ENVIRONMENTS_HINT,
+        )
+    if env is not None and not names:
+        raise ConfigError(
+            f"{label} has no [environments], so --env {env} cannot be used",
+            hint="drop --env (and PLANNER_ENV), or add [environments.<name>] tables",
+        )
+    if env is not None and env not in names:
+        raise ConfigError(
+            f"{label}: no environment '{env}'{did_you_mean(env, names)}",
+            hint=f"the environments are: {', '.join(names)}",
+        )
+
+
+def _environment_table(
+    raw: Mapping[str, Any], env: str | None, problems: list[Problem]
+) -> Mapping[str, Any]:
+    if env is None:
+        return {}
+    table = raw["environments"][env]
+    loc: Loc = ("environments", env)
+    if not isinstance(table, Mapping):
+        problems.append(Problem(loc, "must be a table"))
+        return {}
+    for key in table:
+        if key not in ENVIRONMENT_KEYS:
+            hint = did_you_mean(key, ENVIRONMENT_KEYS)
+            problems.append(Problem((*loc, key), f"unknown key '{key}'{hint}"))
+    return table
+
+
+def _layered(
+    raw: Mapping[str, Any],
+    env_table: Mapping[str, Any],
+    env_loc: Loc,
+    key: str,
+    scope: Scope,
+    problems: list[Problem],
+) -> Any:
+    """`raw[key]` with the environment's table of the same name merged over it."""
+    base = interpolate(raw[key], scope, (key,), problems) if key in raw else None
+    if key not in env_table:
+        return base
+    over = interpolate(env_table[key], scope, (*env_loc, key), problems)
+    if not isinstance(over, Mapping):
+        problems.append(Problem((*env_loc, key), "must be a table"))
+        return base
+    return deep_merge(base, over) if isinstance(base, Mapping) else over
+
+
+def _deployments(
+    raw: Mapping[str, Any],
+    env_table: Mapping[str, Any],
+    env_loc: Loc,
+    scope: Scope,
+    problems: list[Problem],
+) -> Any:
+    tables = raw["deployments"]
+    if not isinstance(tables, Mapping):
+        return tables  # reported by the loader
+    template_problems: list[Problem] = []
+    templates = _templates(raw.get("templates"), scope, template_problems)
+    overrides = _overrides(env_table.get("deployments"), tables, env_loc, problems)
+    resolved: dict[str, Any] = {}
+    for name, own in tables.items():
+        loc: Loc = ("deployments", name)
+        if not isinstance(own, Mapping):
+            resolved[name] = own  # reported by the loader
+            continue
+        template = _template_of(own, templates, loc, problems)
+        if not _is_in_environment(own, scope.env, environment_names(raw), loc, problems):
+            continue
+        layers = [
+            template,
+            interpolate(_without_selection(own), scope, loc, problems),
+            interpolate(overrides.get(name, {}), scope, (*env_loc, "deployments", name), problems),
+        ]
+        resolved[name] = _merged(layers)
+    problems.extend(_with_users(template_problems, tables, resolved))
+    return resolved
+
+
+def _with_users(
+    found: list[Problem], tables: Mapping[str, Any], resolved: Mapping[str, Any]
+) -> list[Problem]:
+    """A template's problems, each naming the deployments that pick the template."""
+    named: list[Problem] = []
+    for problem in found:
+        if len(problem.loc) < 2:
+            named.append(problem)
+            continue
+        users = [
+            name
+            for name in resolved
+            if isinstance(tables[name], Mapping) and tables[name].get("template") == problem.loc[1]
+        ]
+        suffix = f" (in deployment {', '.join(users)})" if users else ""
+        named.append(Problem(problem.loc, problem.message + suffix))
+    return named
+
+
+def _merged(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged = deep_merge(merged, layer)
+    return merged
+
+
+def _templates(raw: Any, scope: Scope, problems: list[Problem]) -> dict[str, Mapping[str, Any]]:
+    """Templates by name, interpolated once (a problem shows once, at the template)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(("templates",), "must be a table of templates by name"))
+        return {}
+    templates: dict[str, Mapping[str, Any]] = {}
+    for name, table in raw.items():
+        loc: Loc = ("templates", name)
+        if not isinstance(table, Mapping):
+            problems.append(Problem(loc, "must be a table"))
+            continue
+        for key in SELECTION_KEYS:
+            if key in table:
+                message = f"a template cannot set '{key}' (only a deployment picks it)"
+                problems.append(Problem((*loc, key), message))
+        templates[name] = interpolate(_without_selection(table), scope, loc, problems)
+    return templates
+
+
+def _template_of(
+    own: Mapping[str, Any],
+    templates: Mapping[str, Mapping[str, Any]],
+    loc: Loc,
+    problems: list[Problem],
+) -> Mapping[str, Any]:
+    name = own.get("template")
+    if name is None:
+        return {}
+    if not isinstance(name, str):
+        problems.append(Problem((*loc, "template"), "must be the name of a [templates] table"))
+        return {}
+    if name not in templates:
+        hint = did_you_mean(name, templates)
+        problems.append(Problem((*loc, "template"), f"unknown template '{name}'{hint}"))
+        return {}
+    return templates[name]
+
+
+def _is_in_environment(
+    own: Mapping[str, Any], env: str | None, names: list[str], loc: Loc, problems: list[Problem]
+) -> bool:
+    chosen = own.get("environments")
+    if chosen is None:
+        return True
+    loc = (*loc, "environments")
+    if not names:
+        problems.append(Problem(loc, "the config has no [environments] to choose from"))
+        return True
+    if not isinstance(chosen, list) or not all(isinstance(item, str) for item in chosen):
+        problems.append(Problem(loc, "must be a list of environment names"))
+        return True
+    for index, item in enumerate(chosen):
+        if item not in names:
+            hint = did_you_mean(item, names)
+            problems.append(Problem((*loc, index), f"unknown environment '{item}'{hint}"))
+    return env in chosen
+
+
+def _overrides(
+    raw: Any, tables: Mapping[str, Any], env_loc: Loc, problems: list[Problem]
+) -> Mapping[str, Mapping[str, Any]]:
+    """`[environments.E.deployments]`: each must override a deployment that exists."""
+    if raw is None:
+        return {}
+    loc: Loc = (*env_loc, "deployments")
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(loc, "must be a table of deployments by name"))
+        return {}
+    found: dict[str, Mapping[str, Any]] = {}
+    for name, table in raw.items():
+        if name not in tables:
+            message = f"no deployment '{name}' to override{did_you_mean(name, tables)}"
+            problems.append(Problem((*loc, name), message))
+        elif not isinstance(table, Mapping):
+            problems.append(Problem((*loc, name), "must be a table"))
+        elif any(key in table for key in SELECTION_KEYS):
+            problems.append(Problem((*loc, name), "cannot set 'template' or 'environments'"))
+        else:
+            found[name] = table
+    return found
+
+
+def _without_selection(table: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in table.items() if key not in SELECTION_KEYS}
+
+
+def _error(label: str, env: str | None, problems: list[Problem]) -> ConfigError:
+    count = len(problems)
+    noun = "problem" if count == 1 else "problems"
+    where = f" (environment {env})" if env else ""
+    return ConfigError(
+        f"{label}{where} is invalid ({count} {noun})",
+        details=[problem.render(label) for problem in problems],
+        hint="fix the problems listed above (see docs/guides/environments.md)",
+    )

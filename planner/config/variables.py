@@ -1,0 +1,183 @@
+"""`[variables]` and `${...}` interpolation: pure, from raw data and the inputs given.
+
+A variable's value, highest first: an explicit override (`--var NAME=VALUE`), the
+environ's `PLANNER_VAR_NAME`, the environment's `[environments.E.variables]`, the
+variable's `default`. Values given as text (overrides, environ) take the type of the
+default when it has one (`--var replicas=3` is the integer 3 when the default is 2).
+
+In a string, `${var.NAME}` is replaced by the value, `${env}` by the environment's name and
+`$${` is a literal `${`. A string that is exactly one `${var.NAME}` is the value itself,
+with its type. Variable values are never interpolated themselves, so nothing recurses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.config.diagnostics import Loc, Problem, did_you_mean
+
+ENVIRON_PREFIX = "PLANNER_VAR_"
+VARIABLE_KEYS = ("default", "description")
+_REFERENCE = re.compile(r"\$(\$\{)|\$\{([^}]*)\}")
+_WHOLE_VARIABLE = re.compile(r"^\$\{var\.([^}]*)\}$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class Unset:
+    """A variable with no value anywhere: an error only where it is used."""
+
+    name: str
+
+
+@dataclass
+class Scope:
+    """What `${...}` can name: the variables' values and the environment's name."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    env: str | None = None
+
+
+def declared_variables(raw: Any, problems: list[Problem]) -> dict[str, Mapping[str, Any]]:
+    """The `[variables]` table by name; malformed declarations become problems."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(("variables",), "must be a table of variables by name"))
+        return {}
+    declared: dict[str, Mapping[str, Any]] = {}
+    for name, spec in raw.items():
+        loc: Loc = ("variables", name)
+        if not _NAME.match(name):
+            problems.append(Problem(loc, "a variable name is letters, digits, '_' and '-'"))
+        elif not isinstance(spec, Mapping):
+            problems.append(Problem(loc, "must be a table (default, description)"))
+        else:
+            problems.extend(_unknown_keys(spec, VARIABLE_KEYS, loc))
+            declared[name] = spec
+    return declared
+
+
+def variable_values(
+    declared: Mapping[str, Mapping[str, Any]],
+    *,
+    env_values: Any,
+    env_loc: Loc,
+    overrides: Mapping[str, str],
+    environ: Mapping[str, str],
+    problems: list[Problem],
+) -> dict[str, Any]:
+    """Each declared variable's value (or `Unset`), highest source first."""
+    if env_values is None:
+        env_values = {}
+    if not isinstance(env_values, Mapping):
+        problems.append(Problem(env_loc, "must be a table of variable values by name"))
+        env_values = {}
+    for name in [*env_values, *overrides]:
+        if name not in declared:
+            where = env_loc if name in env_values else ("--var",)
+            hint = did_you_mean(name, declared)
+            problems.append(Problem((*where, name), f"unknown variable '{name}'{hint}"))
+    values: dict[str, Any] = {}
+    for name, spec in declared.items():
+        values[name] = _value_of(name, spec, env_values, overrides, environ, problems)
+    return values
+
+
+def _value_of(
+    name: str,
+    spec: Mapping[str, Any],
+    env_values: Mapping[str, Any],
+    overrides: Mapping[str, str],
+    environ: Mapping[str, str],
+    problems: list[Problem],
+) -> Any:
+    default = spec.get("default", Unset(name))
+    for where, text in (
+        (f"--var {name}", overrides.get(name)),
+        (ENVIRON_PREFIX + name, environ.get(ENVIRON_PREFIX + name)),
+    ):
+        if text is not None:
+            return _typed(text, default, where, problems)
+    return env_values.get(name, default)
+
+
+def _typed(text: str, default: Any, where: str, problems: list[Problem]) -> Any:
+    """`text` as the default's type (number, boolean), else the text itself."""
+    if isinstance(default, str | Unset | Mapping | list):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    kind = type(default)
+    if isinstance(value, kind) or (kind is float and type(value) is int):
+        return value
+    problems.append(Problem((where,), f"'{text}' is not a {kind.__name__} like the default"))
+    return default
+
+
+def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
+    """`value` with every `${...}` in its strings resolved; problems at their location."""
+    if isinstance(value, Mapping):
+        return {key: interpolate(item, scope, (*loc, key), problems) for key, item in value.items()}
+    if isinstance(value, list):
+        return [
+            interpolate(item, scope, (*loc, index), problems) for index, item in enumerate(value)
+        ]
+    if not isinstance(value, str) or "$" not in value:
+        return value
+    whole = _WHOLE_VARIABLE.match(value)
+    if whole is not None:
+        return _lookup(f"var.{whole.group(1)}", scope, loc, problems)
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return "${"
+        return _as_text(_lookup(match.group(2), scope, loc, problems))
+
+    return _REFERENCE.sub(replace, value)
+
+
+def _lookup(reference: str, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
+    if reference == "env":
+        if scope.env is None:
+            problems.append(Problem(loc, "${env} is used but no environment is selected"))
+        return scope.env or ""
+    kind, _, name = reference.partition(".")
+    if kind != "var" or not name:
+        message = f"unknown reference '${{{reference}}}' (use ${{var.NAME}}, ${{env}}, or $${{"
+        problems.append(Problem(loc, message + " for a literal ${)"))
+        return ""
+    value = scope.values.get(name)
+    if name not in scope.values:
+        hint = did_you_mean(name, scope.values)
+        problems.append(Problem(loc, f"unknown variable '{name}'{hint}"))
+        return ""
+    if isinstance(value, Unset):
+        message = f"variable '{name}' has no value (set --var {name}=..., "
+        problems.append(Problem(loc, message + f"{ENVIRON_PREFIX}{name}, or a default)"))
+        return ""
+    return value
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, Mapping | list):
+        return json.dumps(value)
+    return str(value)
+
+
+def _unknown_keys(table: Mapping[str, Any], known: tuple[str, ...], loc: Loc) -> list[Problem]:
+    return [
+        Problem((*loc, key), f"unknown key '{key}'{did_you_mean(key, known)}")
+        for key in table
+        if key not in known
+    ]
