@@ -27,6 +27,7 @@ from planner.cli.common import (
     EXIT_OK,
     add_config_option,
     add_endpoint_options,
+    add_environment_options,
     add_lock_timeout_option,
     add_state_option,
     repeated_args,
@@ -71,6 +72,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options `apply` and `destroy` share."""
     add_config_option(parser)
     add_state_option(parser)
+    add_environment_options(parser)
     add_endpoint_options(parser)
     parser.add_argument(
         "--auto-approve", action="store_true", help="apply without asking for confirmation"

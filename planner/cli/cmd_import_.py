@@ -17,6 +17,7 @@ from planner.api.models import Deployment, DeploymentStatus
 from planner.cli.common import (
     add_config_option,
     add_endpoint_options,
+    add_environment_options,
     add_lock_timeout_option,
     add_state_option,
     repeated_args,
@@ -42,6 +43,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument("deployment_id", metavar="DEPLOYMENT_ID", help="its id on the server")
     add_config_option(parser)
     add_state_option(parser)
+    add_environment_options(parser)
     add_endpoint_options(parser)
     add_lock_timeout_option(parser)
     parser.set_defaults(func=run)

@@ -21,6 +21,7 @@ from planner.cli.common import (
     EXIT_OK,
     add_config_option,
     add_endpoint_options,
+    add_environment_options,
     add_format_option,
     add_lock_timeout_option,
     add_state_option,
@@ -66,6 +67,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     add_config_option(parser)
     add_state_option(parser)
+    add_environment_options(parser)
     add_endpoint_options(parser)
     parser.add_argument("--out", metavar="PLANFILE", help="save the plan for `planner apply`")
     add_format_option(parser, ["text", "markdown", "json"])

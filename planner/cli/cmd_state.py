@@ -8,6 +8,7 @@ from typing import Any
 
 from planner.cli.common import (
     add_config_option,
+    add_environment_options,
     add_format_option,
     add_lock_timeout_option,
     add_state_option,
@@ -52,6 +53,7 @@ def _action(
     parser: argparse.ArgumentParser = actions.add_parser(name, parents=parents, help=help)
     add_config_option(parser)
     add_state_option(parser)
+    add_environment_options(parser)
     parser.set_defaults(func=func)
     return parser
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planner.cli.common import add_config_option, add_state_option, open_state_backend
+from planner.cli.common import (
+    add_config_option,
+    add_environment_options,
+    add_state_option,
+    open_state_backend,
+)
 from planner.render.console import make_console
 
 
@@ -20,6 +25,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument("lock_id", metavar="LOCK_ID", help="the id the lock error printed")
     add_config_option(parser)
     add_state_option(parser)
+    add_environment_options(parser)
     parser.set_defaults(func=run)
 
 

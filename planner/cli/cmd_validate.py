@@ -1,7 +1,10 @@
 """`planner validate`: load the config, print every problem (exit 1) or one OK line (exit 0).
 
-Problems go to stderr through the error boundary (one line each); warnings go to stderr
-too; the OK line goes to stdout.
+Problems go to stderr through the error boundary (one line each); warnings and notes go
+to stderr too; the OK lines go to stdout. A config with environments is checked in each
+of them (or in the one `--env` names), and then never needs secrets' environment
+variables: one that is not set is a note (plan and apply still need it). A config
+without environments keeps the older rule (an unset one is an error).
 """
 
 from __future__ import annotations
@@ -11,8 +14,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from planner.cli.common import add_config_option
-from planner.config import load_config
+from planner.cli.common import (
+    add_config_option,
+    add_environment_options,
+    environment_from,
+    variables_from,
+)
+from planner.config import Config, load_config
+from planner.config.environments import environment_names
+from planner.config.reader import read_raw
+from planner.config.secret_values import NotingMissing
+from planner.errors import ConfigError
 from planner.render.console import make_console
 
 
@@ -21,18 +33,61 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "validate",
         parents=parents,
         help="validate the config file (no network)",
-        description="Validate the config file without touching the network.",
+        description="Validate the config file without touching the network, in every "
+        "environment unless --env names one.",
     )
     add_config_option(parser)
+    add_environment_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(Path(args.config), environ=os.environ)
+    path = Path(args.config)
+    chosen = environment_from(args, os.environ)
+    environments: list[str | None] = [chosen] if chosen else [*environment_names(read_raw(path))]
+    # Without environments, validate keeps today's contract: an unset secret variable fails.
+    has_environments = bool(environments)
+    environments = environments or [None]
+    loaded: list[tuple[Config, list[str]]] = []
+    failures: list[ConfigError] = []
+    for environment in environments:
+        environ = NotingMissing(os.environ) if has_environments else None
+        try:
+            config = load_config(
+                path,
+                environ=os.environ if environ is None else environ,
+                env=environment,
+                variables=variables_from(args),
+            )
+        except ConfigError as error:
+            failures.append(error)
+            continue
+        loaded.append((config, [] if environ is None else environ.missing))
+    if failures:
+        raise _combined(failures)
+    for config, missing in loaded:
+        _report(args.config, config, missing)
+    return 0
+
+
+def _report(label: str, config: Config, missing: list[str]) -> None:
     errors = make_console(stderr=True)
     for warning in config.warnings:
         errors.print(f"Warning: {warning}", markup=False)
+    for variable in missing:
+        note = f"Note: environment variable {variable} is not set (plan and apply need it)"
+        errors.print(note, markup=False)
     count = len(config.deployments)
     noun = "deployment" if count == 1 else "deployments"
-    make_console().print(f"OK: {args.config} is valid ({count} {noun})", markup=False)
-    return 0
+    where = f" in environment {config.environment}" if config.environment else ""
+    make_console().print(f"OK: {label} is valid{where} ({count} {noun})", markup=False)
+
+
+def _combined(failures: list[ConfigError]) -> ConfigError:
+    if len(failures) == 1:
+        return failures[0]
+    return ConfigError(
+        "; ".join(error.message for error in failures),
+        details=[line for error in failures for line in error.details],
+        hint=failures[0].hint,
+    )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
 
 DEFAULT_CONFIG = "planner.toml"
+ENV_VAR = "PLANNER_ENV"
 
 # Exit codes (a contract: scripts and CI rely on them).
 EXIT_OK = 0
@@ -25,6 +28,41 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help=f"config file, TOML or JSON (default: {DEFAULT_CONFIG})",
     )
+
+
+def add_environment_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--env",
+        default=None,
+        metavar="NAME",
+        help=f"the config's environment to use (else ${ENV_VAR}); required when it has some",
+    )
+    parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        type=variable_assignment,
+        metavar="NAME=VALUE",
+        help="set a config variable (repeatable; wins over PLANNER_VAR_NAME)",
+    )
+
+
+def variable_assignment(text: str) -> tuple[str, str]:
+    """argparse type: `NAME=VALUE` (the value may be empty or hold '=')."""
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name, value
+
+
+def environment_from(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """`--env`, else $PLANNER_ENV, else None (a config without environments)."""
+    return getattr(args, "env", None) or environ.get(ENV_VAR) or None
+
+
+def variables_from(args: argparse.Namespace) -> dict[str, str]:
+    """The `--var NAME=VALUE` overrides (the last of a name wins)."""
+    return dict(getattr(args, "var", None) or [])
 
 
 def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +110,8 @@ def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
 
 def state_path_from_args(args: argparse.Namespace) -> Path:
     """`--state`, else the default state path of `-c FILE`."""
-    return resolve_state_path(getattr(args, "state", None), args.config)
+    environment = environment_from(args, os.environ)
+    return resolve_state_path(getattr(args, "state", None), args.config, environment=environment)
 
 
 def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:

@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Self
 
 from planner.api.client import ControlPlaneClient
+from planner.cli.common import environment_from, variables_from
 from planner.cli.endpoint import (
     announce_on_stderr,
     open_client,
@@ -61,15 +62,20 @@ class Workspace:
         base_url: str | None = None,
         environ: Mapping[str, str] | None = None,
         announce: Callable[[str], None] = announce_on_stderr,
+        environment: str | None = None,
+        variables: Mapping[str, str] | None = None,
     ) -> Workspace:
-        """STATE_DIR (the embedded plane's directory) defaults to the environment's."""
+        """STATE_DIR (the embedded plane's directory) defaults to the environment's;
+        ENVIRONMENT is the config's environment (its own state), VARIABLES `--var`s."""
         env = os.environ if environ is None else environ
-        config = load_config(Path(config_path), environ=env)
+        config = load_config(Path(config_path), environ=env, env=environment, variables=variables)
         state_dir = Path(state_dir) if state_dir else state_dir_from(env)
         resolved = resolve_endpoint(base_url, config.control_plane, env, state_dir)
         client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)
         api_key = EMBEDDED_API_KEY if resolved.is_embedded else env.get("PLANNER_API_KEY", "")
-        state = resolve_state_path(str(state_path) if state_path else None, config_path, env)
+        state = resolve_state_path(
+            str(state_path) if state_path else None, config_path, env, environment=environment
+        )
         backend = LocalFileBackend(state)
         return cls(config, client, backend, client.endpoint, client.tenant_id, api_key, state_dir)
 
@@ -82,6 +88,8 @@ class Workspace:
             state_path=getattr(args, "state", None),
             state_dir=getattr(args, "state_dir", None),
             base_url=getattr(args, "base_url", None),
+            environment=environment_from(args, os.environ),
+            variables=variables_from(args),
         )
 
     async def __aenter__(self) -> Self:

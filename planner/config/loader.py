@@ -16,6 +16,7 @@ from planner.api.rules import Mode
 from planner.config.deployment import Defaults, load_deployment, validate_model
 from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, format_loc
+from planner.config.environments import Inputs, resolve_environment
 from planner.config.keys import check_keys, check_raw_values
 from planner.config.models import (
     Config,
@@ -32,12 +33,21 @@ CONFIG_HINT = "fix the problems listed above (the format is described in docs/gu
 
 
 def load_config(
-    path: Path, *, environ: Mapping[str, str], mode: Mode | str | None = None
+    path: Path,
+    *,
+    environ: Mapping[str, str],
+    mode: Mode | str | None = None,
+    env: str | None = None,
+    variables: Mapping[str, str] | None = None,
 ) -> Config:
-    """Load and validate a config file; `mode` overrides `[control_plane] mode`."""
-    raw = read_raw(path)
+    """Load and validate one environment of a config file (`env`, None when it has none);
+    `variables` are `--var` overrides; `mode` overrides `[control_plane] mode`."""
     label = str(path)
-    problems: list[Problem] = [*check_raw_values(raw), *_check_top_level(raw)]
+    file_data = read_raw(path)
+    inputs = Inputs(env=env, overrides=variables, environ=environ)
+    raw = resolve_environment(file_data, inputs, label=label)
+    # Raw values are checked in the file as written: resolving keeps no duplicate keys.
+    problems: list[Problem] = [*check_raw_values(file_data), *_check_top_level(raw)]
     control_plane = _load_control_plane(_section(raw, "control_plane"), problems)
     if mode is not None:
         control_plane = control_plane.model_copy(update={"mode": Mode(mode)})
@@ -57,7 +67,11 @@ def load_config(
     if problems:
         raise _config_error(label, _in_file_order(problems, raw))
     return Config(
-        path=path, control_plane=control_plane, deployments=deployments, warnings=warnings
+        path=path,
+        control_plane=control_plane,
+        deployments=deployments,
+        warnings=warnings,
+        environment=env,
     )
 
 

@@ -118,6 +118,7 @@ class Config:
     control_plane: ControlPlaneConfig
     deployments: dict[str, DesiredDeployment]
     warnings: list[str] = field(default_factory=list)
+    environment: str | None = None
 
     @property
     def mode(self) -> Mode:

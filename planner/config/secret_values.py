@@ -5,7 +5,7 @@ Values never appear in problems or warnings; only names of secrets and variables
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,3 +82,34 @@ def _resolve_one(
         return  # only unknown keys: the key walk reports them with a suggestion
     else:
         resolved.problems.append(Problem(loc, _FORM))
+
+
+class NotingMissing(Mapping[str, str]):
+    """An environ in which every variable a secret names is set (`planner validate` never
+    needs secret values): a missing one reads as a placeholder and is remembered.
+
+    `get` sees only what is really set, so `PLANNER_VAR_NAME` lookups are unaffected.
+    """
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        self.missing: list[str] = []
+
+    def __getitem__(self, key: str) -> str:
+        if key in self._environ:
+            return self._environ[key]
+        if key not in self.missing:
+            self.missing.append(key)
+        return ""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        return self._environ.get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._environ)
+
+    def __len__(self) -> int:
+        return len(self._environ)

@@ -13,6 +13,7 @@ with its type. Variable values are never interpolated themselves, so nothing rec
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -115,6 +116,8 @@ def _typed(text: str, default: Any, where: str, problems: list[Problem]) -> Any:
     except ValueError:
         value = None
     kind = type(default)
+    if isinstance(value, float) and not math.isfinite(value):
+        value = None
     if isinstance(value, kind) or (kind is float and type(value) is int):
         return value
     problems.append(Problem((where,), f"'{text}' is not a {kind.__name__} like the default"))

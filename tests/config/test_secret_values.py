@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from planner.config.secret_values import resolve_secrets
+from planner.config.secret_values import NotingMissing, resolve_secrets
 
 ProblemsOf = Callable[..., list[str]]
 SECRET_VALUE = "s3cr3t-value-never-printed"
@@ -105,3 +105,13 @@ def test_default_literal_secret_warns_once(load: Callable[..., object], docker_a
     text = '[defaults.secrets]\nLEVEL = "info"\n' + docker_api + docker_api.replace("api", "web")
     config = load(text)
     assert [w.split(": ")[1] for w in config.warnings] == ["defaults.secrets.LEVEL"]  # type: ignore[attr-defined]
+
+
+def test_noting_missing_reads_unset_variables_as_placeholders() -> None:
+    """Every name is present (unset ones read as '' and are remembered); get sees only real."""
+    environ = NotingMissing({"SET": "1"})
+    assert "UNSET" in environ and environ["UNSET"] == "" and environ["SET"] == "1"
+    environ["UNSET"]
+    assert environ.missing == ["UNSET"]
+    assert environ.get("UNSET") is None and environ.get("SET") == "1"
+    assert list(environ) == ["SET"] and len(environ) == 1

@@ -27,3 +27,9 @@ def test_explicit_state_wins() -> None:
     assert resolve_state_path(None, "planner.toml", env=env) == Path(
         "/elsewhere/planner.state.json"
     )
+
+
+def test_one_state_per_environment() -> None:
+    """An environment of the config gets `state/<config stem>.<env>.state.json`."""
+    path = resolve_state_path(None, "configs/fleet.toml", {}, environment="prod")
+    assert path == Path("state/fleet.prod.state.json")

@@ -1,0 +1,107 @@
+"""One config, several environments: --env / PLANNER_ENV, --var, one state per environment."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.conftest import Scenario
+
+ENVIRONMENTS = """
+[variables.tag]
+default = "1.0.0"
+
+[deployments.worker]
+source = "internal_docker"
+source_revision_config.image_uri = "registry.example.com/acme/worker:${var.tag}"
+
+[deployments.canary]
+source = "internal_docker"
+environments = ["dev"]
+source_revision_config.image_uri = "registry.example.com/acme/canary:${env}"
+
+[deployments.api]
+source = "internal_docker"
+source_revision_config.image_uri = "registry.example.com/acme/api:1"
+secrets = { API_TOKEN = { env = "MISSING_TOKEN" } }
+environments = ["prod"]
+
+[environments.dev]
+variables = { tag = "2.0.0" }
+
+[environments.prod]
+"""
+
+
+@pytest.fixture
+def fleet(scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> Scenario:
+    monkeypatch.delenv("PLANNER_ENV", raising=False)
+    monkeypatch.delenv("MISSING_TOKEN", raising=False)
+    scenario.write_config(ENVIRONMENTS)
+    return scenario
+
+
+def test_each_environment_applies_to_its_own_state(fleet: Scenario) -> None:
+    """apply --env dev writes state/planner.dev.state.json with dev's deployments and values."""
+    result = fleet.cli("apply", "--env", "dev", "--auto-approve")
+    assert result.code == 0, result.err
+    state = json.loads((fleet.root / "state" / "planner.dev.state.json").read_text())
+    assert sorted(state["deployments"]) == ["canary", "worker"]
+    assert not fleet.state_path.exists()
+    plan = fleet.plan("--env", "dev", "--format", "json")
+    assert plan.code == 0 and json.loads(plan.out)["summary"]["create"] == 0
+
+
+def test_var_and_planner_env_pick_values_and_environment(
+    fleet: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PLANNER_ENV stands for --env; --var overrides the environment's value."""
+    monkeypatch.setenv("PLANNER_ENV", "dev")
+    result = fleet.plan("--var", "tag=3.1.4")
+    assert result.code == 0, result.err
+    assert "worker:3.1.4" in result.out and "canary:dev" in result.out
+
+
+def test_an_environment_is_required_and_refused_without_environments(fleet: Scenario) -> None:
+    """Without --env the error lists the environments; a plain config refuses --env."""
+    result = fleet.plan()
+    assert result.code == 1
+    assert "has environments (dev, prod); choose one" in result.err
+    fleet.write_config(ENVIRONMENTS.split("[environments.dev]")[0].replace("environments = ", "#"))
+    result = fleet.plan("--env", "dev")
+    assert result.code == 1 and "--env dev cannot be used" in result.err
+
+
+def test_bad_var_syntax_is_a_usage_error(fleet: Scenario) -> None:
+    """--var without '=' is refused by the argument parser (exit 1)."""
+    with pytest.raises(SystemExit) as exited:
+        fleet.cli("plan", "--env", "dev", "--var", "tag")
+    assert exited.value.code == 1
+    assert "expected NAME=VALUE, not 'tag'" in fleet.capsys.readouterr().err
+
+
+def test_validate_checks_every_environment_without_secret_values(fleet: Scenario) -> None:
+    """validate covers dev and prod; an unset secret variable is a note, not an error."""
+    result = fleet.cli("validate")
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "OK: planner.toml is valid in environment dev (2 deployments)",
+        "OK: planner.toml is valid in environment prod (2 deployments)",
+    ]
+    assert "Note: environment variable MISSING_TOKEN is not set" in result.err
+    only = fleet.cli("validate", "--env", "prod")
+    assert only.out == "OK: planner.toml is valid in environment prod (2 deployments)\n"
+
+
+def test_validate_reports_problems_of_every_environment(fleet: Scenario) -> None:
+    """A problem in one environment fails validate and names that environment."""
+    fleet.edit_config("[environments.prod]", '[environments.prod]\nvariables = { tga = "1" }')
+    fleet.edit_config("[environments.dev]", '[environments.dev]\ncontrol_plane = { mode = "x" }')
+    result = fleet.cli("validate")
+    assert result.code == 1
+    assert "(environment prod) is invalid" in result.err
+    assert "environments.prod.variables.tga: unknown variable 'tga' (did you mean 'tag'?)" in (
+        result.err
+    )
+    assert "control_plane.mode" in result.err
