@@ -23,6 +23,7 @@ from planner.errors import PlannerError
 # name -> (module under planner/cli, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("cmd_validate", "validate the config file (no network)"),
+    "config": ("cmd_config", "print the resolved config of one environment"),
     "plan": ("cmd_plan", "show what apply would change"),
     "apply": ("cmd_apply", "apply the changes of a plan"),
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
