@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from planner.cli.common import (
     add_environment_options,
     add_lock_timeout_option,
     add_state_option,
+    environment_from,
     repeated_args,
     seconds,
 )
@@ -160,6 +162,14 @@ def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:
     if args.state is None:
         args.state = saved.state_path
     args.state_dir = saved.state_dir
+    chosen = environment_from(args, os.environ)
+    if chosen is not None and chosen != saved.plan.environment:
+        made_for = saved.plan.environment or "a config without environments"
+        raise PlanError(
+            f"the plan was made for environment {made_for}, not {chosen}",
+            hint="apply it without --env (and PLANNER_ENV), or make a plan for this environment",
+        )
+    args.env = saved.plan.environment
 
 
 async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:

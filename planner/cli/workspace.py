@@ -154,7 +154,8 @@ class Workspace:
             unmanaged_existing=observed.unmanaged_existing,
             intents=doc.pending,
         )
-        return _with_recovered_creates(plan, observed), observed
+        origin = {"config": str(self.config.path), "environment": self.config.environment}
+        return _with_recovered_creates(plan.model_copy(update=origin), observed), observed
 
 
 def _with_recovered_creates(plan: Plan, observed: Observed) -> Plan:

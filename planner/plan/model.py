@@ -175,6 +175,10 @@ PlanMode = Literal["normal", "destroy", "refresh-only"]
 class Plan(PlanModel):
     format_version: Literal["1.0"] = FORMAT_VERSION
     mode: PlanMode = "normal"
+    config: str | None = Field(default=None, description="the config file the plan was made from")
+    environment: str | None = Field(
+        default=None, description="the config's environment (null: the config has none)"
+    )
     summary: Summary = Field(default_factory=Summary)
     changes: list[Change] = Field(default_factory=list)
     drift: list[Drift] = Field(default_factory=list)

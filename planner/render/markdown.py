@@ -34,11 +34,28 @@ _NOTICE_RESERVE = 300
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
     changes = ordered_changes(plan, verbose=verbose)
-    head = "\n".join(part for part in (MARKER, f"**{plan.summary_line()}**", *alerts(plan)) if part)
+    parts = (marker(plan), heading(plan), f"**{plan.summary_line()}**", *alerts(plan))
+    head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
     drift = drift_details(plan) + recovered_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
+
+
+def marker(plan: Plan) -> str:
+    """`<!-- planner-plan: <config>#<env> -->` (one sticky comment per config and
+    environment); `<!-- planner-plan: <config> -->` without environments."""
+    if plan.config is None:
+        return MARKER
+    where = f"{plan.config}#{plan.environment}" if plan.environment else plan.config
+    return f"<!-- planner-plan: {where} -->"
+
+
+def heading(plan: Plan) -> str:
+    """`### Plan: <config> (environment <env>)` when the config has environments."""
+    if plan.environment is None:
+        return ""
+    return f"### Plan: `{plan.config}` (environment `{plan.environment}`)\n"
 
 
 def _fit(head: str, rows: list[str], drift: str, blocks: list[str], budget: int) -> str:

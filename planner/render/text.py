@@ -37,6 +37,9 @@ _SIGN_STYLES = {"+": "green", "-": "red", "~": "yellow", " ": "dim"}
 def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> str:
     out = io.StringIO()
     console = make_console(out, force_terminal=color)
+    if plan.environment is not None:
+        console.print(Text(f"Config: {plan.config}, environment: {plan.environment}", "bold"))
+        console.print()
     for block in plan_blocks(plan, verbose=verbose):
         for line in block:
             console.print(line)

@@ -105,3 +105,26 @@ def test_validate_reports_problems_of_every_environment(fleet: Scenario) -> None
         result.err
     )
     assert "control_plane.mode" in result.err
+
+
+def test_plan_names_config_and_environment_in_every_format(fleet: Scenario) -> None:
+    """Text header, markdown marker and heading, and the JSON `environment` key."""
+    text = fleet.plan("--env", "dev")
+    assert text.out.startswith("Config: planner.toml, environment: dev\n")
+    markdown = fleet.plan("--env", "dev", "--format", "markdown").out
+    assert markdown.startswith(
+        "<!-- planner-plan: planner.toml#dev -->\n### Plan: `planner.toml` (environment `dev`)\n"
+    )
+    plan = json.loads(fleet.plan("--env", "dev", "--format", "json").out)
+    assert (plan["config"], plan["environment"]) == ("planner.toml", "dev")
+
+
+def test_a_saved_plan_applies_to_its_environment_only(fleet: Scenario) -> None:
+    """apply PLANFILE uses the plan's environment and refuses another one."""
+    assert fleet.plan("--env", "dev", "--out", "dev.plan").code == 0
+    refused = fleet.cli("apply", "--env", "prod", "--auto-approve", "dev.plan")
+    assert refused.code == 1
+    assert "the plan was made for environment dev, not prod" in refused.err
+    applied = fleet.cli("apply", "--auto-approve", "dev.plan")
+    assert applied.code == 0, applied.err
+    assert (fleet.root / "state" / "planner.dev.state.json").exists()
