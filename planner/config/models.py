@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
@@ -91,6 +91,43 @@ class DefaultsSpec(DeploymentSpec):
     source: Source | None = Field(default=None, description="default source")  # type: ignore[assignment]
 
 
+class DeploymentTable(DefaultsSpec):
+    """A `[deployments.<name>]` table as written: `source` may come from its template."""
+
+    template: str | None = Field(default=None, description="the [templates] table it builds on")
+    environments: list[str] | None = Field(
+        default=None, description="only in these environments (default: every environment)"
+    )
+
+
+class TemplateSpec(DefaultsSpec):
+    """Deployment-shaped; a deployment picks it with `template = "<name>"`."""
+
+
+class VariableSpec(StrictModel):
+    """A variable, used as `${var.NAME}` in any string (no default: it must be given)."""
+
+    default: Any = Field(default=None, description="its value when nothing else sets one")
+    description: str | None = Field(default=None, description="what it is for")
+
+
+class EnvironmentSpec(StrictModel):
+    """One environment: merged over the file's tables when `--env` names it."""
+
+    control_plane: ControlPlaneConfig | None = Field(
+        default=None, description="merged over [control_plane] (its own workspace)"
+    )
+    variables: dict[str, Any] | None = Field(
+        default=None, description="variable values in this environment"
+    )
+    defaults: DefaultsSpec | None = Field(
+        default=None, description="merged over [defaults] in this environment"
+    )
+    deployments: dict[DeploymentName, TemplateSpec] | None = Field(
+        default=None, description="per-deployment overrides in this environment"
+    )
+
+
 class ConfigFile(StrictModel):
     """planner config file (TOML or JSON)."""
 
@@ -105,8 +142,17 @@ class ConfigFile(StrictModel):
     defaults: DefaultsSpec | None = Field(
         default=None, description="merged under every deployment; a deployment's own value wins"
     )
-    deployments: dict[DeploymentName, DeploymentSpec] | None = Field(
+    deployments: dict[DeploymentName, DeploymentTable] | None = Field(
         default=None, description="deployments by name (lowercase letters, digits, '-')"
+    )
+    variables: dict[str, VariableSpec] | None = Field(
+        default=None, description="variables by name, used as ${var.NAME} in any string"
+    )
+    templates: dict[str, TemplateSpec] | None = Field(
+        default=None, description="deployment-shaped tables a deployment picks with `template`"
+    )
+    environments: dict[str, EnvironmentSpec] | None = Field(
+        default=None, description="environments by name; --env NAME (or PLANNER_ENV) picks one"
     )
 
 

@@ -26,7 +26,15 @@ def test_schema_header_names_dialect_and_title() -> None:
     assert schema["$schema"] == SCHEMA_DIALECT
     assert schema["title"] == "planner config"
     assert "docs/guides/config.md" in schema["description"]
-    assert set(schema["properties"]) == {"$schema", "control_plane", "defaults", "deployments"}
+    assert set(schema["properties"]) == {
+        "$schema",
+        "control_plane",
+        "defaults",
+        "deployments",
+        "variables",
+        "templates",
+        "environments",
+    }
 
 
 def test_every_model_object_forbids_unknown_keys() -> None:
@@ -73,7 +81,21 @@ def test_names_and_ignore_changes_are_spelled_out() -> None:
     deployments = schema["properties"]["deployments"]
     assert list(deployments["patternProperties"]) == ["^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"]
     assert deployments["propertyNames"] == {"maxLength": 63}
-    secrets = schema["$defs"]["DeploymentSpec"]["properties"]["secrets"]
+    secrets = schema["$defs"]["DeploymentTable"]["properties"]["secrets"]
     assert list(secrets["patternProperties"]) == ["^[A-Za-z_][A-Za-z0-9_]*$"]
     items = schema["$defs"]["Lifecycle"]["properties"]["ignore_changes"]["items"]
     assert items == {"enum": sorted(ignorable_paths())}
+
+
+def test_environments_templates_and_variables_are_described() -> None:
+    """Editors complete the new tables: environments, templates, variables and their keys."""
+    defs = config_schema()["$defs"]
+    assert set(defs["EnvironmentSpec"]["properties"]) == {
+        "control_plane",
+        "variables",
+        "defaults",
+        "deployments",
+    }
+    assert set(defs["VariableSpec"]["properties"]) == {"default", "description"}
+    assert {"template", "environments"} <= set(defs["DeploymentTable"]["properties"])
+    assert "source" not in defs["DeploymentTable"].get("required", [])
