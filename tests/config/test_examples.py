@@ -86,3 +86,27 @@ def test_annotated_example_in_the_docs_is_valid(tmp_path: Path) -> None:
     config = load_config(path, environ=ENVIRON)
     spec = config.deployments["support-agent"].managed()["source_config"]["resource_spec"]
     assert spec["labels"] == {"team": "agents", "tier": "gold"}
+
+
+FLEET = EXAMPLES / "fleet"
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_fleet_example_loads_in_every_environment(env: str) -> None:
+    """examples/fleet: 20 agents in every environment, plus the dev-only canary in dev."""
+    config = load_config(FLEET / "planner.toml", environ={}, env=env)
+    assert len(config.deployments) == (21 if env == "dev" else 20)
+    assert len((FLEET / "planner.toml").read_text().splitlines()) <= 150
+
+
+def test_fleet_example_prod_matches_its_expected_rendering(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`planner config --env prod` prints exactly examples/fleet/expected-prod.toml."""
+    from planner.cli.main import main
+
+    monkeypatch.chdir(FLEET)
+    monkeypatch.delenv("PLANNER_VAR_image_tag", raising=False)
+    monkeypatch.delenv("PLANNER_VAR_repo_ref", raising=False)
+    assert main(["config", "--env", "prod"]) == 0
+    assert capsys.readouterr().out == (FLEET / "expected-prod.toml").read_text()
