@@ -88,6 +88,7 @@ def _combined(failures: list[ConfigError]) -> ConfigError:
         return failures[0]
     return ConfigError(
         "; ".join(error.message for error in failures),
-        details=[line for error in failures for line in error.details],
+        # A problem outside the environments' own tables shows once, not once per environment.
+        details=list(dict.fromkeys(line for error in failures for line in error.details)),
         hint=failures[0].hint,
     )

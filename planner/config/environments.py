@@ -26,6 +26,7 @@ NEW_SECTIONS = ("variables", "templates", "environments")
 ENVIRONMENT_KEYS = ("control_plane", "variables", "defaults", "deployments")
 SELECTION_KEYS = ("template", "environments")
 ENVIRONMENTS_HINT = "pick one with --env NAME (or PLANNER_ENV)"
+Layer = tuple[Loc, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,31 @@ def resolve_environment(raw: Mapping[str, Any], inputs: Inputs, *, label: str) -
     if problems:
         raise _error(label, inputs.env, problems)
     return resolved
+
+
+def deployment_layers(raw: Mapping[str, Any], env: str | None) -> dict[str, list[Layer]]:
+    """For each deployment, the tables above its own that set its values, highest first:
+    the environment's override, the deployment itself, its template (for diagnostics)."""
+    tables = raw.get("deployments")
+    if not isinstance(tables, Mapping):
+        return {}
+    found_templates = raw.get("templates")
+    templates = found_templates if isinstance(found_templates, Mapping) else {}
+    env_table = raw["environments"].get(env) if env and "environments" in raw else None
+    overrides = env_table.get("deployments") if isinstance(env_table, Mapping) else None
+    layers: dict[str, list[Layer]] = {}
+    for name, own in tables.items():
+        if not isinstance(own, Mapping):
+            continue
+        found: list[Layer] = []
+        if isinstance(overrides, Mapping) and isinstance(overrides.get(name), Mapping):
+            found.append((("environments", str(env), "deployments", name), overrides[name]))
+        found.append((("deployments", name), own))
+        template = own.get("template")
+        if isinstance(template, str) and isinstance(templates.get(template), Mapping):
+            found.append((("templates", template), templates[template]))
+        layers[name] = found
+    return layers
 
 
 def _check_environment(raw: Mapping[str, Any], env: str | None, label: str) -> None:

@@ -15,8 +15,8 @@ from typing import Any
 from planner.api.rules import Mode
 from planner.config.deployment import Defaults, load_deployment, validate_model
 from planner.config.desired import DesiredDeployment
-from planner.config.diagnostics import Loc, Problem, format_loc
-from planner.config.environments import Inputs, resolve_environment
+from planner.config.diagnostics import Loc, Problem, format_loc, has_path
+from planner.config.environments import Inputs, Layer, deployment_layers, resolve_environment
 from planner.config.keys import check_keys, check_raw_values
 from planner.config.models import (
     Config,
@@ -65,7 +65,9 @@ def load_config(
         if loaded.desired is not None:
             deployments[name] = loaded.desired
     if problems:
-        raise _config_error(label, _in_file_order(problems, raw))
+        ordered = _in_file_order(problems, raw)
+        placed = _at_origin(ordered, deployment_layers(file_data, env))
+        raise _config_error(label, placed, environment=env)
     return Config(
         path=path,
         control_plane=control_plane,
@@ -150,11 +152,34 @@ def _in_file_order(problems: list[Problem], raw: Mapping[str, Any]) -> list[Prob
     return sorted(problems, key=position)
 
 
-def _config_error(label: str, problems: list[Problem]) -> ConfigError:
+def _at_origin(problems: list[Problem], layers: Mapping[str, list[Layer]]) -> list[Problem]:
+    """A deployment's problem at the table that set the value (environment override,
+    template), naming the deployment, when that is not the deployment's own table."""
+    placed = []
+    for problem in problems:
+        name, rest = problem.loc[1:2], problem.loc[2:]
+        if problem.loc[:1] != ("deployments",) or not name or not rest:
+            placed.append(problem)
+            continue
+        origin = next(
+            (loc for loc, table in layers.get(str(name[0]), []) if has_path(table, rest)), None
+        )
+        if origin is None or origin == problem.loc[:2]:
+            placed.append(problem)
+        else:
+            message = f"{problem.message} (in deployment {name[0]})"
+            placed.append(Problem((*origin, *rest), message))
+    return placed
+
+
+def _config_error(
+    label: str, problems: list[Problem], *, environment: str | None = None
+) -> ConfigError:
     count = len(problems)
     noun = "problem" if count == 1 else "problems"
+    where = f" (environment {environment})" if environment else ""
     return ConfigError(
-        f"{label} is invalid ({count} {noun})",
+        f"{label}{where} is invalid ({count} {noun})",
         details=[problem.render(label) for problem in problems],
         hint=CONFIG_HINT,
     )

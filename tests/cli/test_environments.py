@@ -128,3 +128,11 @@ def test_a_saved_plan_applies_to_its_environment_only(fleet: Scenario) -> None:
     applied = fleet.cli("apply", "--auto-approve", "dev.plan")
     assert applied.code == 0, applied.err
     assert (fleet.root / "state" / "planner.dev.state.json").exists()
+
+
+def test_validate_shows_a_shared_problem_once(fleet: Scenario) -> None:
+    """A bad value outside the environment tables fails each environment but prints once."""
+    fleet.edit_config("worker:${var.tag}", "worker:${var.tga}")
+    result = fleet.cli("validate")
+    assert result.code == 1
+    assert result.err.count("unknown variable 'tga' (did you mean 'tag'?)") == 1

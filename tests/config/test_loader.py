@@ -181,3 +181,41 @@ def test_the_same_data_in_toml_and_json_loads_the_same(case: ConfigCase) -> None
     assert from_toml.deployments == from_json.deployments
     assert from_toml.control_plane == from_json.control_plane
     assert from_toml.warnings == [w.replace("c.json", "c.toml") for w in from_json.warnings]
+
+
+def test_problems_from_templates_and_overrides_name_their_table(
+    write_config: Callable[..., Path],
+) -> None:
+    """A bad value from a template or an environment override is reported where it was
+    written, naming the deployment it ended up in and the environment."""
+    path = write_config(
+        """
+        [templates.docker]
+        source = "internal_docker"
+        source_config.resource_spec.cpu = 0
+
+        [deployments.api]
+        template = "docker"
+        source_revision_config.image_uri = "registry.example.com/api:1"
+        source_config.resource_spec.max_scale = 1
+
+        [environments.prod.deployments.api.source_config.resource_spec]
+        max_scale = -1
+        """
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={}, env="prod")
+    assert caught.value.message.startswith("planner.toml (environment prod) is invalid")
+    details = caught.value.details
+    assert any(
+        line.startswith("planner.toml: templates.docker.source_config.resource_spec.cpu: ")
+        and line.endswith("(in deployment api)")
+        for line in details
+    ), details
+    assert any(
+        line.startswith(
+            "planner.toml: environments.prod.deployments.api.source_config.resource_spec.max_scale"
+        )
+        and line.endswith("(in deployment api)")
+        for line in details
+    ), details
