@@ -7,6 +7,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from planner.config.environments import ENVIRONMENTS_HINT, environment_names
+from planner.config.reader import read_raw
+from planner.errors import ConfigError
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import resolve_state_path
 
@@ -109,9 +112,18 @@ def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
 
 
 def state_path_from_args(args: argparse.Namespace) -> Path:
-    """`--state`, else the default state path of `-c FILE`."""
+    """`--state`, else the default state path of `-c FILE` (and of its environment: one
+    is required when the config, if it exists, has environments)."""
+    state = getattr(args, "state", None)
     environment = environment_from(args, os.environ)
-    return resolve_state_path(getattr(args, "state", None), args.config, environment=environment)
+    if state is None and environment is None and Path(args.config).is_file():
+        names = environment_names(read_raw(Path(args.config)))
+        if names:
+            raise ConfigError(
+                f"{args.config} has environments ({', '.join(names)}); choose one",
+                hint=ENVIRONMENTS_HINT,
+            )
+    return resolve_state_path(state, args.config, environment=environment)
 
 
 def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:

@@ -136,3 +136,13 @@ def test_validate_shows_a_shared_problem_once(fleet: Scenario) -> None:
     result = fleet.cli("validate")
     assert result.code == 1
     assert result.err.count("unknown variable 'tga' (did you mean 'tag'?)") == 1
+
+
+def test_state_commands_use_the_environment_state(fleet: Scenario) -> None:
+    """state list reads the environment's state, and asks for one when none is chosen."""
+    assert fleet.cli("apply", "--env", "dev", "--auto-approve").code == 0
+    listed = fleet.cli("state", "list", "--env", "dev")
+    assert listed.code == 0, listed.err
+    assert "canary" in listed.out and "worker" in listed.out
+    refused = fleet.cli("state", "list")
+    assert refused.code == 1 and "choose one" in refused.err
