@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from planner.errors import ConfigError
+
 Loc = tuple[str | int, ...]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_$-]+$")
@@ -66,3 +68,18 @@ def has_path(data: Any, loc: Loc) -> bool:
 def under(loc: Loc, prefixes: Iterable[Loc]) -> bool:
     """Whether `loc` is one of `prefixes` or lies below one of them."""
     return any(loc[: len(prefix)] == prefix for prefix in prefixes)
+
+
+def config_error(
+    label: str, problems: list[Problem], *, environment: str | None, hint: str
+) -> ConfigError:
+    """The one error for a config's problems: a headline naming the file (and the
+    environment), one detail line per problem."""
+    count = len(problems)
+    noun = "problem" if count == 1 else "problems"
+    where = f" (environment {environment})" if environment else ""
+    return ConfigError(
+        f"{label}{where} is invalid ({count} {noun})",
+        details=[problem.render(label) for problem in problems],
+        hint=hint,
+    )

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.diagnostics import Loc, Problem, config_error, did_you_mean
 from planner.config.merge import deep_merge
 from planner.config.variables import Scope, declared_variables, interpolate, variable_values
 from planner.errors import ConfigError
@@ -26,6 +26,7 @@ NEW_SECTIONS = ("variables", "templates", "environments")
 ENVIRONMENT_KEYS = ("control_plane", "variables", "defaults", "deployments")
 SELECTION_KEYS = ("template", "environments")
 ENVIRONMENTS_HINT = "pick one with --env NAME (or PLANNER_ENV)"
+PROBLEMS_HINT = "fix the problems listed above (see docs/guides/environments.md)"
 Layer = tuple[Loc, Mapping[str, Any]]
 
 
@@ -68,7 +69,7 @@ def resolve_environment(raw: Mapping[str, Any], inputs: Inputs, *, label: str) -
     if "deployments" in raw:
         resolved["deployments"] = _deployments(raw, env_table, env_loc, scope, problems)
     if problems:
-        raise _error(label, inputs.env, problems)
+        raise config_error(label, problems, environment=inputs.env, hint=PROBLEMS_HINT)
     return resolved
 
 
@@ -296,14 +297,3 @@ def _overrides(
 
 def _without_selection(table: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in table.items() if key not in SELECTION_KEYS}
-
-
-def _error(label: str, env: str | None, problems: list[Problem]) -> ConfigError:
-    count = len(problems)
-    noun = "problem" if count == 1 else "problems"
-    where = f" (environment {env})" if env else ""
-    return ConfigError(
-        f"{label}{where} is invalid ({count} {noun})",
-        details=[problem.render(label) for problem in problems],
-        hint="fix the problems listed above (see docs/guides/environments.md)",
-    )

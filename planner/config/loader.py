@@ -15,7 +15,7 @@ from typing import Any
 from planner.api.rules import Mode
 from planner.config.deployment import Defaults, load_deployment, validate_model
 from planner.config.desired import DesiredDeployment
-from planner.config.diagnostics import Loc, Problem, format_loc, has_path
+from planner.config.diagnostics import Loc, Problem, config_error, format_loc, has_path
 from planner.config.environments import Inputs, Layer, deployment_layers, resolve_environment
 from planner.config.keys import check_keys, check_raw_values
 from planner.config.models import (
@@ -27,7 +27,6 @@ from planner.config.models import (
 )
 from planner.config.reader import read_raw
 from planner.config.secret_values import resolve_secrets
-from planner.errors import ConfigError
 
 CONFIG_HINT = "fix the problems listed above (the format is described in docs/guides/config.md)"
 
@@ -67,7 +66,7 @@ def load_config(
     if problems:
         ordered = _in_file_order(problems, raw)
         placed = _at_origin(ordered, deployment_layers(file_data, env))
-        raise _config_error(label, placed, environment=env)
+        raise config_error(label, placed, environment=env, hint=CONFIG_HINT)
     return Config(
         path=path,
         control_plane=control_plane,
@@ -170,16 +169,3 @@ def _at_origin(problems: list[Problem], layers: Mapping[str, list[Layer]]) -> li
             message = f"{problem.message} (in deployment {name[0]})"
             placed.append(Problem((*origin, *rest), message))
     return placed
-
-
-def _config_error(
-    label: str, problems: list[Problem], *, environment: str | None = None
-) -> ConfigError:
-    count = len(problems)
-    noun = "problem" if count == 1 else "problems"
-    where = f" (environment {environment})" if environment else ""
-    return ConfigError(
-        f"{label}{where} is invalid ({count} {noun})",
-        details=[problem.render(label) for problem in problems],
-        hint=CONFIG_HINT,
-    )
