@@ -1,6 +1,7 @@
 """`planner import NAME DEPLOYMENT_ID`: adopt an existing deployment into the state.
 
-NAME must be a deployment of the config and the remote deployment must carry that name.
+NAME must be a deployment of the config and the remote deployment must carry its name (the
+table key, or the `name` its table gives).
 The record holds the deployment's OBSERVED values of the fields the config sets (and the
 digests of its secrets when the config manages secrets), so the next `planner plan`
 shows exactly how the live deployment differs from the config. Nothing changes remotely.
@@ -72,7 +73,7 @@ async def import_deployment(args: argparse.Namespace) -> tuple[RecordedDeploymen
                 + (", ".join(sorted(ws.config.deployments)) or "(nothing)"),
             )
         deployment = await fetch(ws, args.deployment_id)
-        check_adoptable(args.name, deployment)
+        check_adoptable(desired.api_name, deployment)
         with ws.lock("import", timeout=args.lock_timeout):
             doc = ws.read_state()
             recorded = observed_record(desired, deployment, ws.digest_key(doc))
@@ -98,7 +99,8 @@ def check_adoptable(name: str, deployment: Deployment) -> None:
             f"deployment {deployment.id} is named {deployment.name!r}, not {name!r}",
             hint=f"names cannot change: import it under its own name "
             f"(`planner import {deployment.name} {deployment.id}`, with "
-            f"[deployments.{deployment.name}] in the config)",
+            f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
+            "in the deployment's table)",
         )
     if deployment.status == DeploymentStatus.AWAITING_DELETE:
         raise StateError(f"deployment {deployment.id} ({name}) is being deleted")

@@ -2,9 +2,9 @@
 
 Problems go to stderr through the error boundary (one line each); warnings and notes go
 to stderr too; the OK lines go to stdout. A config with environments is checked in each
-of them (or in the one `--env` names), and then never needs secrets' environment
-variables: one that is not set is a note (plan and apply still need it). A config
-without environments keeps the older rule (an unset one is an error).
+of them (or in the one `--env` names). Validate never needs secrets' environment
+variables (a CI lint job has no secrets): one that is not set is a note, not an error
+(plan and apply still need it).
 """
 
 from __future__ import annotations
@@ -45,24 +45,18 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.config)
     chosen = environment_from(args, os.environ)
     environments: list[str | None] = [chosen] if chosen else [*environment_names(read_raw(path))]
-    # Without environments, validate keeps today's contract: an unset secret variable fails.
-    has_environments = bool(environments)
-    environments = environments or [None]
     loaded: list[tuple[Config, list[str]]] = []
     failures: list[ConfigError] = []
-    for environment in environments:
-        environ = NotingMissing(os.environ) if has_environments else None
+    for environment in environments or [None]:
+        environ = NotingMissing(os.environ)
         try:
             config = load_config(
-                path,
-                environ=os.environ if environ is None else environ,
-                env=environment,
-                variables=variables_from(args),
+                path, environ=environ, env=environment, variables=variables_from(args)
             )
         except ConfigError as error:
             failures.append(error)
             continue
-        loaded.append((config, [] if environ is None else environ.missing))
+        loaded.append((config, environ.missing))
     if failures:
         raise _combined(failures)
     for config, missing in loaded:

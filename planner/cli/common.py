@@ -132,11 +132,15 @@ def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:
 
 
 def repeated_args(args: argparse.Namespace) -> tuple[str, ...]:
-    """The `-c` / `--state` options the user gave, to repeat in a command we suggest
-    (so `planner import ...` from a plan of `-c prod.toml` targets prod.toml)."""
+    """The `-c` / `--env` / `--state` options in effect, to repeat in a command we suggest
+    (so `planner import ...` from a plan of `-c prod.toml` targets prod.toml; an
+    environment from PLANNER_ENV is spelled out, as the command may be pasted elsewhere)."""
     repeated: tuple[str, ...] = ()
     if getattr(args, "config", DEFAULT_CONFIG) != DEFAULT_CONFIG:
         repeated += ("-c", args.config)
+    env = environment_from(args, os.environ) if hasattr(args, "env") else None
+    if env:
+        repeated += ("--env", env)
     if getattr(args, "state", None):
         repeated += ("--state", args.state)
     return repeated

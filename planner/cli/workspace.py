@@ -127,6 +127,7 @@ class Workspace:
             doc.deployments,
             names_to_create,
             pending_creates=pending_create_names(doc),
+            remote_names={n: d.api_name for n, d in self.config.deployments.items()},
         )
 
     async def make_plan(self, options: PlanOptions, doc: StateDocument) -> tuple[Plan, Observed]:

@@ -44,10 +44,20 @@ class Loaded:
 
 @dataclass(frozen=True)
 class Defaults:
-    """The raw `[defaults]` table and the locations of problems already reported in it."""
+    """The raw `[defaults]` table (the environment's merged in), the locations of problems
+    already reported in it, and the environment's own defaults (to name where a value
+    came from)."""
 
     raw: Mapping[str, Any] = field(default_factory=dict)
     problem_locs: tuple[Loc, ...] = ()
+    environment: str | None = None
+    environment_raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def origin(self, loc: Loc) -> str:
+        """The table a default at LOC was written in."""
+        if self.environment is not None and has_path(self.environment_raw, loc):
+            return f"[environments.{self.environment}.defaults]"
+        return "[defaults]"
 
 
 def validate_model(
@@ -100,8 +110,9 @@ def load_deployment(
     name: str, own: Mapping[str, Any], defaults: Defaults, *, mode: Mode, environ: Mapping[str, str]
 ) -> Loaded:
     """Validate one deployment table (after merging defaults) into desired state."""
-    merged = deep_merge(defaults.raw, own)
-    loaded = Loaded(problems=check_name(name))
+    remote = own.get("name")
+    merged = deep_merge(defaults.raw, {key: value for key, value in own.items() if key != "name"})
+    loaded = Loaded(problems=check_name(name) + _check_remote_name(remote))
     spec, problems = validate_model(DeploymentSpec, merged)
     loaded.problems.extend(problems)
     secrets = resolve_secrets(
@@ -115,12 +126,23 @@ def load_deployment(
         spec, _ = validate_model(DeploymentSpec, _without(merged, pruned))
     if spec is not None:
         desired = _desired(name, spec, merged, secrets.values, secrets.env)
+        if isinstance(remote, str):
+            desired = desired.model_copy(update={"remote_name": remote})
         checked = _check_desired(desired, mode)
         loaded.problems.extend(p for p in checked if not under(p.loc, pruned))
         if not loaded.problems:
             loaded.desired = desired
     loaded.problems = _attribute(loaded.problems, own, defaults)
     return loaded
+
+
+def _check_remote_name(remote: Any) -> list[Problem]:
+    """`name = "..."`: the deployment's name in the workspace, under the API's name rule."""
+    if remote is None:
+        return []
+    if not isinstance(remote, str):
+        return [Problem(("name",), "must be a string")]
+    return [Problem(("name",), problem.message) for problem in check_name(remote)]
 
 
 def _prunable(loc: Loc) -> Loc:
@@ -183,6 +205,8 @@ def _attribute(
         if inherited and has_path(defaults.raw, problem.loc):
             if under(problem.loc, defaults.problem_locs):
                 continue
-            problem = Problem(problem.loc, f"{problem.message} (set in [defaults])")
+            problem = Problem(
+                problem.loc, f"{problem.message} (set in {defaults.origin(problem.loc)})"
+            )
         kept.append(problem)
     return kept

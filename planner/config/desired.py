@@ -4,7 +4,10 @@ Contract between `planner.config` (producer) and `planner.plan` (consumer):
 - the wire models hold only what the config sets (after `[defaults]` are merged), so
   `managed()` (pydantic's exclude_unset) is exactly the set of fields the planner manages;
 - secrets are resolved values (from the environment or literals), never printed: use
-  `SecretStr.get_secret_value()` only where a request body is built.
+  `SecretStr.get_secret_value()` only where a request body is built;
+- `name` is the deployment's address (its table key, and its key in the state);
+  `remote_name` is set only when the config gives one (`name = "..."`), and is then a
+  managed (immutable) field like any other: `api_name` is the name the API knows.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class DesiredDeployment(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
+    remote_name: str | None = None
     source: Source
     source_config: SourceConfig = Field(default_factory=SourceConfig)
     source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
@@ -37,11 +41,17 @@ class DesiredDeployment(BaseModel):
 
     def managed(self) -> dict[str, Any]:
         """Wire JSON of the fields the config sets, secrets excluded (they are compared apart)."""
-        return self.model_dump(
+        managed = self.model_dump(
             mode="json",
             exclude_unset=True,
-            exclude={"name", "secrets", "secret_env", "lifecycle"},
+            exclude={"name", "remote_name", "secrets", "secret_env", "lifecycle"},
         )
+        return managed if self.remote_name is None else {"name": self.remote_name, **managed}
+
+    @property
+    def api_name(self) -> str:
+        """The deployment's name in the workspace (the address unless the config names it)."""
+        return self.remote_name or self.name
 
     def secret_values(self) -> dict[str, str]:
         return {name: value.get_secret_value() for name, value in self.secrets.items()}

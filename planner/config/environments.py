@@ -19,12 +19,18 @@ from typing import Any
 
 from planner.config.diagnostics import Loc, Problem, config_error, did_you_mean
 from planner.config.merge import deep_merge
+from planner.config.templates import (
+    SELECTION_KEYS,
+    resolve_templates,
+    template_of,
+    with_users,
+    without_selection,
+)
 from planner.config.variables import Scope, declared_variables, interpolate, variable_values
 from planner.errors import ConfigError
 
 NEW_SECTIONS = ("variables", "templates", "environments")
 ENVIRONMENT_KEYS = ("control_plane", "variables", "defaults", "deployments")
-SELECTION_KEYS = ("template", "environments")
 ENVIRONMENTS_HINT = "pick one with --env NAME (or PLANNER_ENV)"
 PROBLEMS_HINT = "fix the problems listed above (see docs/guides/environments.md)"
 Layer = tuple[Loc, Mapping[str, Any]]
@@ -164,7 +170,7 @@ def _deployments(
     if not isinstance(tables, Mapping):
         return tables  # reported by the loader
     template_problems: list[Problem] = []
-    templates = _templates(raw.get("templates"), scope, template_problems)
+    templates = resolve_templates(raw.get("templates"), scope, template_problems)
     overrides = _overrides(env_table.get("deployments"), tables, env_loc, problems)
     resolved: dict[str, Any] = {}
     for name, own in tables.items():
@@ -172,36 +178,17 @@ def _deployments(
         if not isinstance(own, Mapping):
             resolved[name] = own  # reported by the loader
             continue
-        template = _template_of(own, templates, loc, problems)
+        template = template_of(own, templates, loc, problems)
         if not _is_in_environment(own, scope.env, environment_names(raw), loc, problems):
             continue
         layers = [
             template,
-            interpolate(_without_selection(own), scope, loc, problems),
+            interpolate(without_selection(own), scope, loc, problems),
             interpolate(overrides.get(name, {}), scope, (*env_loc, "deployments", name), problems),
         ]
         resolved[name] = _merged(layers)
-    problems.extend(_with_users(template_problems, tables, resolved))
+    problems.extend(with_users(template_problems, tables, resolved))
     return resolved
-
-
-def _with_users(
-    found: list[Problem], tables: Mapping[str, Any], resolved: Mapping[str, Any]
-) -> list[Problem]:
-    """A template's problems, each naming the deployments that pick the template."""
-    named: list[Problem] = []
-    for problem in found:
-        if len(problem.loc) < 2:
-            named.append(problem)
-            continue
-        users = [
-            name
-            for name in resolved
-            if isinstance(tables[name], Mapping) and tables[name].get("template") == problem.loc[1]
-        ]
-        suffix = f" (in deployment {', '.join(users)})" if users else ""
-        named.append(Problem(problem.loc, problem.message + suffix))
-    return named
 
 
 def _merged(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -209,46 +196,6 @@ def _merged(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
     for layer in layers:
         merged = deep_merge(merged, layer)
     return merged
-
-
-def _templates(raw: Any, scope: Scope, problems: list[Problem]) -> dict[str, Mapping[str, Any]]:
-    """Templates by name, interpolated once (a problem shows once, at the template)."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(("templates",), "must be a table of templates by name"))
-        return {}
-    templates: dict[str, Mapping[str, Any]] = {}
-    for name, table in raw.items():
-        loc: Loc = ("templates", name)
-        if not isinstance(table, Mapping):
-            problems.append(Problem(loc, "must be a table"))
-            continue
-        for key in SELECTION_KEYS:
-            if key in table:
-                message = f"a template cannot set '{key}' (only a deployment picks it)"
-                problems.append(Problem((*loc, key), message))
-        templates[name] = interpolate(_without_selection(table), scope, loc, problems)
-    return templates
-
-
-def _template_of(
-    own: Mapping[str, Any],
-    templates: Mapping[str, Mapping[str, Any]],
-    loc: Loc,
-    problems: list[Problem],
-) -> Mapping[str, Any]:
-    name = own.get("template")
-    if name is None:
-        return {}
-    if not isinstance(name, str):
-        problems.append(Problem((*loc, "template"), "must be the name of a [templates] table"))
-        return {}
-    if name not in templates:
-        hint = did_you_mean(name, templates)
-        problems.append(Problem((*loc, "template"), f"unknown template '{name}'{hint}"))
-        return {}
-    return templates[name]
 
 
 def _is_in_environment(
@@ -293,7 +240,3 @@ def _overrides(
         else:
             found[name] = table
     return found
-
-
-def _without_selection(table: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in table.items() if key not in SELECTION_KEYS}

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from planner.api.models import SourceRevisionConfig
 from planner.config.diagnostics import Loc, Problem, did_you_mean
-from planner.config.models import ControlPlaneConfig, DeploymentSpec
+from planner.config.models import ControlPlaneConfig, DefaultsSpec, TemplateSpec
 
 # Keys that are model fields but must not be written in a config, and why.
 _NOT_CONFIGURABLE: dict[tuple[type[BaseModel], str], str] = {
@@ -26,11 +26,15 @@ _NOT_CONFIGURABLE: dict[tuple[type[BaseModel], str], str] = {
         "is set by the service (response only) and cannot be configured"
     ),
 }
+_ONLY_DEPLOYMENTS_NAME = (
+    "only a [deployments.<name>] table can give its own remote name (`name = ...`)"
+)
 # Keys people reach for that are deliberately absent, with the way out.
 _HINTS: dict[tuple[type[BaseModel], str], str] = {
     (ControlPlaneConfig, "api_key"): "the API key is never read from the config file; "
     "set the PLANNER_API_KEY environment variable",
-    (DeploymentSpec, "name"): "the deployment name is the table key ([deployments.<name>])",
+    (DefaultsSpec, "name"): _ONLY_DEPLOYMENTS_NAME,
+    (TemplateSpec, "name"): _ONLY_DEPLOYMENTS_NAME,
 }
 _SECRET_KEYS = {"api_key", "apikey", "key", "token", "api_token", "password"}
 

@@ -9,6 +9,7 @@ details hold one line per problem: `<file>: <path>: <message>`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ def load_config(
     if mode is not None:
         control_plane = control_plane.model_copy(update={"mode": Mode(mode)})
     defaults, warnings = _load_defaults(_section(raw, "defaults"), problems, label)
+    defaults = _with_environment_defaults(defaults, file_data, env)
     deployments: dict[str, DesiredDeployment] = {}
     for name, own in _deployment_tables(_section(raw, "deployments"), problems):
         loaded = load_deployment(
@@ -63,6 +65,7 @@ def load_config(
         )
         if loaded.desired is not None:
             deployments[name] = loaded.desired
+    problems.extend(_shared_remote_names(deployments))
     if problems:
         ordered = _in_file_order(problems, raw)
         placed = _at_origin(ordered, deployment_layers(file_data, env))
@@ -119,6 +122,15 @@ def _load_defaults(raw: Any, problems: list[Problem], label: str) -> tuple[Defau
     return Defaults(raw=raw, problem_locs=relative), warnings
 
 
+def _with_environment_defaults(defaults: Defaults, file_data: Any, env: str | None) -> Defaults:
+    tables = file_data.get("environments")
+    table = tables.get(env) if env and isinstance(tables, Mapping) else None
+    found = table.get("defaults") if isinstance(table, Mapping) else None
+    if not isinstance(found, Mapping):
+        return defaults
+    return replace(defaults, environment=env, environment_raw=found)
+
+
 def _deployment_tables(
     raw: Any, problems: list[Problem]
 ) -> Iterable[tuple[str, Mapping[str, Any]]]:
@@ -129,8 +141,24 @@ def _deployment_tables(
         if not isinstance(own, Mapping):
             problems.append(Problem(("deployments", name), "must be a table"))
             continue
-        problems.extend(check_keys(DeploymentSpec, own, ("deployments", name)))
+        named = {key: value for key, value in own.items() if key != "name"}
+        problems.extend(check_keys(DeploymentSpec, named, ("deployments", name)))
         yield name, own
+
+
+def _shared_remote_names(deployments: Mapping[str, DesiredDeployment]) -> list[Problem]:
+    """Two deployments cannot have one name in the workspace (`name`, or the table key)."""
+    holders: dict[str, str] = {}
+    problems = []
+    for address, desired in deployments.items():
+        first = holders.setdefault(desired.api_name, address)
+        if first != address:
+            loc: Loc = ("deployments", address)
+            if desired.remote_name is not None:
+                loc = (*loc, "name")
+            message = f"'{desired.api_name}' is also the name of deployment {first}"
+            problems.append(Problem(loc, message))
+    return problems
 
 
 def _prefixed(prefix: Loc, problems: Iterable[Problem]) -> list[Problem]:

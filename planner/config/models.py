@@ -94,6 +94,12 @@ class DefaultsSpec(DeploymentSpec):
 class DeploymentTable(DefaultsSpec):
     """A `[deployments.<name>]` table as written: `source` may come from its template."""
 
+    name: str | None = Field(
+        default=None,
+        description='its name in the workspace, e.g. "support-${env}" (default: the table '
+        "key, which stays its address in the state; immutable)",
+    )
+
     template: str | None = Field(default=None, description="the [templates] table it builds on")
     environments: list[str] | None = Field(
         default=None, description="only in these environments (default: every environment)"

@@ -27,7 +27,7 @@ _PATCH_ACTIONS = (Action.UPDATE, Action.NEW_REVISION)
 
 def create_request_body(desired: DesiredDeployment) -> dict[str, Any]:
     """The POST body without secrets: the name and every field the config sets."""
-    return {"name": desired.name, **desired.managed()}
+    return {"name": desired.api_name, **desired.managed()}
 
 
 def patch_request_body(

@@ -58,16 +58,23 @@ async def refresh_observed(
     wanted_names: Iterable[str],
     *,
     pending_creates: Iterable[str] = (),
+    remote_names: Mapping[str, str] | None = None,
 ) -> Observed:
-    """Read the recorded deployments by id and look up the names to be created."""
+    """Read the recorded deployments by id and look up the names to be created.
+
+    Names here are addresses (config table keys, state keys); `remote_names` maps those
+    whose name in the workspace differs (`name = "..."` in the config)."""
     wanted = set(wanted_names)
     pending = set(pending_creates) - set(recorded)
     names = sorted((wanted | pending) - set(recorded))
-    managed, found = await asyncio.gather(read_managed(client, recorded), find_names(client, names))
+    remote = remote_names or {}
+    managed, found = await asyncio.gather(
+        read_managed(client, recorded), find_names(client, names, remote)
+    )
     # A managed deployment gone remotely is planned to be created again: its name must be
     # free, or the create would collide with one made outside the planner meanwhile.
     gone = sorted(name for name, live in managed.items() if live is None and name in wanted)
-    found |= await find_names(client, gone)
+    found |= await find_names(client, gone, remote)
     observed = Observed(by_name=managed)
     for name, deployment in sorted(found.items()):
         if name in pending:
@@ -85,21 +92,23 @@ async def read_managed(
     return {name: _alive(by_id.get(r.id)) for name, r in sorted(recorded.items())}
 
 
-async def find_names(client: ControlPlaneClient, names: list[str]) -> dict[str, Deployment]:
-    """The live (not being deleted) deployments named exactly as one of NAMES."""
+async def find_names(
+    client: ControlPlaneClient, names: list[str], remote: Mapping[str, str]
+) -> dict[str, Deployment]:
+    """Address -> the live (not being deleted) deployment with its remote name, for NAMES."""
     if not names:
         return {}
+    address_of = {remote.get(name, name): name for name in names}
     if len(names) <= NAME_LOOKUP_LIMIT:
         results = await asyncio.gather(
-            *(client.find_by_name(name, include_deleting=False) for name in names)
+            *(client.find_by_name(wire, include_deleting=False) for wire in address_of)
         )
-        return {d.name: d for d in results if d is not None}
-    wanted = set(names)
+        return {address_of[d.name]: d for d in results if d is not None}
     found: dict[str, Deployment] = {}
     async with aclosing(client.iter_deployments()) as deployments:
         async for deployment in deployments:
-            if deployment.name in wanted and _alive(deployment) is not None:
-                found.setdefault(deployment.name, deployment)
+            if deployment.name in address_of and _alive(deployment) is not None:
+                found.setdefault(address_of[deployment.name], deployment)
     return found
 
 

@@ -7,9 +7,10 @@ from collections.abc import Callable
 import pytest
 
 from planner.config.keys import check_keys, check_raw_values
-from planner.config.models import DeploymentSpec
+from planner.config.models import Config, DeploymentSpec
 
 ProblemsOf = Callable[..., list[str]]
+Loader = Callable[..., Config]
 
 
 @pytest.mark.parametrize(
@@ -104,14 +105,16 @@ def test_repo_commit_sha_is_response_only(problems_of: ProblemsOf, docker_api: s
     ]
 
 
-def test_name_key_explains_the_table_key(problems_of: ProblemsOf, docker_api: str) -> None:
-    """A `name` inside a deployment table says the name is the table key."""
-    problems = problems_of(
-        docker_api.replace('source = "internal', 'name = "api"\nsource = "internal')
-    )
+def test_name_key_is_a_remote_name_only_in_a_deployment(
+    problems_of: ProblemsOf, load: Loader, docker_api: str
+) -> None:
+    """`name` in a deployment is its remote name; in [defaults] it explains where it goes."""
+    named = docker_api.replace('source = "internal', 'name = "api"\nsource = "internal')
+    assert load(named).deployments["api"].api_name == "api"
+    problems = problems_of(docker_api + '[defaults]\nname = "api"\n')
     assert problems == [
-        "planner.toml: deployments.api.name: unknown key: "
-        "the deployment name is the table key ([deployments.<name>])"
+        "planner.toml: defaults.name: unknown key: "
+        "only a [deployments.<name>] table can give its own remote name (`name = ...`)"
     ]
 
 
