@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,11 @@ def _read_regular(fd: int, path: Path, what: str, error: type[PlannerError], lim
 
 def nested_too_deep(data: Any, limit: int) -> Loc | None:
     """The path to the first object or array in `data` more than `limit` levels deep
-    (`data` itself is level 1), else None. Iterative: any depth is safe to ask about."""
+    (`data` itself is level 1), else None. Iterative: any depth is safe to ask about.
+    A first pass counts levels only (this runs for every deployment of a config); the
+    path is built only when something is too deep."""
+    if not _deeper_than(data, limit):
+        return None
     pending: list[tuple[Any, Loc]] = [(data, ())]
     while pending:
         node, loc = pending.pop()
@@ -98,6 +102,31 @@ def nested_too_deep(data: Any, limit: int) -> Loc | None:
         items = node.items() if isinstance(node, Mapping) else enumerate(node)
         pending.extend((value, (*loc, key)) for key, value in reversed(list(items)))
     return None
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    while pending:
+        node, depth = pending.pop()
+        children = _children(node)
+        if children is None:
+            continue
+        if depth >= limit:
+            return True
+        pending.extend((child, depth + 1) for child in children if _children(child) is not None)
+    return False
+
+
+def _children(node: Any) -> Iterable[Any] | None:
+    """The values inside a JSON object or array (None for a scalar); exact types first,
+    as an ABC `isinstance` costs several times more."""
+    if type(node) is dict:
+        return node.values()
+    if type(node) is list:
+        return node
+    if isinstance(node, Mapping):
+        return node.values()
+    return node if isinstance(node, list) else None
 
 
 def check_nesting(
