@@ -4,7 +4,7 @@ Layers, low to high (CONVENTIONS.md, "Where things live"):
 
     root (planner/__init__.py, errors.py, files.py, secrets.py)
     state                      the state file, lock, store
-    api                        wire models, rules, the httpx client: knows neither the
+    api                        wire models, rules, the httpx2 client: knows neither the
                                server, nor the state, nor the config
     config                     may use api's wire models and rules
     controlplane               the local server: may use api's shared wire models and

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 
 from planner.errors import ConfigError
 
 URL_HINT = "pass --base-url, set PLANNER_BASE_URL or [control_plane].base_url"
 
 
-class KeyAuth(httpx.Auth):
+class KeyAuth(httpx2.Auth):
     """Adds `X-Api-Key` and `X-Tenant-Id` to each request; its repr hides the key."""
 
     def __init__(self, api_key: str, tenant_id: str | None) -> None:
@@ -35,7 +35,7 @@ class KeyAuth(httpx.Auth):
         self._api_key = api_key
         self._tenant_id = tenant_id
 
-    def auth_flow(self, request: httpx.Request) -> Any:
+    def auth_flow(self, request: httpx2.Request) -> Any:
         request.headers["X-Api-Key"] = self._api_key
         if self._tenant_id:
             request.headers["X-Tenant-Id"] = self._tenant_id
@@ -53,15 +53,15 @@ def is_header_value(value: str) -> bool:
 
 def display_url(url: str) -> str:
     """The URL without user info or query, safe to print."""
-    parsed = httpx.URL(url)
+    parsed = httpx2.URL(url)
     return str(parsed.copy_with(userinfo=b"", query=None, fragment=None)).rstrip("/")
 
 
 def check_base_url(base_url: str) -> None:
     """An http(s) URL with a host, else a `ConfigError`."""
     try:
-        url = httpx.URL(base_url)
-    except httpx.InvalidURL as exc:
+        url = httpx2.URL(base_url)
+    except httpx2.InvalidURL as exc:
         raise ConfigError(f"invalid control plane URL: {exc}", hint=URL_HINT) from None
     if url.scheme not in ("http", "https") or not url.host:
         shown = display_url(base_url) if url.host else base_url

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import httpx
+import httpx2
 from pydantic import ValidationError
 
 from planner.api.chunks import chunked
@@ -100,7 +100,7 @@ async def _missing_ids(
     return missing
 
 
-def _claimed_failures(response: httpx.Response) -> dict[str, str]:
+def _claimed_failures(response: httpx2.Response) -> dict[str, str]:
     """What the 207 body says failed, if it parses (only used for the detail text)."""
     try:
         result = BulkDeleteResult.model_validate_json(response.content)
@@ -110,7 +110,7 @@ def _claimed_failures(response: httpx.Response) -> dict[str, str]:
 
 
 async def _read_back(
-    client: ControlPlaneClient, ids: list[str], response: httpx.Response
+    client: ControlPlaneClient, ids: list[str], response: httpx2.Response
 ) -> DeleteOutcome:
     claimed = _claimed_failures(response)
     existing = await client.get_deployments_by_ids(ids)

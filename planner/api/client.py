@@ -1,7 +1,7 @@
 """The async client of the control-plane API: one method per endpoint, typed results.
 
-One `httpx.AsyncClient` (one connection pool) per `ControlPlaneClient`. The API key is
-added by an `httpx.Auth` flow, so it lives in no default header, no repr, no message.
+One `httpx2.AsyncClient` (one connection pool) per `ControlPlaneClient`. The API key is
+added by an `httpx2.Auth` flow, so it lives in no default header, no repr, no message.
 The base URL may carry a path prefix (`https://host/api-host`): requests go to
 `<prefix>/v2/...`. GET, PATCH and DELETE are retried (see `planner.api.retry`); a POST
 is retried only after looking up what the failed attempt may have created.
@@ -17,7 +17,7 @@ from contextlib import aclosing
 from types import TracebackType
 from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
 
-import httpx
+import httpx2
 from pydantic import TypeAdapter, ValidationError
 
 from planner.api import bulk_delete
@@ -53,7 +53,7 @@ logger = logging.getLogger("planner.api")
 T = TypeVar("T")
 PAGE_SIZE = 100
 IDS_PER_REQUEST = 100
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 Params = list[tuple[str, str | int | float | bool | None]]
 
 
@@ -97,8 +97,8 @@ class ControlPlaneClient:
         api_key: str,
         tenant_id: str | None = None,
         *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        http_client: httpx.AsyncClient | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
+        http_client: httpx2.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
         endpoint: str | None = None,
         on_close: Callable[[], None] | None = None,
@@ -112,7 +112,7 @@ class ControlPlaneClient:
         self.retry = retry or RetryPolicy()
         self._auth = KeyAuth(api_key, tenant_id)
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
+        self._http = http_client or httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
         self._on_close = on_close
         # Shared 429 pause for every request of this client (apply sets one); None: off.
         self.gate = gate
@@ -169,7 +169,7 @@ class ControlPlaneClient:
 
     async def _send(
         self, method: str, path: str, *, params: Params | None = None, body: Any = None
-    ) -> httpx.Response:
+    ) -> httpx2.Response:
         """One attempt; a non-2xx answer or no answer raises an `ApiError`."""
         if self.gate is not None:
             await self.gate.wait()
@@ -177,7 +177,7 @@ class ControlPlaneClient:
             response = await self._http.request(
                 method, self.base_url + path, params=params, json=body, auth=self._auth
             )
-        except httpx.TransportError as exc:
+        except httpx2.TransportError as exc:
             raise connection_error(method, path, self.endpoint, exc) from exc
         logger.debug("%s %s -> %s", method, path, response.status_code)
         if response.is_success:
@@ -189,13 +189,13 @@ class ControlPlaneClient:
 
     async def _call(
         self, method: str, path: str, *, params: Params | None = None, body: Any = None
-    ) -> httpx.Response:
+    ) -> httpx2.Response:
         """`_send` with retries (for idempotent requests only)."""
         return await run_with_retries(
             self.retry, lambda: self._send(method, path, params=params, body=body)
         )
 
-    def _parse(self, adapter: TypeAdapter[T], method: str, path: str, r: httpx.Response) -> T:
+    def _parse(self, adapter: TypeAdapter[T], method: str, path: str, r: httpx2.Response) -> T:
         try:
             return adapter.validate_json(r.content)
         except ValidationError as exc:
@@ -205,7 +205,7 @@ class ControlPlaneClient:
             raise unexpected_body(method, path, r.status_code, problem) from None
 
     @staticmethod
-    def _parse_deep(adapter: TypeAdapter[T], method: str, path: str, r: httpx.Response) -> T:
+    def _parse_deep(adapter: TypeAdapter[T], method: str, path: str, r: httpx2.Response) -> T:
         """pydantic's JSON parser stops at 200 levels (free-form labels may go deeper):
         parse with the standard library (Python's recursion limit) and validate that."""
         try:
@@ -317,7 +317,7 @@ class ControlPlaneClient:
         """Bulk delete in chunks of 100; see `planner.api.bulk_delete` for the outcome."""
         return await bulk_delete.delete_deployments(self, unique(ids))
 
-    async def send_bulk_delete(self, ids: Sequence[str]) -> httpx.Response:
+    async def send_bulk_delete(self, ids: Sequence[str]) -> httpx2.Response:
         """One `DELETE /v2/deployments` for `ids` (retried); 200 or 207 come back."""
         params: Params = [("deployment_ids", deployment_id) for deployment_id in ids]
         return await self._call("DELETE", "/v2/deployments", params=params)

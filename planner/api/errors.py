@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+import httpx2
 from pydantic import ValidationError
 
 from planner.errors import ApiError
@@ -62,7 +62,7 @@ def dotted_loc(loc: Sequence[object]) -> str:
     return ".".join(parts) or "(request)"
 
 
-def _body_detail(response: httpx.Response) -> object:
+def _body_detail(response: httpx2.Response) -> object:
     try:
         body = response.json()
     except (ValueError, RecursionError):
@@ -81,7 +81,7 @@ def _validation_problems(detail: object) -> list[tuple[str, str]]:
     return problems
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(response: httpx2.Response) -> float | None:
     value = response.headers.get("Retry-After")
     try:
         return max(0.0, float(value)) if value is not None else None
@@ -112,7 +112,7 @@ def _hint(status: int, detail: object) -> str | None:
     return None
 
 
-def error_from_response(method: str, path: str, response: httpx.Response) -> ApiError:
+def error_from_response(method: str, path: str, response: httpx2.Response) -> ApiError:
     """The error for a non-2xx response to `method path`."""
     status = response.status_code
     detail = _body_detail(response)
@@ -132,7 +132,7 @@ def error_from_response(method: str, path: str, response: httpx.Response) -> Api
 
 def connection_error(method: str, path: str, base_url: str, exc: Exception) -> ApiError:
     """The error for a request that got no response (the cause's text never holds the key)."""
-    reason = "timed out" if isinstance(exc, httpx.TimeoutException) else "could not connect"
+    reason = "timed out" if isinstance(exc, httpx2.TimeoutException) else "could not connect"
     cause = str(exc) or type(exc).__name__
     return ConnectionFailedError(
         f"{method} {path} failed: {reason} ({cause})",

@@ -189,8 +189,8 @@ async def run_all(run: Run, operations: list[Coroutine[Any, Any, None]]) -> None
     tasks = [asyncio.ensure_future(op) for op in operations]
     if not tasks:
         return
-    stopped = asyncio.ensure_future(run.stop.wait())
-    everything = asyncio.gather(*tasks, return_exceptions=True)
+    stopped: asyncio.Future[Any] = asyncio.ensure_future(run.stop.wait())
+    everything: asyncio.Future[Any] = asyncio.gather(*tasks, return_exceptions=True)
     try:
         await asyncio.wait({everything, stopped}, return_when=asyncio.FIRST_COMPLETED)
         if run.stop.is_set() and not everything.done():

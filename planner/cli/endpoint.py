@@ -2,7 +2,7 @@
 
 Resolution: `--base-url`, else `PLANNER_BASE_URL`, else `[control_plane].base_url`, else
 the EMBEDDED local control plane: `create_app` over `<state dir>/local-control-plane.db`,
-in-process through `httpx.ASGITransport` (no server, no port), announced on stderr.
+in-process through `httpx2.ASGITransport` (no server, no port), announced on stderr.
 The state directory is `PLANNER_STATE_DIR`, else `state`.
 
 `endpoint` is the identity a state file records: the base URL (without user info), or
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
@@ -180,14 +180,14 @@ def _is_read_only(error: OSError | sqlite3.Error) -> bool:
     return code is not None and code & 0xFF == sqlite3.SQLITE_READONLY
 
 
-class EmbeddedTransport(httpx.ASGITransport):
+class EmbeddedTransport(httpx2.ASGITransport):
     """The in-process transport; a database failure is a StateError naming the file."""
 
     def __init__(self, db_path: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.db_path = db_path
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
             return await super().handle_async_request(request)
         except (OSError, sqlite3.Error) as error:

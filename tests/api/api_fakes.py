@@ -7,11 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 SECRET_KEY = "sk-test-7f3a9c-do-not-print"
 TENANT = "6f1c2c1e-0000-4000-8000-000000000001"
-Handler = Callable[[httpx.Request], httpx.Response]
+Handler = Callable[[httpx2.Request], httpx2.Response]
 
 
 def deployment_json(deployment_id: str, name: str = "", status: str = "READY") -> dict[str, Any]:
@@ -30,8 +30,8 @@ def deployment_json(deployment_id: str, name: str = "", status: str = "READY") -
     }
 
 
-def page(resources: list[dict[str, Any]], offset: int) -> httpx.Response:
-    return httpx.Response(200, json={"resources": resources, "offset": offset})
+def page(resources: list[dict[str, Any]], offset: int) -> httpx2.Response:
+    return httpx2.Response(200, json={"resources": resources, "offset": offset})
 
 
 @dataclass
@@ -54,9 +54,9 @@ class Scripted:
     """A MockTransport handler that records requests and delegates to `handler`."""
 
     handler: Handler
-    requests: list[httpx.Request] = field(default_factory=list)
+    requests: list[httpx2.Request] = field(default_factory=list)
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(request)
         return self.handler(request)
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
@@ -36,7 +36,7 @@ def make_client(fake_time: FakeTime) -> Callable[..., ControlPlaneClient]:
             base_url,
             SECRET_KEY,
             TENANT,
-            transport=httpx.MockTransport(handler),
+            transport=httpx2.MockTransport(handler),
             retry=retry,
         )
 
@@ -59,7 +59,7 @@ async def local_client(local_settings: ServerSettings) -> AsyncIterator[ControlP
         "http://local.test",
         EMBEDDED_API_KEY,
         DEFAULT_TENANT_ID,
-        transport=httpx.ASGITransport(app=app),
+        transport=httpx2.ASGITransport(app=app),
         on_close=app.state.store.close,
     )
     async with client:

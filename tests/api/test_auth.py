@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.auth import KeyAuth, check_base_url, display_url
@@ -13,7 +13,7 @@ from tests.api.api_fakes import SECRET_KEY
 def test_auth_adds_headers_and_hides_the_key():
     """The auth flow sets both headers; its repr shows no key."""
     auth = KeyAuth(SECRET_KEY, "t-1")
-    request = next(auth.auth_flow(httpx.Request("GET", "https://cp.example/v2/deployments")))
+    request = next(auth.auth_flow(httpx2.Request("GET", "https://cp.example/v2/deployments")))
     assert request.headers["X-Api-Key"] == SECRET_KEY
     assert request.headers["X-Tenant-Id"] == "t-1"
     assert SECRET_KEY not in repr(auth)
@@ -21,7 +21,7 @@ def test_auth_adds_headers_and_hides_the_key():
 
 def test_no_tenant_header_without_a_tenant():
     """Without a workspace, no X-Tenant-Id is sent (the key's only workspace applies)."""
-    request = next(KeyAuth(SECRET_KEY, None).auth_flow(httpx.Request("GET", "https://h/")))
+    request = next(KeyAuth(SECRET_KEY, None).auth_flow(httpx2.Request("GET", "https://h/")))
     assert "X-Tenant-Id" not in request.headers
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.errors import AuthError
@@ -18,7 +18,7 @@ def ids(n: int) -> list[str]:
     return [str(uuid.UUID(int=i + 1)) for i in range(n)]
 
 
-def deleted_params(request: httpx.Request) -> list[str]:
+def deleted_params(request: httpx2.Request) -> list[str]:
     return request.url.params.get_list("deployment_ids")
 
 
@@ -26,15 +26,15 @@ def fake(live: dict[str, str], *, delete_status: int = 200, body: object = None)
     """A fake plane holding `live` (id -> status); DELETE answers `delete_status` + `body`
     and changes nothing (the tests decide what the read-back shows)."""
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.method == "GET":
             wanted = request.url.params["deployment_ids"].split(",")
             found = [deployment_json(i, status=live[i]) for i in wanted if i in live]
             return page(found, len(found))
         missing = [i for i in deleted_params(request) if i not in live]
         if missing:
-            return httpx.Response(404, json={"detail": f"Deployment ID {missing[0]} not found."})
-        return httpx.Response(delete_status, json=body)
+            return httpx2.Response(404, json={"detail": f"Deployment ID {missing[0]} not found."})
+        return httpx2.Response(delete_status, json=body)
 
     return Scripted(handler)
 
@@ -89,12 +89,12 @@ async def test_404_without_an_id_reads_back(make_client):
     """A 404 whose detail names no id is resolved by reading the chunk back."""
     a, b = ids(2)
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.method == "GET":
             return page([deployment_json(a)], 1)
         if b in deleted_params(request):
-            return httpx.Response(404, json={"detail": "not found"})
-        return httpx.Response(200, json={})
+            return httpx2.Response(404, json={"detail": "not found"})
+        return httpx2.Response(200, json={})
 
     scripted = Scripted(handler)
     async with make_client(scripted) as client:
@@ -118,7 +118,7 @@ async def test_more_than_100_ids_go_in_chunks(make_client):
 async def test_failed_chunk_marks_its_ids_failed(make_client):
     """A chunk that keeps failing (5xx after retries) reports each of its ids as failed."""
     wanted = ids(2)
-    scripted = Scripted(lambda r: httpx.Response(500, json={"detail": "boom"}))
+    scripted = Scripted(lambda r: httpx2.Response(500, json={"detail": "boom"}))
     async with make_client(scripted) as client:
         outcome = await client.delete_deployments(wanted)
     assert set(outcome.failed) == set(wanted)
@@ -128,7 +128,7 @@ async def test_failed_chunk_marks_its_ids_failed(make_client):
 
 async def test_auth_failure_is_raised(make_client):
     """A 401 is raised rather than folded into the outcome."""
-    scripted = Scripted(lambda r: httpx.Response(401, json={"detail": "bad key"}))
+    scripted = Scripted(lambda r: httpx2.Response(401, json={"detail": "bad key"}))
     async with make_client(scripted) as client:
         with pytest.raises(AuthError):
             await client.delete_deployments(ids(1))
@@ -139,14 +139,14 @@ async def test_retried_delete_after_timeout_sees_deletion_in_progress(make_clien
     (a,) = ids(1)
     live = {a: "READY"}
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.method == "GET":
             return page([deployment_json(a, status=live[a])], 1)
         if live[a] == "READY":
             live[a] = "AWAITING_DELETE"
-            raise httpx.ReadTimeout("lost")
+            raise httpx2.ReadTimeout("lost")
         body = {"deleted": [], "failed": [{"deployment_id": a, "detail": "being deleted"}]}
-        return httpx.Response(207, json=body)
+        return httpx2.Response(207, json=body)
 
     async with make_client(Scripted(handler)) as client:
         outcome = await client.delete_deployments([a])

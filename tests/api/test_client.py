@@ -7,7 +7,7 @@ import math
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
@@ -32,13 +32,13 @@ def ids(n: int) -> list[str]:
     return [str(uuid.UUID(int=i + 1)) for i in range(n)]
 
 
-def query(request: httpx.Request) -> dict[str, list[str]]:
+def query(request: httpx2.Request) -> dict[str, list[str]]:
     return parse_qs(urlsplit(str(request.url)).query)
 
 
 async def test_requests_carry_prefix_and_auth_headers(make_client):
     """A base URL with a path prefix is kept, and the key and workspace headers are sent."""
-    scripted = Scripted(lambda r: httpx.Response(200, json=deployment_json("d1")))
+    scripted = Scripted(lambda r: httpx2.Response(200, json=deployment_json("d1")))
     async with make_client(scripted, base_url="https://host.example/api-host/") as client:
         await client.get_deployment("d1")
     request = scripted.requests[0]
@@ -79,7 +79,7 @@ async def test_iteration_follows_returned_offset_and_stops_on_short_page(make_cl
     """Paging passes the returned offset on and ends at the first short page."""
     all_ids = ids(5)
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         offset = int(query(request)["offset"][0])
         chunk = [deployment_json(i) for i in all_ids[offset : offset + 2]]
         return page(chunk, offset + len(chunk))
@@ -105,7 +105,7 @@ async def test_fetching_many_ids_chunks_by_100(make_client):
     """250 ids take ceil(250/100) list requests, each filtered by at most 100 ids."""
     wanted = ids(250)
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         chunk = query(request)["deployment_ids"][0].split(",")
         offset = int(query(request)["offset"][0])
         present = [deployment_json(i) for i in chunk if i != wanted[7]][offset:]
@@ -134,7 +134,7 @@ async def test_find_by_name_wants_an_exact_match(make_client):
 
 async def test_patch_body_has_no_nulls(make_client):
     """A PATCH sends only the fields that are set, nested ones included."""
-    scripted = Scripted(lambda r: httpx.Response(200, json=deployment_json("d1")))
+    scripted = Scripted(lambda r: httpx2.Response(200, json=deployment_json("d1")))
     patch = DeploymentPatch(
         source_config=SourceConfig(resource_spec=ResourceSpec(max_scale=3)),
         source_revision_config=SourceRevisionConfig(repo_ref="main"),
@@ -151,7 +151,7 @@ async def test_patch_body_has_no_nulls(make_client):
 
 async def test_catalog_endpoints_hit_documented_paths(make_client):
     """Providers, integrations and repositories use the documented paths and bare arrays."""
-    scripted = Scripted(lambda r: httpx.Response(200, json=[]))
+    scripted = Scripted(lambda r: httpx2.Response(200, json=[]))
     async with make_client(scripted) as client:
         assert await client.list_providers() == []
         assert await client.list_integrations() == []
@@ -169,7 +169,7 @@ async def test_422_renders_every_problem_as_a_line(make_client):
         {"loc": ["body", "source_config", "repo_url"], "msg": "Field required", "type": "m"},
         {"loc": ["body", "secrets", 0, "name"], "msg": "bad name", "type": "v"},
     ]
-    scripted = Scripted(lambda r: httpx.Response(422, json={"detail": detail}))
+    scripted = Scripted(lambda r: httpx2.Response(422, json={"detail": detail}))
     async with make_client(scripted) as client:
         with pytest.raises(ValidationFailedError) as caught:
             await client.patch_deployment("d1", DeploymentPatch())
@@ -198,7 +198,7 @@ async def test_422_renders_every_problem_as_a_line(make_client):
 async def test_status_maps_to_error_class_with_method_and_path(make_client, status, error_class):
     """Each status gives its error class; the message names method, path, status, detail."""
     detail = "source_config.repo_url cannot be changed"
-    scripted = Scripted(lambda r: httpx.Response(status, json={"detail": detail}))
+    scripted = Scripted(lambda r: httpx2.Response(status, json={"detail": detail}))
     async with make_client(scripted) as client:
         with pytest.raises(error_class) as caught:
             await client.patch_deployment("d1", DeploymentPatch())
@@ -210,7 +210,7 @@ async def test_status_maps_to_error_class_with_method_and_path(make_client, stat
 async def test_workspace_403_hints_at_tenant(make_client):
     """A 403 about the workspace tells the user how to choose one."""
     detail = "API key requires workspace specification"
-    scripted = Scripted(lambda r: httpx.Response(403, json={"detail": detail}))
+    scripted = Scripted(lambda r: httpx2.Response(403, json={"detail": detail}))
     async with make_client(scripted) as client:
         with pytest.raises(AuthError) as caught:
             await client.list_providers()
@@ -219,7 +219,7 @@ async def test_workspace_403_hints_at_tenant(make_client):
 
 async def test_non_json_error_body_is_kept_as_text(make_client):
     """A plain-text error body becomes the detail."""
-    scripted = Scripted(lambda r: httpx.Response(400, text="bad gateway config"))
+    scripted = Scripted(lambda r: httpx2.Response(400, text="bad gateway config"))
     async with make_client(scripted) as client:
         with pytest.raises(BadRequestError, match="400 bad gateway config"):
             await client.list_providers()
@@ -227,7 +227,7 @@ async def test_non_json_error_body_is_kept_as_text(make_client):
 
 async def test_malformed_success_body_is_an_api_error(make_client):
     """A 200 whose body is not the documented shape raises an ApiError naming the path."""
-    scripted = Scripted(lambda r: httpx.Response(200, json={"unexpected": True}))
+    scripted = Scripted(lambda r: httpx2.Response(200, json={"unexpected": True}))
     async with make_client(scripted) as client:
         with pytest.raises(ApiError, match="GET /v2/deployments/d1 returned an unexpected"):
             await client.get_deployment("d1")
@@ -243,13 +243,13 @@ async def test_key_never_appears_in_repr_errors_or_logs(make_client, caplog):
     """The key is absent from the repr, from every error's text, and from DEBUG logs."""
     caplog.set_level(logging.DEBUG)
     responses = [
-        httpx.Response(status, json={"detail": "nope"}) for status in (400, 401, 404, 409, 500)
-    ] + [httpx.Response(429, headers={"Retry-After": "1"}, json={"detail": "slow"})]
+        httpx2.Response(status, json={"detail": "nope"}) for status in (400, 401, 404, 409, 500)
+    ] + [httpx2.Response(429, headers={"Retry-After": "1"}, json={"detail": "slow"})]
     errors: list[ApiError] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if len(errors) == len(responses):
-            raise httpx.ConnectError("refused", request=request)
+            raise httpx2.ConnectError("refused", request=request)
         return responses[len(errors)]
 
     async with make_client(handler, max_attempts=1) as client:
@@ -267,9 +267,9 @@ async def test_key_never_appears_in_repr_errors_or_logs(make_client, caplog):
 
 async def test_a_given_http_client_is_shared_and_left_open():
     """A ready AsyncClient is used as is (its pool shared) and not closed by the client."""
-    scripted = Scripted(lambda r: httpx.Response(200, json=[]))
+    scripted = Scripted(lambda r: httpx2.Response(200, json=[]))
     closed: list[bool] = []
-    async with httpx.AsyncClient(transport=httpx.MockTransport(scripted)) as http:
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(scripted)) as http:
         client = ControlPlaneClient(
             "https://cp.example/api-host",
             SECRET_KEY,
@@ -311,7 +311,7 @@ async def test_a_body_nested_100k_deep_is_an_api_error_not_a_crash(make_client, 
     """Whatever the server returns, even 100k nested brackets, the client raises an
     ApiError naming the request (never a RecursionError)."""
     body = b'{"resources": ' + b"[" * 100_000 + b"]" * 100_000 + b', "offset": 0}'
-    scripted = Scripted(lambda r: httpx.Response(status, content=body))
+    scripted = Scripted(lambda r: httpx2.Response(status, content=body))
     async with make_client(scripted) as client:
         with pytest.raises(ApiError, match=r"GET /v2/deployments"):
             await client.list_deployments()

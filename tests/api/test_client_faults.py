@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi import FastAPI
 
@@ -20,14 +20,14 @@ from tests.api.api_fakes import FakeTime
 pytestmark = pytest.mark.anyio
 
 
-class Recording(httpx.AsyncBaseTransport):
+class Recording(httpx2.AsyncBaseTransport):
     """Passes requests to the real app and notes each status it answered."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
         self.inner = inner
         self.statuses: list[int] = []
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
         self.statuses.append(response.status_code)
         return response
@@ -46,7 +46,7 @@ async def faulty(
         )
         app = create_app(settings)
         apps.append(app)
-        recording = Recording(httpx.ASGITransport(app=app))
+        recording = Recording(httpx2.ASGITransport(app=app))
         policy = RetryPolicy(
             max_attempts=10, sleep=fake_time.sleep, clock=fake_time.clock, random=lambda: 0.5
         )

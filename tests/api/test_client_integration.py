@@ -7,7 +7,7 @@ import logging
 import uuid
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from fastapi import FastAPI
 
@@ -145,7 +145,7 @@ async def test_wrong_key_is_an_auth_error_without_the_key(local_settings: Server
     """A key the server does not know gets AuthError, and the message does not echo it."""
     app = create_app(local_settings)
     key = "wrong-key-3b1f"
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx2.ASGITransport(app=app)
     async with ControlPlaneClient("http://t", key, None, transport=transport) as client:
         with pytest.raises(AuthError) as caught:
             await client.list_providers()
@@ -159,7 +159,7 @@ async def test_base_url_path_prefix_with_mounted_app(tmp_path: Path):
     inner = create_app(ServerSettings(db_path=tmp_path / "prefixed.db"))
     outer = FastAPI()
     outer.mount("/api-host", inner)
-    transport = httpx.ASGITransport(app=outer)
+    transport = httpx2.ASGITransport(app=outer)
     base = "http://selfhosted.test/api-host"
     async with ControlPlaneClient(
         base, EMBEDDED_API_KEY, DEFAULT_TENANT_ID, transport=transport
@@ -171,7 +171,7 @@ async def test_base_url_path_prefix_with_mounted_app(tmp_path: Path):
 
 
 async def test_loopback_http_logs_never_show_the_key(loopback_url: str, caplog):
-    """Over real HTTP with every logger at DEBUG (httpx, httpcore), the key is not logged."""
+    """Over real HTTP with every logger at DEBUG (httpx2, httpcore2), the key is not logged."""
     caplog.set_level(logging.DEBUG)
     async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
         providers = await client.list_providers()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
@@ -32,17 +32,17 @@ async def test_a_429_pauses_the_other_requests_of_the_client() -> None:
     """After one request is told 429 with Retry-After: 2, the next request of the same
     client waits for the gate before it is sent."""
     time = FakeTime()
-    answers = [httpx.Response(429, headers={"Retry-After": "2"}, json={"detail": "slow down"})]
+    answers = [httpx2.Response(429, headers={"Retry-After": "2"}, json={"detail": "slow down"})]
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if answers:
             return answers.pop()
-        return httpx.Response(200, json={"resources": [], "offset": 0})
+        return httpx2.Response(200, json={"resources": [], "offset": 0})
 
     gate = BackoffGate(clock=time.clock, sleep=time.sleep)
     retry = RetryPolicy(max_attempts=1, sleep=time.sleep, clock=time.clock)
     client = ControlPlaneClient(
-        "https://cp.test", "key", transport=httpx.MockTransport(handler), retry=retry, gate=gate
+        "https://cp.test", "key", transport=httpx2.MockTransport(handler), retry=retry, gate=gate
     )
     async with client:
         with pytest.raises(Exception, match="429"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.errors import (
@@ -21,10 +21,10 @@ pytestmark = pytest.mark.anyio
 CREATE = DeploymentCreate(name="api", source="git_host")
 
 
-def sequence(*steps: httpx.Response | Exception) -> Scripted:
+def sequence(*steps: httpx2.Response | Exception) -> Scripted:
     """A handler answering with `steps` in order (an exception is raised, as a transport would)."""
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         step = steps[len(scripted.requests) - 1]
         if isinstance(step, Exception):
             raise step
@@ -34,13 +34,13 @@ def sequence(*steps: httpx.Response | Exception) -> Scripted:
     return scripted
 
 
-def ok() -> httpx.Response:
-    return httpx.Response(200, json=deployment_json("d1", "api"))
+def ok() -> httpx2.Response:
+    return httpx2.Response(200, json=deployment_json("d1", "api"))
 
 
 async def test_connection_error_then_success(make_client, fake_time: FakeTime):
     """A refused connection is retried after one backoff sleep, then succeeds."""
-    scripted = sequence(httpx.ConnectError("refused"), ok())
+    scripted = sequence(httpx2.ConnectError("refused"), ok())
     async with make_client(scripted) as client:
         deployment = await client.get_deployment("d1")
     assert deployment.id == "d1"
@@ -50,7 +50,7 @@ async def test_connection_error_then_success(make_client, fake_time: FakeTime):
 
 async def test_429_honours_retry_after(make_client, fake_time: FakeTime):
     """A 429 waits exactly the server's Retry-After seconds before retrying."""
-    limited = httpx.Response(429, headers={"Retry-After": "7"}, json={"detail": "slow down"})
+    limited = httpx2.Response(429, headers={"Retry-After": "7"}, json={"detail": "slow down"})
     scripted = sequence(limited, ok())
     async with make_client(scripted) as client:
         await client.get_deployment("d1")
@@ -59,7 +59,7 @@ async def test_429_honours_retry_after(make_client, fake_time: FakeTime):
 
 async def test_retry_after_is_capped(make_client, fake_time: FakeTime):
     """A huge Retry-After is capped by the policy."""
-    limited = httpx.Response(429, headers={"Retry-After": "3600"}, json={"detail": "later"})
+    limited = httpx2.Response(429, headers={"Retry-After": "3600"}, json={"detail": "later"})
     scripted = sequence(limited, ok())
     async with make_client(scripted, max_retry_after=12.0, max_total_seconds=100) as client:
         await client.get_deployment("d1")
@@ -68,7 +68,7 @@ async def test_retry_after_is_capped(make_client, fake_time: FakeTime):
 
 async def test_503_gives_up_after_max_attempts(make_client, fake_time: FakeTime):
     """Persistent 503s end in a ServerError after exactly max_attempts requests."""
-    scripted = Scripted(lambda r: httpx.Response(503, json={"detail": "unavailable"}))
+    scripted = Scripted(lambda r: httpx2.Response(503, json={"detail": "unavailable"}))
     async with make_client(scripted, max_attempts=4) as client:
         with pytest.raises(ServerError) as caught:
             await client.get_deployment("d1")
@@ -80,7 +80,7 @@ async def test_503_gives_up_after_max_attempts(make_client, fake_time: FakeTime)
 
 async def test_backoff_grows_exponentially_with_jitter(make_client, fake_time: FakeTime):
     """Sleeps are random x base x 2^(n-1), capped by max_delay."""
-    scripted = Scripted(lambda r: httpx.Response(502, json={"detail": "bad gateway"}))
+    scripted = Scripted(lambda r: httpx2.Response(502, json={"detail": "bad gateway"}))
     async with make_client(scripted, max_attempts=6, max_delay=3.0) as client:
         with pytest.raises(ServerError):
             await client.get_deployment("d1")
@@ -89,7 +89,7 @@ async def test_backoff_grows_exponentially_with_jitter(make_client, fake_time: F
 
 async def test_total_time_bounds_the_retries(make_client, fake_time: FakeTime):
     """Retries stop when the next sleep would pass the total-time budget."""
-    limited = httpx.Response(429, headers={"Retry-After": "4"}, json={"detail": "slow"})
+    limited = httpx2.Response(429, headers={"Retry-After": "4"}, json={"detail": "slow"})
     scripted = Scripted(lambda r: limited)
     async with make_client(scripted, max_attempts=100, max_total_seconds=10) as client:
         with pytest.raises(RateLimitedError):
@@ -100,7 +100,7 @@ async def test_total_time_bounds_the_retries(make_client, fake_time: FakeTime):
 
 async def test_client_errors_are_not_retried(make_client, fake_time: FakeTime):
     """A 400 is final: one request, no sleep."""
-    scripted = Scripted(lambda r: httpx.Response(400, json={"detail": "no"}))
+    scripted = Scripted(lambda r: httpx2.Response(400, json={"detail": "no"}))
     async with make_client(scripted) as client:
         with pytest.raises(BadRequestError):
             await client.patch_deployment("d1", DeploymentPatch())
@@ -110,7 +110,7 @@ async def test_client_errors_are_not_retried(make_client, fake_time: FakeTime):
 
 async def test_patch_is_retried_on_504(make_client):
     """A PATCH that meets a 504 is sent again with the same body."""
-    scripted = sequence(httpx.Response(504, json={"detail": "timeout"}), ok())
+    scripted = sequence(httpx2.Response(504, json={"detail": "timeout"}), ok())
     async with make_client(scripted) as client:
         await client.patch_deployment("d1", DeploymentPatch(secret_references=[]))
     assert [r.method for r in scripted.requests] == ["PATCH", "PATCH"]
@@ -119,7 +119,7 @@ async def test_patch_is_retried_on_504(make_client):
 
 async def test_timeout_is_a_connection_failure_after_retries(make_client):
     """Read timeouts count as no response and end in ConnectionFailedError."""
-    scripted = Scripted(lambda r: (_ for _ in ()).throw(httpx.ReadTimeout("slow")))
+    scripted = Scripted(lambda r: (_ for _ in ()).throw(httpx2.ReadTimeout("slow")))
     async with make_client(scripted, max_attempts=2) as client:
         with pytest.raises(ConnectionFailedError, match="timed out"):
             await client.list_providers()
@@ -132,16 +132,16 @@ def create_server(*, first_post_creates: bool, existing_deleting: bool = False) 
     if existing_deleting:
         made.append(deployment_json("old", "api", status="AWAITING_DELETE"))
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         posts = [r for r in scripted.requests if r.method == "POST"]
         if request.method == "GET":
             return page(list(made), len(made))
         if len(posts) == 1:
             if first_post_creates:
                 made.append(deployment_json("first", "api"))
-            raise httpx.ReadTimeout("no answer")
+            raise httpx2.ReadTimeout("no answer")
         made.append(deployment_json("second", "api"))
-        return httpx.Response(201, json=made[-1])
+        return httpx2.Response(201, json=made[-1])
 
     scripted = Scripted(handler)
     return scripted
@@ -176,7 +176,7 @@ async def test_deployment_being_deleted_is_not_adopted(make_client):
 
 async def test_post_conflict_is_not_retried(make_client):
     """A 409 on create raises ConflictError at once, for the caller to adopt or report."""
-    scripted = Scripted(lambda r: httpx.Response(409, json={"detail": "name api exists"}))
+    scripted = Scripted(lambda r: httpx2.Response(409, json={"detail": "name api exists"}))
     async with make_client(scripted) as client:
         with pytest.raises(ConflictError, match="POST /v2/deployments failed: 409"):
             await client.create_deployment(CREATE)
@@ -185,7 +185,7 @@ async def test_post_conflict_is_not_retried(make_client):
 
 async def test_create_sends_minimal_body(make_client):
     """The create body drops nulls but keeps the (empty) secrets list."""
-    scripted = Scripted(lambda r: httpx.Response(201, json=deployment_json("d1", "api")))
+    scripted = Scripted(lambda r: httpx2.Response(201, json=deployment_json("d1", "api")))
     async with make_client(scripted) as client:
         await client.create_deployment(CREATE)
     assert scripted.bodies()[0] == {

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
@@ -152,7 +152,7 @@ async def plane_client(plane_settings: ServerSettings) -> AsyncIterator[ControlP
         "http://local.test",
         EMBEDDED_API_KEY,
         DEFAULT_TENANT_ID,
-        transport=httpx.ASGITransport(app=app),
+        transport=httpx2.ASGITransport(app=app),
         endpoint="embedded:test",
         on_close=app.state.store.close,
     )

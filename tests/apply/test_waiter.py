@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
@@ -27,7 +27,7 @@ QUICK = PollPolicy(initial=0.001, maximum=0.002, jitter=0.0)
 def revision_client(statuses: list[str], seen: list[str]) -> ControlPlaneClient:
     """A client whose revision GETs answer the STATUSES in turn (the last one repeats)."""
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         status = statuses[min(len(seen), len(statuses) - 1)]
         seen.append(status)
         body = {
@@ -36,10 +36,10 @@ def revision_client(statuses: list[str], seen: list[str]) -> ControlPlaneClient:
             "updated_at": "2024-01-01T00:00:00Z",
             "status": status,
         }
-        return httpx.Response(200, json=body)
+        return httpx2.Response(200, json=body)
 
     return ControlPlaneClient(
-        "https://cp.test", "key", transport=httpx.MockTransport(handler), retry=NO_RETRIES
+        "https://cp.test", "key", transport=httpx2.MockTransport(handler), retry=NO_RETRIES
     )
 
 
@@ -125,7 +125,7 @@ async def test_wait_until_gone_polls_until_the_id_is_not_listed() -> None:
     """The wait ends once the listing by id no longer returns the deployment."""
     calls: list[int] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         calls.append(1)
         resources = []
         if len(calls) < 3:
@@ -140,9 +140,9 @@ async def test_wait_until_gone_polls_until_the_id_is_not_listed() -> None:
                     "status": "AWAITING_DELETE",
                 }
             ]
-        return httpx.Response(200, json={"resources": resources, "offset": len(resources)})
+        return httpx2.Response(200, json={"resources": resources, "offset": len(resources)})
 
-    client = ControlPlaneClient("https://cp.test", "key", transport=httpx.MockTransport(handler))
+    client = ControlPlaneClient("https://cp.test", "key", transport=httpx2.MockTransport(handler))
     async with client:
         result = await wait_until_gone(waiting(client), DEP)
     assert (result.end, result.status) == (WaitEnd.FINAL, "gone")
@@ -154,18 +154,18 @@ def flaky_revision_client(answers: list[object], seen: list[object]) -> ControlP
     int is that HTTP status, an exception is raised as the transport's, a str is a
     revision status."""
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         answer = answers[min(len(seen), len(answers) - 1)]
         seen.append(answer)
         if isinstance(answer, Exception):
             raise answer
         if isinstance(answer, int):
-            return httpx.Response(answer, json={"detail": f"status {answer}"})
+            return httpx2.Response(answer, json={"detail": f"status {answer}"})
         body = {"id": REV, "created_at": "2024-01-01T00:00:00Z", "status": answer}
-        return httpx.Response(200, json={**body, "updated_at": body["created_at"]})
+        return httpx2.Response(200, json={**body, "updated_at": body["created_at"]})
 
     return ControlPlaneClient(
-        "https://cp.test", "key", transport=httpx.MockTransport(handler), retry=NO_RETRIES
+        "https://cp.test", "key", transport=httpx2.MockTransport(handler), retry=NO_RETRIES
     )
 
 
@@ -174,7 +174,7 @@ async def test_an_outage_while_polling_does_not_end_the_wait() -> None:
     """Connection errors, 5xx and 429 are skipped: polling goes on through them, past
     the client's own retries, until the revision is final."""
     seen: list[object] = []
-    refused = httpx.ConnectError("connection refused")
+    refused = httpx2.ConnectError("connection refused")
     answers: list[object] = ["BUILDING", *[refused] * 8, 502, 503, 500, 429, "DEPLOYED"]
     async with flaky_revision_client(answers, seen) as client:
         result = await wait_for_revision(waiting(client), DEP, REV, lambda _: None)

@@ -45,7 +45,7 @@ control_plane = {{ tenant_id = "{TENANTS["prod"]}" }}
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServeProcess]:
+def two_workspaces(tmp_path: Path) -> Iterator[ServeProcess]:
     keys = [arg for env, tenant in TENANTS.items() for arg in ("--api-key", f"k{env}:{tenant}")]
     timings = ["--build-seconds", "0.1", "--deploy-seconds", "0.1"]
     served = start_serve(["--db", str(tmp_path / "serve.db"), *timings, *keys], cwd=tmp_path)
@@ -54,7 +54,7 @@ def server(tmp_path: Path) -> Iterator[ServeProcess]:
     served.process.communicate(timeout=10)
 
 
-def planner(root: Path, url: str, env: str, *argv: str) -> subprocess.CompletedProcess[str]:
+def planner_in_env(root: Path, url: str, env: str, *argv: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
     environ |= {"PLANNER_BASE_URL": url, "PLANNER_API_KEY": f"k{env}", "NO_COLOR": "1"}
     return subprocess.run(
@@ -68,31 +68,33 @@ def planner(root: Path, url: str, env: str, *argv: str) -> subprocess.CompletedP
 
 
 def test_each_environment_plans_and_applies_in_its_own_workspace(
-    tmp_path: Path, server: ServeProcess
+    tmp_path: Path, two_workspaces: ServeProcess
 ) -> None:
     """apply --env dev / prod with each one's key: each workspace holds its deployments with
     its values, each state is its own, and both next plans are empty."""
     (tmp_path / "planner.toml").write_text(CONFIG, encoding="utf-8")
     for env in TENANTS:
-        plan = planner(tmp_path, server.url, env, "plan", "--format", "json")
+        plan = planner_in_env(tmp_path, two_workspaces.url, env, "plan", "--format", "json")
         assert plan.returncode == 0, plan.stderr
         assert json.loads(plan.stdout)["environment"] == env
-        applied = planner(tmp_path, server.url, env, "apply", "--auto-approve")
+        applied = planner_in_env(tmp_path, two_workspaces.url, env, "apply", "--auto-approve")
         assert applied.returncode == 0, applied.stdout + applied.stderr
     for env, expected in (("dev", ["canary", "support"]), ("prod", ["support"])):
         state = json.loads((tmp_path / "state" / f"planner.{env}.state.json").read_text())
         assert state["tenant_id"] == TENANTS[env]
         assert sorted(state["deployments"]) == expected
-        shown = planner(tmp_path, server.url, env, "state", "list")
+        shown = planner_in_env(tmp_path, two_workspaces.url, env, "state", "list")
         assert shown.returncode == 0 and all(name in shown.stdout for name in expected)
-        again = planner(tmp_path, server.url, env, "plan", "--detailed-exitcode")
+        again = planner_in_env(tmp_path, two_workspaces.url, env, "plan", "--detailed-exitcode")
         assert again.returncode == 0, again.stdout + again.stderr
-    config = planner(tmp_path, server.url, "prod", "config", "--format", "json")
+    config = planner_in_env(tmp_path, two_workspaces.url, "prod", "config", "--format", "json")
     image = json.loads(config.stdout)["deployments"]["support"]["source_revision_config"]
     assert image["image_uri"].endswith(":1.0.0")
 
 
-def test_a_key_of_another_workspace_is_refused(tmp_path: Path, server: ServeProcess) -> None:
+def test_a_key_of_another_workspace_is_refused(
+    tmp_path: Path, two_workspaces: ServeProcess
+) -> None:
     """prod's config with dev's key: the server refuses the workspace; nothing is created."""
     (tmp_path / "planner.toml").write_text(CONFIG, encoding="utf-8")
     result = subprocess.run(
@@ -100,7 +102,7 @@ def test_a_key_of_another_workspace_is_refused(tmp_path: Path, server: ServeProc
         cwd=tmp_path,
         env={
             **{k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")},
-            "PLANNER_BASE_URL": server.url,
+            "PLANNER_BASE_URL": two_workspaces.url,
             "PLANNER_API_KEY": "kdev",
         },
         capture_output=True,

@@ -23,7 +23,7 @@ from planner.controlplane.app import create_app
 from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
 
 # Starlette warns when its test client runs on httpx rather than httpx2; the client works
-# the same, and the project depends on httpx. Silence exactly that warning, once, here.
+# the same, and the project depends on httpx2. Silence exactly that warning, once, here.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
     from fastapi.testclient import TestClient

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from planner.api.rules import Mode
 from planner.controlplane.app import create_app
@@ -38,7 +38,7 @@ class FakeClock:
 
 @dataclass
 class Plane:
-    client: httpx.AsyncClient
+    client: httpx2.AsyncClient
     clock: FakeClock
     settings: ServerSettings
     store: Store
@@ -91,9 +91,9 @@ async def control_plane(
         clock=clock,
     )
     app = create_app(settings)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx2.ASGITransport(app=app)
     try:
-        async with httpx.AsyncClient(
+        async with httpx2.AsyncClient(
             transport=transport, base_url="http://cp.test", headers=HEADERS
         ) as client:
             yield Plane(client, clock, settings, app.state.store)

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from starlette.types import Message, Receive, Scope, Send
@@ -152,7 +152,7 @@ def test_limits_hold_over_real_http(tmp_path: Path) -> None:
         for _ in range(40):
             yield b"[" * 65_536
 
-    with served(settings) as url, httpx.Client(base_url=url, headers=KEY, timeout=30) as client:
+    with served(settings) as url, httpx2.Client(base_url=url, headers=KEY, timeout=30) as client:
         declared = client.post("/v2/deployments", content=b" " * (MAX_BODY_BYTES + 1), headers=JSON)
         streamed = client.post("/v2/deployments", content=chunks(), headers=JSON)
         brackets = client.post("/v2/deployments", content=b"[" * 100_000, headers=JSON)

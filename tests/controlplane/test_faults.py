@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from starlette.types import Receive, Scope, Send
@@ -44,7 +44,9 @@ async def test_latency_sleeps_before_handling(tmp_path: Path) -> None:
     inner = RecordingApp()
     settings = ServerSettings(db_path=tmp_path / "x.db", latency_ms=250)
     app = FaultMiddleware(inner, settings, sleep=record_sleep)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://t"
+    ) as c:
         response = await c.get("/anything")
     assert response.status_code == 204
     assert slept == [0.25]
@@ -84,7 +86,9 @@ async def test_faulted_request_never_reaches_the_handler(tmp_path: Path) -> None
     inner = RecordingApp()
     settings = ServerSettings(db_path=tmp_path / "x.db", error_rate=1.0)
     app = FaultMiddleware(inner, settings)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://t"
+    ) as c:
         response = await c.post("/v2/deployments", json={"name": "x"})
     assert response.status_code == 503
     assert inner.calls == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from planner.cli.main import main
@@ -22,7 +22,7 @@ def test_serve_prints_url_and_serves_metrics_and_api(
     """On --port 0 it prints its real URL first; /metrics needs no key; the API needs one."""
     server = serve_process("--db", str(tmp_path / "cp.db"), "--api-key", "test-key")
     assert server.url.startswith("http://127.0.0.1:") and not server.url.endswith(":0")
-    with httpx.Client(base_url=server.url, timeout=10) as client:
+    with httpx2.Client(base_url=server.url, timeout=10) as client:
         assert "controlplane_requests_total" in client.get("/metrics").text
         assert client.get("/v2/auth/providers").status_code == 401
         providers = client.get("/v2/auth/providers", headers={"X-Api-Key": "test-key"})
@@ -40,7 +40,7 @@ def test_serve_without_key_generates_and_prints_one(
     line = server.next_line()
     assert line.startswith("API key: ")
     key = line.removeprefix("API key: ")
-    with httpx.Client(base_url=server.url, timeout=10) as client:
+    with httpx2.Client(base_url=server.url, timeout=10) as client:
         assert client.get("/v2/auth/providers", headers={"X-Api-Key": key}).status_code == 200
         assert (
             client.get("/v2/auth/providers", headers={"X-Api-Key": "local-dev-key"}).status_code
@@ -54,12 +54,12 @@ def test_restart_keeps_deployments(serve_process: StartServe, tmp_path: Path) ->
     """A deployment created before a stop is still there after starting again on the same db."""
     args = ("--db", str(tmp_path / "cp.db"), "--api-key", "k", "--build-seconds", "0.1")
     first = serve_process(*args)
-    with httpx.Client(base_url=first.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
+    with httpx2.Client(base_url=first.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
         created = client.post("/v2/deployments", json=git_host_body(secrets=[]))
         assert created.status_code == 201, created.text
     assert first.stop() == 0
     second = serve_process(*args)
-    with httpx.Client(base_url=second.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
+    with httpx2.Client(base_url=second.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
         again = client.get(f"/v2/deployments/{created.json()['id']}")
     assert again.status_code == 200
     assert again.json()["name"] == "support-agent"

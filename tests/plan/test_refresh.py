@@ -6,7 +6,7 @@ import math
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
@@ -31,9 +31,9 @@ class RequestLog:
     """Every request the client sends, as `METHOD path`."""
 
     def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
+        self.requests: list[httpx2.Request] = []
 
-    async def hook(self, request: httpx.Request) -> None:
+    async def hook(self, request: httpx2.Request) -> None:
         self.requests.append(request)
 
     def clear(self) -> None:
@@ -59,8 +59,8 @@ async def client(tmp_path: Path, log: RequestLog) -> AsyncIterator[ControlPlaneC
         db_path=tmp_path / "cp.db", build_seconds=0.05, deploy_seconds=0.05, delete_seconds=30
     )
     app = create_app(settings)
-    http = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), event_hooks={"request": [log.hook]}
+    http = httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), event_hooks={"request": [log.hook]}
     )
     async with (
         http,
