@@ -1,0 +1,323 @@
+"""State in PostgreSQL, shared by a team: versions, compare-and-swap writes, advisory locks.
+
+Only this module imports psycopg (the `postgres` extra); `planner.state.location` imports
+it when a `postgresql://` URL is used.
+
+- A write inserts version `serial + 1` in one transaction; `(state_id, serial)` is unique,
+  so of two writers that read the same serial one fails (nothing half-written).
+- The lock is a session-level advisory lock `(LOCK_CLASSID, states.id)` on a connection
+  of its own, held for the whole operation: keyed by the state's own row, two states never
+  block each other, and PostgreSQL drops it when the holder's connection dies. The
+  `locks` row says who holds it; a row whose advisory lock is free is stale and is
+  replaced by the next holder.
+- The URL is printed only through `redact_url`, and errors never carry the password.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import psycopg
+
+from planner.errors import StateError
+from planner.secrets import redact_url
+from planner.state.backend import next_serial
+from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state, sealed
+from planner.state.location import DEFAULT_SCHEMA
+from planner.state.locking import (
+    LockHandle,
+    LockInfo,
+    acquire_polling,
+    held_lock_error,
+    locked_error,
+    wrong_id_error,
+)
+from planner.state.postgres_schema import LOCK_CLASSID, ensure_schema, query
+from planner.state.versions import StateVersion, missing_version_error
+
+CONNECT_TIMEOUT_SECONDS = 10
+_IS_LOCKED = (
+    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND classid::text::bigint = %s AND objid::text::bigint = %s AND objsubid = 2)"
+)
+_LOCK_COLUMNS = "lock_id, who, host, pid, operation, since, ci_run, tool_version"
+
+
+class PostgresBackend:
+    """A `StateBackend` for the state NAME in the database at URL (tables in SCHEMA)."""
+
+    def __init__(self, url: str, *, name: str, schema: str = DEFAULT_SCHEMA) -> None:
+        self.url = url
+        self.name = name
+        self.schema = schema
+        self._conn: psycopg.Connection[Any] | None = None
+
+    @property
+    def location(self) -> str:
+        scope = self.name if self.schema == DEFAULT_SCHEMA else f"{self.schema}/{self.name}"
+        return f"{redact_url(self.url)}#{scope}"
+
+    def read(self) -> StateDocument | None:
+        state_id = self._state_id(create=False)
+        if state_id is None:
+            return None
+        row = self._one(
+            "SELECT serial, document FROM {s}.versions WHERE state_id = %s "
+            "ORDER BY serial DESC LIMIT 1",
+            (state_id,),
+        )
+        return None if row is None else self._parse(row[1], row[0])
+
+    def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
+        state_id = self._state_id(create=True)
+        assert state_id is not None
+        conn = self._connection()
+        expected = 0
+        try:
+            with self._errors(), conn.transaction():
+                current = self.read()
+                expected = 0 if current is None else current.serial
+                written = sealed(doc, next_serial(current, doc, self.location, force=force))
+                self._insert_version(state_id, written)
+        except psycopg.errors.UniqueViolation:
+            raise self._moved_error(expected) from None
+        advance(doc, written)
+        return written
+
+    def history(self) -> list[StateVersion]:
+        state_id = self._state_id(create=False)
+        if state_id is None:
+            return []
+        rows = self._all(
+            "SELECT serial, lineage, checksum, created_at, written_by, deployments "
+            "FROM {s}.versions WHERE state_id = %s ORDER BY serial DESC",
+            (state_id,),
+        )
+        return [
+            StateVersion(
+                serial=serial,
+                lineage=lineage,
+                checksum=checksum,
+                created=iso_utc(created, timespec="seconds"),
+                written_by=who,
+                deployments=count,
+            )
+            for serial, lineage, checksum, created, who, count in rows
+        ]
+
+    def read_version(self, serial: int) -> StateDocument:
+        state_id = self._state_id(create=False)
+        row = None
+        if state_id is not None:
+            row = self._one(
+                "SELECT document FROM {s}.versions WHERE state_id = %s AND serial = %s",
+                (state_id, serial),
+            )
+        if row is None:
+            kept = [version.serial for version in self.history()]
+            raise missing_version_error(self.location, serial, kept)
+        return self._parse(row[0], serial)
+
+    def plan_key(self, *, create: bool) -> bytes | None:
+        state_id = self._state_id(create=create)
+        if state_id is None:
+            return None
+        if create:
+            self._one(
+                "UPDATE {s}.states SET plan_key = %s WHERE id = %s AND plan_key IS NULL "
+                "RETURNING id",
+                (secrets.token_hex(32), state_id),
+            )
+        row = self._one("SELECT plan_key FROM {s}.states WHERE id = %s", (state_id,))
+        return None if row is None or row[0] is None else bytes.fromhex(row[0])
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+        state_id = self._state_id(create=True)
+        assert state_id is not None
+        conn = self._connect()  # its own: the lock lives as long as this connection
+
+        def try_lock() -> bool:
+            with self._errors():
+                row = conn.execute(
+                    "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_CLASSID, state_id)
+                ).fetchone()
+            return bool(row and row[0])
+
+        try:
+            if not acquire_polling(try_lock, timeout):
+                raise locked_error(self.location, self._holder(state_id), timeout)
+            info = LockInfo.for_this_process(operation)
+            self._record_holder(conn, state_id, info)
+        except BaseException:
+            conn.close()  # also drops the advisory lock if it was taken
+            raise
+        return LockHandle(
+            info,
+            lambda: self._release(conn, state_id, info, forget=True),
+            lambda: self._release(conn, state_id, info, forget=False),
+        )
+
+    def lock_info(self) -> LockInfo | None:
+        state_id = self._state_id(create=False)
+        if state_id is None or not self._is_locked(state_id):
+            return None
+        return self._holder(state_id)
+
+    def force_unlock(self, lock_id: str) -> LockInfo:
+        state_id = self._state_id(create=False)
+        recorded = None if state_id is None else self._holder(state_id)
+        live = state_id is not None and self._is_locked(state_id)
+        if live and recorded is not None and recorded.id == lock_id:
+            raise held_lock_error(self.location, recorded)
+        if recorded is None or recorded.id != lock_id or live:
+            raise wrong_id_error(self.location, lock_id, recorded, live=live)
+        self._one("DELETE FROM {s}.locks WHERE state_id = %s RETURNING 1", (state_id,))
+        return recorded
+
+    # --- the database -----------------------------------------------------------------
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        with self._errors():
+            conn = psycopg.connect(
+                self.url,
+                autocommit=True,
+                connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                application_name="planner",
+            )
+        return conn
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed:
+            conn = self._connect()
+            try:
+                with self._errors():
+                    ensure_schema(conn, self.schema, location=self.location)
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    def _one(self, template: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        with self._errors():
+            return self._connection().execute(query(template, self.schema), params).fetchone()
+
+    def _all(self, template: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._errors():
+            return self._connection().execute(query(template, self.schema), params).fetchall()
+
+    def _state_id(self, *, create: bool) -> int | None:
+        select = "SELECT id FROM {s}.states WHERE name = %s"
+        row = self._one(select, (self.name,))
+        if row is None and create:
+            insert = "INSERT INTO {s}.states (name) VALUES (%s) ON CONFLICT (name) DO NOTHING"
+            self._one(insert + " RETURNING id", (self.name,))
+            row = self._one(select, (self.name,))
+        return None if row is None else int(row[0])
+
+    def _insert_version(self, state_id: int, written: StateDocument) -> None:
+        self._one(
+            "INSERT INTO {s}.versions (state_id, serial, lineage, document, checksum, "
+            "deployments, written_by) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING serial",
+            (
+                state_id,
+                written.serial,
+                written.lineage,
+                dump_state(written),
+                written.checksum,
+                len(written.deployments),
+                LockInfo.for_this_process("write").who,
+            ),
+        )
+        self._one(
+            "UPDATE {s}.states SET lineage = %s WHERE id = %s RETURNING id",
+            (written.lineage, state_id),
+        )
+
+    def _moved_error(self, expected: int) -> StateError:
+        stored = self.read()
+        serial = "-" if stored is None else stored.serial
+        return StateError(
+            f"state {self.location} moved while it was being written (serial {serial} "
+            f"stored, {expected} expected): another writer got there first",
+            hint="nothing was written; run the command again, so it plans from the current state",
+        )
+
+    def _is_locked(self, state_id: int) -> bool:
+        with self._errors():
+            row = self._connection().execute(_IS_LOCKED, (LOCK_CLASSID, state_id)).fetchone()
+        return bool(row and row[0])
+
+    def _holder(self, state_id: int) -> LockInfo | None:
+        row = self._one(f"SELECT {_LOCK_COLUMNS} FROM {{s}}.locks WHERE state_id = %s", (state_id,))
+        if row is None:
+            return None
+        keys = ("id", "who", "host", "pid", "operation", "created", "ci_run", "version")
+        return LockInfo.model_validate(dict(zip(keys, row, strict=True)))
+
+    def _record_holder(self, conn: psycopg.Connection[Any], state_id: int, info: LockInfo) -> None:
+        values = (info.id, info.who, info.host, info.pid, info.operation, info.created)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _LOCK_COLUMNS.split(", "))
+        statement = (
+            f"INSERT INTO {{s}}.locks (state_id, {_LOCK_COLUMNS}) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            f"ON CONFLICT (state_id) DO UPDATE SET {updates}"
+        )
+        with self._errors():
+            conn.execute(
+                query(statement, self.schema), (state_id, *values, info.ci_run, info.version)
+            )
+
+    def _release(
+        self, conn: psycopg.Connection[Any], state_id: int, info: LockInfo, *, forget: bool
+    ) -> None:
+        """FORGET=False is a crash as tests make it: the lock frees, its row stays."""
+        try:
+            with self._errors():
+                if forget:
+                    delete = "DELETE FROM {s}.locks WHERE state_id = %s AND lock_id = %s"
+                    conn.execute(query(delete, self.schema), (state_id, info.id))
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_CLASSID, state_id))
+        finally:
+            conn.close()
+
+    def _parse(self, text: str, serial: int) -> StateDocument:
+        try:
+            return parse_state(text, source=self.location)
+        except StateError as error:
+            error.hint = (
+                f"version {serial} is damaged: roll back to an intact one with `planner state "
+                "rollback SERIAL` (`planner state history` lists them)"
+            )
+            raise
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """psycopg's connection and query failures as a StateError, password removed."""
+        try:
+            yield
+        except psycopg.errors.UniqueViolation:
+            raise
+        except psycopg.Error as error:
+            raise StateError(
+                f"state database {redact_url(self.url)}: {self._scrubbed(error)}",
+                hint="check the URL, that the server is running, and the role's password "
+                "(PGPASSWORD or ~/.pgpass) and grants (docs/guides/team.md)",
+            ) from None
+
+    def _scrubbed(self, error: psycopg.Error) -> str:
+        text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        password = urlsplit(self.url).password
+        for spelling in {password, unquote(password or "")} - {None, ""}:
+            text = text.replace(str(spelling), "***")
+        return text
