@@ -1,4 +1,5 @@
-"""`planner state list | show NAME | rm NAME`: inspect the state, or forget a deployment."""
+"""`planner state list | show NAME | rm NAME`: inspect the state, or forget a deployment
+(the version actions, `history | rollback | pull | push`, are in `cmd_state_versions`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import json
 from typing import Any
 
+from planner.cli.cmd_state_versions import register_versions
 from planner.cli.common import (
     add_config_option,
     add_environment_options,
@@ -30,6 +32,7 @@ from planner.render.state_view import (
 )
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument
+from planner.state.location import is_postgres_url
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -45,6 +48,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     remove.add_argument("name", metavar="NAME")
     add_lock_timeout_option(remove)
+    register_versions(lambda name, text, func: _action(actions, parents, name, text, func))
 
 
 def _action(
@@ -99,8 +103,9 @@ def run_rm(args: argparse.Namespace) -> int:
 def _require_state(backend: StateBackend) -> StateDocument:
     doc = backend.read()
     if doc is None:
+        kind = "state" if is_postgres_url(backend.location) else "state file"
         raise StateError(
-            f"no state file at {backend.location}",
+            f"no {kind} at {backend.location}",
             hint="nothing is managed yet (`planner apply` creates the state), "
             "or pass --state PATH / -c FILE to point at another one",
         )

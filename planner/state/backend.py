@@ -13,6 +13,8 @@ from planner.state.versions import StateVersion
 class StateBackend(Protocol):
     """Where a state document lives, and the lock that serialises writers.
 
+    - `location` is how messages name the store (a URL's password masked); `address` is
+      what `--state` takes to open it again (a file's real path, a URL without password).
     - `read()` returns None when there is no state yet; a corrupt, foreign-format or
       hand-edited state is a StateError.
     - `write(doc)` bumps the serial, recomputes the checksum and returns what was
@@ -36,6 +38,9 @@ class StateBackend(Protocol):
 
     @property
     def location(self) -> str: ...
+
+    @property
+    def address(self) -> str: ...
 
     def read(self) -> StateDocument | None: ...
 

@@ -56,6 +56,10 @@ class InMemoryBackend:
     def location(self) -> str:
         return self.name
 
+    @property
+    def address(self) -> str:
+        return self.name
+
     def read(self) -> StateDocument | None:
         text = self.store.text
         return None if text is None else self._parse(text)

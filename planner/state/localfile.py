@@ -65,6 +65,10 @@ class LocalFileBackend:
     def location(self) -> str:
         return str(self.typed_path)
 
+    @property
+    def address(self) -> str:
+        return str(self.path)
+
     def read(self) -> StateDocument | None:
         text = self._read_text()
         return None if text is None else self._parse(text)

@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 import psycopg
 
 from planner.errors import StateError
-from planner.secrets import redact_url
+from planner.secrets import redact_url, url_without_password
 from planner.state.backend import next_serial
 from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state, sealed
 from planner.state.location import DEFAULT_SCHEMA
@@ -61,6 +61,10 @@ class PostgresBackend:
     def location(self) -> str:
         scope = self.name if self.schema == DEFAULT_SCHEMA else f"{self.schema}/{self.name}"
         return f"{redact_url(self.url)}#{scope}"
+
+    @property
+    def address(self) -> str:
+        return url_without_password(self.url)
 
     def read(self) -> StateDocument | None:
         state_id = self._state_id(create=False)

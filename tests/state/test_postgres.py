@@ -99,11 +99,11 @@ def test_terminated_holder_connection_frees_lock(
 ) -> None:
     """When the holder's connection dies, PostgreSQL frees the lock; its row is stale."""
     name = unique_name()
-    holder, contender = PostgresBackend(postgres_url, name=name), PostgresBackend(
+    owner, contender = PostgresBackend(postgres_url, name=name), PostgresBackend(
         postgres_url, name=name
     )
-    backends += [holder, contender]
-    held = holder.lock("apply")
+    backends += [owner, contender]
+    held = owner.lock("apply")
     with pytest.raises(StateLockedError):
         contender.lock("plan")
     _sql(
