@@ -32,7 +32,7 @@ from planner.cli.common import (
     add_lock_timeout_option,
     add_state_option,
     environment_from,
-    open_state_backend,
+    opened_state,
     repeated_args,
     seconds,
 )
@@ -151,11 +151,8 @@ def load_sealed_plan(args: argparse.Namespace) -> SavedPlan:
     else is opened, read or sent; ARGS then point at the plan's config and state."""
     saved = read_saved_plan(args.planfile)
     use_saved_paths(args, saved)
-    backend = open_state_backend(args)
-    try:
+    with opened_state(args) as backend:
         key = backend.plan_key(create=False)
-    finally:
-        backend.close()
     check_seal(saved, key, Path(args.planfile).absolute())
     return saved
 

@@ -14,7 +14,7 @@ from planner.cli.common import (
     add_format_option,
     add_lock_timeout_option,
     add_state_option,
-    open_state_backend,
+    opened_state,
     repeated_args,
 )
 from planner.errors import StateError
@@ -63,8 +63,8 @@ def _action(
 
 
 def run_list(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    doc = backend.read()
+    with opened_state(args) as backend:
+        doc = backend.read()
     console = make_console()
     if args.format == "json":
         console.print_json(json.dumps(list_rows(doc)))
@@ -76,7 +76,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    doc = _require_state(open_state_backend(args))
+    with opened_state(args) as backend:
+        doc = _require_state(backend)
     recorded = doc.get(args.name)
     console = make_console()
     if args.format == "json":
@@ -87,12 +88,12 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_rm(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    _require_state(backend)  # before locking: a mistyped --state creates no lock file
-    with backend.lock("state rm", timeout=args.lock_timeout):
-        doc = _require_state(backend)
-        forgotten = doc.forget(args.name)
-        backend.write(doc)
+    with opened_state(args) as backend:
+        _require_state(backend)  # before locking: a mistyped --state creates no lock file
+        with backend.lock("state rm", timeout=args.lock_timeout):
+            doc = _require_state(backend)
+            forgotten = doc.forget(args.name)
+            backend.write(doc)
     again = suggested_command(
         "import", forgotten.name, forgotten.id, command_args=repeated_args(args)
     )

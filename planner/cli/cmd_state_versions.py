@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from planner.cli.common import add_format_option, add_lock_timeout_option, open_state_backend
+from planner.cli.common import add_format_option, add_lock_timeout_option, opened_state
 from planner.errors import StateError
 from planner.files import read_user_text
 from planner.render.console import make_console
@@ -45,11 +45,8 @@ def register_versions(action: Action) -> None:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    try:
+    with opened_state(args) as backend:
         versions = backend.history()
-    finally:
-        backend.close()
     console = make_console()
     if args.format == "json":
         console.print_json(json.dumps(history_rows(versions)))
@@ -59,12 +56,8 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_rollback(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    try:
-        with backend.lock("state rollback", timeout=args.lock_timeout):
-            written = rollback(backend, args.serial)
-    finally:
-        backend.close()
+    with opened_state(args) as backend, backend.lock("state rollback", timeout=args.lock_timeout):
+        written = rollback(backend, args.serial)
     say(
         f"Rolled back the state {backend.location} to version {args.serial}: written as "
         f"version {written.serial} ({len(written.deployments)} deployments)."
@@ -73,11 +66,8 @@ def run_rollback(args: argparse.Namespace) -> int:
 
 
 def run_pull(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    try:
+    with opened_state(args) as backend:
         doc = backend.read()
-    finally:
-        backend.close()
     if doc is None:
         raise StateError(f"no state at {backend.location}: nothing to pull")
     sys.stdout.write(dump_state(doc))
@@ -86,12 +76,8 @@ def run_pull(args: argparse.Namespace) -> int:
 
 def run_push(args: argparse.Namespace) -> int:
     doc = read_state_file(Path(args.file))
-    backend = open_state_backend(args)
-    try:
-        with backend.lock("state push", timeout=args.lock_timeout):
-            written = push(backend, doc, force=args.force)
-    finally:
-        backend.close()
+    with opened_state(args) as backend, backend.lock("state push", timeout=args.lock_timeout):
+        written = push(backend, doc, force=args.force)
     if written is None:
         say(f"The state {backend.location} holds this version already: nothing pushed.")
     else:

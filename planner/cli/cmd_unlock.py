@@ -13,7 +13,7 @@ from planner.cli.common import (
     add_config_option,
     add_environment_options,
     add_state_option,
-    open_state_backend,
+    opened_state,
 )
 from planner.render.console import make_console
 
@@ -30,8 +30,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    cleared = backend.force_unlock(args.lock_id)
+    with opened_state(args) as backend:
+        cleared = backend.force_unlock(args.lock_id)
     console = make_console()
     lines = [
         f"Cleared lock {cleared.id} on the state {backend.location}.",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from planner.config.environments import ENVIRONMENTS_HINT, environment_names
@@ -125,6 +126,16 @@ def open_state_backend(args: argparse.Namespace) -> StateBackend:
     table = load_state_table(config) if config.is_file() else StateConfig()
     environment = environment_from(args, os.environ)
     return state_backend(args.config, getattr(args, "state", None), table, os.environ, environment)
+
+
+@contextmanager
+def opened_state(args: argparse.Namespace) -> Iterator[StateBackend]:
+    """`open_state_backend(args)`, closed (its connections let go) at the end."""
+    backend = open_state_backend(args)
+    try:
+        yield backend
+    finally:
+        backend.close()
 
 
 def state_backend(
