@@ -40,11 +40,14 @@ from planner.state.postgres_schema import LOCK_CLASSID, ensure_schema, query
 from planner.state.versions import StateVersion, missing_version_error
 
 CONNECT_TIMEOUT_SECONDS = 10
-_IS_LOCKED = (
-    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+# The server process holding a state's advisory lock (no row: the lock is free).
+_LOCK_PID = (
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
     " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-    " AND classid::text::bigint = %s AND objid::text::bigint = %s AND objsubid = 2)"
+    " AND classid::text::bigint = %s AND objid::text::bigint = %s AND objsubid = 2"
 )
+# How long a contender waits for a new holder's record before saying it has none yet.
+RECORD_WAIT_SECONDS = 2.0
 _LOCK_COLUMNS = "lock_id, who, host, pid, operation, since, ci_run, tool_version"
 
 
@@ -159,7 +162,7 @@ class PostgresBackend:
 
         try:
             if not acquire_polling(try_lock, timeout):
-                raise locked_error(self.location, self._holder(state_id), timeout)
+                raise locked_error(self.location, self._live_holder(state_id), timeout)
             info = LockInfo.for_this_process(operation)
             self._record_holder(conn, state_id, info)
         except BaseException:
@@ -173,14 +176,13 @@ class PostgresBackend:
 
     def lock_info(self) -> LockInfo | None:
         state_id = self._state_id(create=False)
-        if state_id is None or not self._is_locked(state_id):
-            return None
-        return self._holder(state_id)
+        return None if state_id is None else self._holder(state_id, self._lock_pid(state_id))
 
     def force_unlock(self, lock_id: str) -> LockInfo:
         state_id = self._state_id(create=False)
-        recorded = None if state_id is None else self._holder(state_id)
-        live = state_id is not None and self._is_locked(state_id)
+        pid = None if state_id is None else self._lock_pid(state_id)
+        live = pid is not None
+        recorded = None if state_id is None else self._holder(state_id, pid, any_row=not live)
         if live and recorded is not None and recorded.id == lock_id:
             raise held_lock_error(self.location, recorded)
         if recorded is None or recorded.id != lock_id or live:
@@ -240,7 +242,7 @@ class PostgresBackend:
                 dump_state(written),
                 written.checksum,
                 len(written.deployments),
-                LockInfo.for_this_process("write").who,
+                _writer(),
             ),
         )
         self._one(
@@ -257,30 +259,47 @@ class PostgresBackend:
             hint="nothing was written; run the command again, so it plans from the current state",
         )
 
-    def _is_locked(self, state_id: int) -> bool:
+    def _lock_pid(self, state_id: int) -> int | None:
         with self._errors():
-            row = self._connection().execute(_IS_LOCKED, (LOCK_CLASSID, state_id)).fetchone()
-        return bool(row and row[0])
+            row = self._connection().execute(_LOCK_PID, (LOCK_CLASSID, state_id)).fetchone()
+        return None if row is None else int(row[0])
 
-    def _holder(self, state_id: int) -> LockInfo | None:
-        row = self._one(f"SELECT {_LOCK_COLUMNS} FROM {{s}}.locks WHERE state_id = %s", (state_id,))
-        if row is None:
+    def _live_holder(self, state_id: int) -> LockInfo | None:
+        """The record of whoever holds the lock now, given a moment to write it (a new
+        holder records itself just after taking the lock; a row left by a dead one is
+        never shown as the holder)."""
+        found: list[LockInfo] = []
+
+        def recorded() -> bool:
+            holder = self._holder(state_id, self._lock_pid(state_id))
+            found[:] = [holder] if holder is not None else []
+            return bool(found)
+
+        acquire_polling(recorded, RECORD_WAIT_SECONDS)
+        return found[0] if found else None
+
+    def _holder(self, state_id: int, pid: int | None, *, any_row: bool = False) -> LockInfo | None:
+        """The lock row of server process PID (ANY_ROW: whatever row there is)."""
+        if pid is None and not any_row:
+            return None
+        select = f"SELECT {_LOCK_COLUMNS}, backend_pid FROM {{s}}.locks WHERE state_id = %s"
+        row = self._one(select, (state_id,))
+        if row is None or (not any_row and row[-1] != pid):
             return None
         keys = ("id", "who", "host", "pid", "operation", "created", "ci_run", "version")
-        return LockInfo.model_validate(dict(zip(keys, row, strict=True)))
+        return LockInfo.model_validate(dict(zip(keys, row[:-1], strict=True)))
 
     def _record_holder(self, conn: psycopg.Connection[Any], state_id: int, info: LockInfo) -> None:
         values = (info.id, info.who, info.host, info.pid, info.operation, info.created)
         updates = ", ".join(f"{c} = excluded.{c}" for c in _LOCK_COLUMNS.split(", "))
         statement = (
-            f"INSERT INTO {{s}}.locks (state_id, {_LOCK_COLUMNS}) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            f"ON CONFLICT (state_id) DO UPDATE SET {updates}"
+            f"INSERT INTO {{s}}.locks (state_id, {_LOCK_COLUMNS}, backend_pid) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            f"ON CONFLICT (state_id) DO UPDATE SET {updates}, backend_pid = excluded.backend_pid"
         )
+        extra = (info.ci_run, info.version, conn.info.backend_pid)
         with self._errors():
-            conn.execute(
-                query(statement, self.schema), (state_id, *values, info.ci_run, info.version)
-            )
+            conn.execute(query(statement, self.schema), (state_id, *values, *extra))
 
     def _release(
         self, conn: psycopg.Connection[Any], state_id: int, info: LockInfo, *, forget: bool
@@ -325,3 +344,9 @@ class PostgresBackend:
         for spelling in {password, unquote(password or "")} - {None, ""}:
             text = text.replace(str(spelling), "***")
         return text
+
+
+def _writer() -> str:
+    """Who writes a version: `user@host pid N` (which run wrote what, in the history)."""
+    me = LockInfo.for_this_process("write")
+    return f"{me.who} pid {me.pid}"

@@ -8,7 +8,9 @@ Tables, in one schema (`planner` unless `[state] schema` says otherwise):
 - `states`: one row per state name (`id` is the key of its advisory lock), with its
   lineage and the key that seals its saved plans.
 - `versions`: every write, `(state_id, serial)` unique: the compare-and-swap of writers.
-- `locks`: who holds each state's lock (for messages; the advisory lock is the truth).
+- `locks`: who holds each state's lock (for messages; the advisory lock is the truth):
+  a row is the holder's only while `backend_pid` is the server process holding the
+  advisory lock; any other row is left by a holder that died.
 
 Creating the tables takes a transaction-level advisory lock of its own (key
 `(LOCK_CLASSID, 0)`, never a state's: state ids start at 1) only when they are missing or
@@ -57,7 +59,8 @@ _DDL = (
         operation text NOT NULL,
         since text NOT NULL,
         ci_run text,
-        tool_version text NOT NULL)""",
+        tool_version text NOT NULL,
+        backend_pid integer NOT NULL)""",
 )
 
 
