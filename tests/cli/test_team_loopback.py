@@ -21,6 +21,7 @@ from tests.postgres import unique_name
 pytestmark = pytest.mark.slow
 
 COUNT = 3
+FAST_SERVE = ["--build-seconds", "0.3", "--deploy-seconds", "0.5"]
 
 
 class Runners:
@@ -74,8 +75,7 @@ class Runners:
 @pytest.fixture
 def runners(tmp_path: Path, postgres_url: str) -> Iterator[Runners]:
     server = start_serve(
-        ["--db", str(tmp_path / "serve.db"), "--api-key", API_KEY]
-        + ["--build-seconds", "0.3", "--deploy-seconds", "0.5"],
+        ["--db", str(tmp_path / "serve.db"), "--api-key", API_KEY, *FAST_SERVE],
         cwd=tmp_path,
     )
     team = Runners(tmp_path, server, postgres_url)

@@ -216,7 +216,6 @@ class BackendContract:
         with pytest.raises(StateError, match="format_version 99"):
             harness.backend.read()
 
-
     def test_concurrent_writers_never_both_succeed(self, harness: Harness) -> None:
         """Of writers that read the same serial and write at once, exactly one succeeds."""
         base = harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
@@ -279,7 +278,7 @@ class BackendContract:
     def test_missing_version_names_kept_ones(self, harness: Harness) -> None:
         """Reading a version that is not kept fails, listing the kept serials."""
         harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
-        with pytest.raises(StateError, match="version 7 .* is not kept") as caught:
+        with pytest.raises(StateError, match=r"version 7 .* is not kept") as caught:
             harness.backend.read_version(7)
         assert caught.value.details == ["versions kept: 1"]
 

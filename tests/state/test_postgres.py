@@ -63,7 +63,7 @@ def harness(postgres_url: str, backends: list[PostgresBackend]) -> Harness:
 
 def _sql(url: str, statement: str, params: tuple[Any, ...] = ()) -> Any:
     with psycopg.connect(url, autocommit=True) as conn:
-        return conn.execute(statement, params).fetchone()  # type: ignore[arg-type]
+        return conn.execute(statement, params).fetchone()
 
 
 class TestPostgresBackend(BackendContract):
@@ -99,8 +99,9 @@ def test_terminated_holder_connection_frees_lock(
 ) -> None:
     """When the holder's connection dies, PostgreSQL frees the lock; its row is stale."""
     name = unique_name()
-    owner, contender = PostgresBackend(postgres_url, name=name), PostgresBackend(
-        postgres_url, name=name
+    owner, contender = (
+        PostgresBackend(postgres_url, name=name),
+        PostgresBackend(postgres_url, name=name),
     )
     backends += [owner, contender]
     held = owner.lock("apply")
