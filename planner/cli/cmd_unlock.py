@@ -1,7 +1,8 @@
 """`planner unlock LOCK_ID`: clear a state lock whose holder died.
 
-With the local state file the OS lock is released when its process dies, so what is
-left to clear is the lock's recorded info; a lock a live process holds is refused.
+The lock itself (an OS file lock, or a PostgreSQL advisory lock) is released when its
+process dies, so what is left to clear is the lock's recorded info; a lock a live
+process holds is refused.
 """
 
 from __future__ import annotations
