@@ -1,7 +1,7 @@
 """State in PostgreSQL, shared by a team: versions, compare-and-swap writes, advisory locks.
 
-Only this module imports psycopg (the `postgres` extra); `planner.state.location` imports
-it when a `postgresql://` URL is used.
+Only this module and its helpers (`postgres_db`, `postgres_schema`) import psycopg (the
+`postgres` extra); `planner.state.location` imports them when a `postgresql://` URL is used.
 
 - A write inserts version `serial + 1` in one transaction; `(state_id, serial)` is unique,
   so of two writers that read the same serial one fails (nothing half-written).
@@ -16,10 +16,8 @@ it when a `postgresql://` URL is used.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 
@@ -36,19 +34,21 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
-from planner.state.postgres_schema import LOCK_CLASSID, ensure_schema, query
+from planner.state.postgres_db import (
+    LOCK_COLUMNS,
+    connect,
+    database_errors,
+    holder_of,
+    lock_pid,
+    record_holder,
+    release,
+    try_advisory_lock,
+)
+from planner.state.postgres_schema import ensure_schema, query
 from planner.state.versions import StateVersion, missing_version_error
 
-CONNECT_TIMEOUT_SECONDS = 10
-# The server process holding a state's advisory lock (no row: the lock is free).
-_LOCK_PID = (
-    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
-    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-    " AND classid::text::bigint = %s AND objid::text::bigint = %s AND objsubid = 2"
-)
 # How long a contender waits for a new holder's record before saying it has none yet.
 RECORD_WAIT_SECONDS = 2.0
-_LOCK_COLUMNS = "lock_id, who, host, pid, operation, since, ci_run, tool_version"
 
 
 class PostgresBackend:
@@ -151,27 +151,18 @@ class PostgresBackend:
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
         state_id = self._state_id(create=True)
         assert state_id is not None
-        conn = self._connect()  # its own: the lock lives as long as this connection
-
-        def try_lock() -> bool:
-            with self._errors():
-                row = conn.execute(
-                    "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_CLASSID, state_id)
-                ).fetchone()
-            return bool(row and row[0])
-
+        conn = connect(self.url)  # its own: the lock lives as long as this connection
         try:
-            if not acquire_polling(try_lock, timeout):
+            if not acquire_polling(lambda: try_advisory_lock(conn, self.url, state_id), timeout):
                 raise locked_error(self.location, self._live_holder(state_id), timeout)
             info = LockInfo.for_this_process(operation)
-            self._record_holder(conn, state_id, info)
+            record_holder(conn, self.url, self.schema, state_id, info)
         except BaseException:
             conn.close()  # also drops the advisory lock if it was taken
             raise
+        where = (conn, self.url, self.schema, state_id, info)
         return LockHandle(
-            info,
-            lambda: self._release(conn, state_id, info, forget=True),
-            lambda: self._release(conn, state_id, info, forget=False),
+            info, lambda: release(*where, forget=True), lambda: release(*where, forget=False)
         )
 
     def lock_info(self) -> LockInfo | None:
@@ -192,19 +183,9 @@ class PostgresBackend:
 
     # --- the database -----------------------------------------------------------------
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        with self._errors():
-            conn = psycopg.connect(
-                self.url,
-                autocommit=True,
-                connect_timeout=CONNECT_TIMEOUT_SECONDS,
-                application_name="planner",
-            )
-        return conn
-
     def _connection(self) -> psycopg.Connection[Any]:
         if self._conn is None or self._conn.closed:
-            conn = self._connect()
+            conn = connect(self.url)
             try:
                 with self._errors():
                     ensure_schema(conn, self.schema, location=self.location)
@@ -260,9 +241,7 @@ class PostgresBackend:
         )
 
     def _lock_pid(self, state_id: int) -> int | None:
-        with self._errors():
-            row = self._connection().execute(_LOCK_PID, (LOCK_CLASSID, state_id)).fetchone()
-        return None if row is None else int(row[0])
+        return lock_pid(self._connection(), self.url, state_id)
 
     def _live_holder(self, state_id: int) -> LockInfo | None:
         """The record of whoever holds the lock now, given a moment to write it (a new
@@ -280,39 +259,8 @@ class PostgresBackend:
 
     def _holder(self, state_id: int, pid: int | None, *, any_row: bool = False) -> LockInfo | None:
         """The lock row of server process PID (ANY_ROW: whatever row there is)."""
-        if pid is None and not any_row:
-            return None
-        select = f"SELECT {_LOCK_COLUMNS}, backend_pid FROM {{s}}.locks WHERE state_id = %s"
-        row = self._one(select, (state_id,))
-        if row is None or (not any_row and row[-1] != pid):
-            return None
-        keys = ("id", "who", "host", "pid", "operation", "created", "ci_run", "version")
-        return LockInfo.model_validate(dict(zip(keys, row[:-1], strict=True)))
-
-    def _record_holder(self, conn: psycopg.Connection[Any], state_id: int, info: LockInfo) -> None:
-        values = (info.id, info.who, info.host, info.pid, info.operation, info.created)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in _LOCK_COLUMNS.split(", "))
-        statement = (
-            f"INSERT INTO {{s}}.locks (state_id, {_LOCK_COLUMNS}, backend_pid) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            f"ON CONFLICT (state_id) DO UPDATE SET {updates}, backend_pid = excluded.backend_pid"
-        )
-        extra = (info.ci_run, info.version, conn.info.backend_pid)
-        with self._errors():
-            conn.execute(query(statement, self.schema), (state_id, *values, *extra))
-
-    def _release(
-        self, conn: psycopg.Connection[Any], state_id: int, info: LockInfo, *, forget: bool
-    ) -> None:
-        """FORGET=False is a crash as tests make it: the lock frees, its row stays."""
-        try:
-            with self._errors():
-                if forget:
-                    delete = "DELETE FROM {s}.locks WHERE state_id = %s AND lock_id = %s"
-                    conn.execute(query(delete, self.schema), (state_id, info.id))
-                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_CLASSID, state_id))
-        finally:
-            conn.close()
+        select = f"SELECT {LOCK_COLUMNS}, backend_pid FROM {{s}}.locks WHERE state_id = %s"
+        return holder_of(self._one(select, (state_id,)), pid, any_row=any_row)
 
     def _parse(self, text: str, serial: int) -> StateDocument:
         try:
@@ -324,26 +272,8 @@ class PostgresBackend:
             )
             raise
 
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """psycopg's connection and query failures as a StateError, password removed."""
-        try:
-            yield
-        except psycopg.errors.UniqueViolation:
-            raise
-        except psycopg.Error as error:
-            raise StateError(
-                f"state database {redact_url(self.url)}: {self._scrubbed(error)}",
-                hint="check the URL, that the server is running, and the role's password "
-                "(PGPASSWORD or ~/.pgpass) and grants (docs/guides/team.md)",
-            ) from None
-
-    def _scrubbed(self, error: psycopg.Error) -> str:
-        text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        password = urlsplit(self.url).password
-        for spelling in {password, unquote(password or "")} - {None, ""}:
-            text = text.replace(str(spelling), "***")
-        return text
+    def _errors(self) -> AbstractContextManager[None]:
+        return database_errors(self.url)
 
 
 def _writer() -> str:
