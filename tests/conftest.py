@@ -16,3 +16,8 @@ settings.register_profile(
     "planner", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
 settings.load_profile("planner")
+
+
+from tests.postgres import postgres_url  # noqa: E402 (a session fixture every test may use)
+
+__all__ = ["postgres_url"]

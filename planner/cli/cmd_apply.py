@@ -32,6 +32,7 @@ from planner.cli.common import (
     add_lock_timeout_option,
     add_state_option,
     environment_from,
+    opened_state,
     repeated_args,
     seconds,
 )
@@ -47,8 +48,9 @@ from planner.render.console import make_console
 from planner.render.output import write_warnings
 from planner.render.progress import make_reporter
 from planner.render.text import render_text
+from planner.secrets import url_without_password
 from planner.state.document import IntentOp, StateDocument
-from planner.state.plan_key import read_plan_key
+from planner.state.location import STATE_ENV
 from planner.state.records import RecordedDeployment
 
 
@@ -149,7 +151,9 @@ def load_sealed_plan(args: argparse.Namespace) -> SavedPlan:
     else is opened, read or sent; ARGS then point at the plan's config and state."""
     saved = read_saved_plan(args.planfile)
     use_saved_paths(args, saved)
-    check_seal(saved, read_plan_key(args.state), Path(args.planfile).absolute())
+    with opened_state(args) as backend:
+        key = backend.plan_key(create=False)
+    check_seal(saved, key, Path(args.planfile).absolute())
     return saved
 
 
@@ -159,7 +163,7 @@ def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:
     the state's lineage and the config digests then check they are the same)."""
     if args.config == DEFAULT_CONFIG:
         args.config = saved.config_path
-    if args.state is None:
+    if args.state is None and not _given_in_environment(saved.state_path):
         args.state = saved.state_path
     args.state_dir = saved.state_dir
     chosen = environment_from(args, os.environ)
@@ -170,6 +174,12 @@ def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:
             hint="apply it without --env (and PLANNER_ENV), or make a plan for this environment",
         )
     args.env = saved.plan.environment
+
+
+def _given_in_environment(address: str) -> bool:
+    """Whether $PLANNER_STATE is the plan's state URL, with the password it carries."""
+    given = os.environ.get(STATE_ENV)
+    return bool(given) and url_without_password(given or "") == address
 
 
 async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:

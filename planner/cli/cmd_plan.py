@@ -160,7 +160,7 @@ def saved_plan(
         doc,
         observed,
         config_path=args.config,
-        state_path=ws.backend.path,
+        state_path=ws.backend.address,
         state_dir=ws.state_dir,
         options=options,
         desired=ws.config.deployments,

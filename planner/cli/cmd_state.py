@@ -1,4 +1,5 @@
-"""`planner state list | show NAME | rm NAME`: inspect the state, or forget a deployment."""
+"""`planner state list | show NAME | rm NAME`: inspect the state, or forget a deployment
+(the version actions, `history | rollback | pull | push`, are in `cmd_state_versions`)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import argparse
 import json
 from typing import Any
 
+from planner.cli.cmd_state_versions import register_versions
 from planner.cli.common import (
     add_config_option,
     add_environment_options,
     add_format_option,
     add_lock_timeout_option,
     add_state_option,
-    open_state_backend,
+    opened_state,
     repeated_args,
 )
 from planner.errors import StateError
@@ -30,6 +32,7 @@ from planner.render.state_view import (
 )
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument
+from planner.state.location import is_postgres_url
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -45,6 +48,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     remove.add_argument("name", metavar="NAME")
     add_lock_timeout_option(remove)
+    register_versions(lambda name, text, func: _action(actions, parents, name, text, func))
 
 
 def _action(
@@ -59,8 +63,8 @@ def _action(
 
 
 def run_list(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    doc = backend.read()
+    with opened_state(args) as backend:
+        doc = backend.read()
     console = make_console()
     if args.format == "json":
         console.print_json(json.dumps(list_rows(doc)))
@@ -72,7 +76,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    doc = _require_state(open_state_backend(args))
+    with opened_state(args) as backend:
+        doc = _require_state(backend)
     recorded = doc.get(args.name)
     console = make_console()
     if args.format == "json":
@@ -83,12 +88,12 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_rm(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    _require_state(backend)  # before locking: a mistyped --state creates no lock file
-    with backend.lock("state rm", timeout=args.lock_timeout):
-        doc = _require_state(backend)
-        forgotten = doc.forget(args.name)
-        backend.write(doc)
+    with opened_state(args) as backend:
+        _require_state(backend)  # before locking: a mistyped --state creates no lock file
+        with backend.lock("state rm", timeout=args.lock_timeout):
+            doc = _require_state(backend)
+            forgotten = doc.forget(args.name)
+            backend.write(doc)
     again = suggested_command(
         "import", forgotten.name, forgotten.id, command_args=repeated_args(args)
     )
@@ -99,8 +104,9 @@ def run_rm(args: argparse.Namespace) -> int:
 def _require_state(backend: StateBackend) -> StateDocument:
     doc = backend.read()
     if doc is None:
+        kind = "state" if is_postgres_url(backend.location) else "state file"
         raise StateError(
-            f"no state file at {backend.location}",
+            f"no {kind} at {backend.location}",
             hint="nothing is managed yet (`planner apply` creates the state), "
             "or pass --state PATH / -c FILE to point at another one",
         )

@@ -1,7 +1,8 @@
 """`planner unlock LOCK_ID`: clear a state lock whose holder died.
 
-With the local state file the OS lock is released when its process dies, so what is
-left to clear is the lock's recorded info; a lock a live process holds is refused.
+The lock itself (an OS file lock, or a PostgreSQL advisory lock) is released when its
+process dies, so what is left to clear is the lock's recorded info; a lock a live
+process holds is refused.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from planner.cli.common import (
     add_config_option,
     add_environment_options,
     add_state_option,
-    open_state_backend,
+    opened_state,
 )
 from planner.render.console import make_console
 
@@ -30,8 +31,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    backend = open_state_backend(args)
-    cleared = backend.force_unlock(args.lock_id)
+    with opened_state(args) as backend:
+        cleared = backend.force_unlock(args.lock_id)
     console = make_console()
     lines = [
         f"Cleared lock {cleared.id} on the state {backend.location}.",

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from planner.config.environments import ENVIRONMENTS_HINT, environment_names
+from planner.config.loader import load_state_table
+from planner.config.models import StateConfig
 from planner.config.reader import read_raw
 from planner.errors import ConfigError
-from planner.state.localfile import LocalFileBackend
-from planner.state.location import resolve_state_path
+from planner.state.backend import StateBackend
+from planner.state.location import (
+    is_postgres_url,
+    open_backend,
+    resolve_state_location,
+    state_name,
+)
 
 DEFAULT_CONFIG = "planner.toml"
 ENV_VAR = "PLANNER_ENV"
@@ -84,9 +92,9 @@ def add_state_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state",
         default=None,
-        metavar="PATH",
-        help="state file (default: state/<config stem>.state.json; "
-        "$PLANNER_STATE_DIR replaces state/)",
+        metavar="PATH|URL",
+        help="state file or postgresql:// URL (else $PLANNER_STATE, else [state] url in the "
+        "config, else state/<config stem>.state.json; $PLANNER_STATE_DIR replaces state/)",
     )
 
 
@@ -111,24 +119,55 @@ def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def state_path_from_args(args: argparse.Namespace) -> Path:
-    """`--state`, else the default state path of `-c FILE` (and of its environment: one
-    is required when the config, if it exists, has environments)."""
-    state = getattr(args, "state", None)
+def open_state_backend(args: argparse.Namespace) -> StateBackend:
+    """The state store the command's `-c`, `--state` and `--env` options point at (only
+    the config's `[state]` table is read)."""
+    config = Path(args.config)
+    table = load_state_table(config) if config.is_file() else StateConfig()
     environment = environment_from(args, os.environ)
-    if state is None and environment is None and Path(args.config).is_file():
-        names = environment_names(read_raw(Path(args.config)))
-        if names:
-            raise ConfigError(
-                f"{args.config} has environments ({', '.join(names)}); choose one",
-                hint=ENVIRONMENTS_HINT,
-            )
-    return resolve_state_path(state, args.config, environment=environment)
+    return state_backend(args.config, getattr(args, "state", None), table, os.environ, environment)
 
 
-def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:
-    """The state store the command's `-c` / `--state` options point at."""
-    return LocalFileBackend(state_path_from_args(args))
+@contextmanager
+def opened_state(args: argparse.Namespace) -> Iterator[StateBackend]:
+    """`open_state_backend(args)`, closed (its connections let go) at the end."""
+    backend = open_state_backend(args)
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def state_backend(
+    config_path: str | os.PathLike[str],
+    flag: str | None,
+    table: StateConfig,
+    environ: Mapping[str, str],
+    environment: str | None,
+) -> StateBackend:
+    """The backend of `--state` FLAG, $PLANNER_STATE, `[state]` TABLE or the default file.
+
+    Every state but an explicit file needs the environment, when the config has some: it
+    names the state (its file, or its name in PostgreSQL)."""
+    location = resolve_state_location(
+        flag, table.url, config_path, environ, environment=environment
+    )
+    if environment is None and (flag is None or is_postgres_url(location)):
+        require_no_environments(Path(config_path))
+    name = state_name(config_path, environment, table.name)
+    return open_backend(location, name=name, schema=table.schema_)
+
+
+def require_no_environments(config: Path) -> None:
+    """ConfigError listing the environments when the config (if it exists) has some."""
+    if not config.is_file():
+        return
+    names = environment_names(read_raw(config))
+    if names:
+        raise ConfigError(
+            f"{config} has environments ({', '.join(names)}); choose one",
+            hint=ENVIRONMENTS_HINT,
+        )
 
 
 def repeated_args(args: argparse.Namespace) -> tuple[str, ...]:

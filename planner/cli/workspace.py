@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Self
 
 from planner.api.client import ControlPlaneClient
-from planner.cli.common import environment_from, variables_from
+from planner.cli.common import environment_from, state_backend, variables_from
 from planner.cli.endpoint import (
     announce_on_stderr,
     open_client,
@@ -31,22 +31,19 @@ from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Plan, Recovered
 from planner.plan.refresh import Observed, observed_record, pending_create_names, refresh_observed
 from planner.secrets import digest_key
-from planner.state.backend import read_or_create
+from planner.state.backend import StateBackend, read_or_create
 from planner.state.document import IntentOp, StateDocument
-from planner.state.localfile import LocalFileBackend
-from planner.state.location import resolve_state_path
 from planner.state.locking import LockHandle
-from planner.state.plan_key import ensure_plan_key
 from planner.state.records import RecordedDeployment
 
 
 @dataclass
 class Workspace:
-    """One config file against one control plane and one state file."""
+    """One config file against one control plane and one state (a file or PostgreSQL)."""
 
     config: Config
     client: ControlPlaneClient
-    backend: LocalFileBackend
+    backend: StateBackend
     endpoint: str
     tenant_id: str | None
     _api_key: str = field(repr=False)
@@ -73,10 +70,8 @@ class Workspace:
         resolved = resolve_endpoint(base_url, config.control_plane, env, state_dir)
         client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)
         api_key = EMBEDDED_API_KEY if resolved.is_embedded else env.get("PLANNER_API_KEY", "")
-        state = resolve_state_path(
-            str(state_path) if state_path else None, config_path, env, environment=environment
-        )
-        backend = LocalFileBackend(state)
+        flag = str(state_path) if state_path else None
+        backend = state_backend(config_path, flag, config.state, env, environment)
         return cls(config, client, backend, client.endpoint, client.tenant_id, api_key, state_dir)
 
     @classmethod
@@ -101,7 +96,10 @@ class Workspace:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.client.aclose()
+        try:
+            await self.client.aclose()
+        finally:
+            self.backend.close()
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
         """The state lock (a context manager); fails naming the holder after TIMEOUT s."""
@@ -117,7 +115,9 @@ class Workspace:
 
     def plan_key(self) -> bytes:
         """The key that seals saved plans of this state (made on first use)."""
-        return ensure_plan_key(self.backend.path)
+        key = self.backend.plan_key(create=True)
+        assert key is not None  # made when there was none
+        return key
 
     async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
         """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from planner.api.rules import Mode
 from planner.config.deployment import Defaults, load_deployment, validate_model
@@ -25,10 +25,12 @@ from planner.config.models import (
     ControlPlaneConfig,
     DefaultsSpec,
     DeploymentSpec,
+    StateConfig,
 )
 from planner.config.reader import read_raw
 from planner.config.secret_values import resolve_secrets
 
+TableT = TypeVar("TableT", ControlPlaneConfig, StateConfig)
 CONFIG_HINT = "fix the problems listed above (the format is described in docs/guides/config.md)"
 
 
@@ -48,7 +50,8 @@ def load_config(
     raw = resolve_environment(file_data, inputs, label=label)
     # Raw values are checked in the file as written: resolving keeps no duplicate keys.
     problems: list[Problem] = [*check_raw_values(file_data), *_check_top_level(raw)]
-    control_plane = _load_control_plane(_section(raw, "control_plane"), problems)
+    control_plane = _load_table(ControlPlaneConfig, "control_plane", raw, problems)
+    state = _load_table(StateConfig, "state", raw, problems)
     if mode is not None:
         control_plane = control_plane.model_copy(update={"mode": Mode(mode)})
     defaults, warnings = _load_defaults(_section(raw, "defaults"), problems, label)
@@ -76,6 +79,7 @@ def load_config(
         deployments=deployments,
         warnings=warnings,
         environment=env,
+        state=state,
     )
 
 
@@ -97,14 +101,28 @@ def _check_top_level(raw: Mapping[str, Any]) -> list[Problem]:
     return list(check_keys(ConfigFile, shallow, ()))
 
 
-def _load_control_plane(raw: Any, problems: list[Problem]) -> ControlPlaneConfig:
+def _load_table(
+    model: type[TableT], key: str, file: Mapping[str, Any], problems: list[Problem]
+) -> TableT:
+    """The top-level table KEY (`[control_plane]`, `[state]`), its problems added."""
+    raw = _section(file, key)
     if not isinstance(raw, Mapping):
-        problems.append(Problem(("control_plane",), "must be a table"))
-        return ControlPlaneConfig()
-    problems.extend(check_keys(ControlPlaneConfig, raw, ("control_plane",)))
-    model, found = validate_model(ControlPlaneConfig, raw)
-    problems.extend(_prefixed(("control_plane",), found))
-    return model or ControlPlaneConfig()
+        problems.append(Problem((key,), "must be a table"))
+        return model()
+    problems.extend(check_keys(model, raw, (key,)))
+    loaded, found = validate_model(model, raw)
+    problems.extend(_prefixed((key,), found))
+    return loaded or model()
+
+
+def load_state_table(path: Path) -> StateConfig:
+    """Only the `[state]` table of the config at PATH (for the commands that need no more);
+    ConfigError naming the field when it is invalid."""
+    problems: list[Problem] = []
+    state = _load_table(StateConfig, "state", read_raw(path), problems)
+    if problems:
+        raise config_error(str(path), problems, environment=None, hint=CONFIG_HINT)
+    return state
 
 
 def _load_defaults(raw: Any, problems: list[Problem], label: str) -> tuple[Defaults, list[str]]:

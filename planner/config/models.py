@@ -17,9 +17,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
 from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, SECRET_NAME_PATTERN, Mode
 from planner.config.desired import DesiredDeployment, Lifecycle
+from planner.secrets import url_has_password
 
 DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)]
 SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
+STATE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
+SCHEMA_PATTERN = r"^[a-z_][a-z0-9_]{0,62}$"
 
 
 def _check_http_url(value: str) -> str:
@@ -61,6 +64,41 @@ class ControlPlaneConfig(StrictModel):
     mode: Mode = Field(
         default=Mode.CLOUD,
         description="cloud (git_host, internal_*) or self-hosted (external_docker)",
+    )
+
+
+def _check_state_url(value: str) -> str:
+    if url_has_password(value):
+        # never echo the value: it holds the password
+        raise ValueError(
+            "must not contain a password (the config file is shared): give it in PGPASSWORD "
+            "or ~/.pgpass, or the whole URL in PLANNER_STATE or --state"
+        )
+    return value
+
+
+StateUrl = Annotated[str, StringConstraints(min_length=1), AfterValidator(_check_state_url)]
+
+
+class StateConfig(StrictModel):
+    """Where the state lives. PLANNER_STATE and --state take precedence over `url`."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    url: StateUrl | None = Field(
+        default=None,
+        description="a state file path or a postgresql:// URL, without a password "
+        "(unset: state/<config stem>.state.json)",
+    )
+    name: Annotated[str, StringConstraints(pattern=STATE_NAME_PATTERN)] | None = Field(
+        default=None,
+        description="the state's name in PostgreSQL (default: the config file's stem; "
+        "`.<environment>` is appended per environment)",
+    )
+    schema_: Annotated[str, StringConstraints(pattern=SCHEMA_PATTERN)] = Field(
+        default="planner",
+        alias="schema",
+        description="the PostgreSQL schema of the state tables (created on first use)",
     )
 
 
@@ -160,6 +198,9 @@ class ConfigFile(StrictModel):
     environments: dict[str, EnvironmentSpec] | None = Field(
         default=None, description="environments by name; --env NAME (or PLANNER_ENV) picks one"
     )
+    state: StateConfig | None = Field(
+        default=None, description="where the state lives (a file, or PostgreSQL for a team)"
+    )
 
 
 @dataclass(frozen=True)
@@ -171,6 +212,7 @@ class Config:
     deployments: dict[str, DesiredDeployment]
     warnings: list[str] = field(default_factory=list)
     environment: str | None = None
+    state: StateConfig = field(default_factory=StateConfig)
 
     @property
     def mode(self) -> Mode:

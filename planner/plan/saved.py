@@ -34,6 +34,7 @@ from planner.plan.refresh import Observed
 from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
 from planner.state.localfile import write_atomic
+from planner.state.location import is_postgres_url
 
 SAVED_KEY = "saved"
 MAX_PLAN_BYTES = 256 * 1024 * 1024  # a 10,000-deployment plan is ~20 MB
@@ -137,12 +138,17 @@ def make_saved_plan(
         endpoint=doc.endpoint,
         tenant_id=doc.tenant_id,
         config_path=os.path.abspath(config_path),
-        state_path=os.path.abspath(state_path),
+        state_path=_state_address(state_path),
         state_dir=os.path.abspath(state_dir),
         options=SavedOptions.of(options),
         seen=seen_deployments(plan, observed),
         config_digests=config_digests(plan, desired or {}),
     )
+
+
+def _state_address(state: str | os.PathLike[str]) -> str:
+    """A file state's absolute path (plans apply from any directory), a URL as it is."""
+    return str(state) if is_postgres_url(str(state)) else os.path.abspath(state)
 
 
 def plan_file_json_schema() -> dict[str, Any]:

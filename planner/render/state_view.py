@@ -1,16 +1,19 @@
-"""The state as people and scripts read it (`planner state list | show | rm`).
+"""The state as people and scripts read it (`planner state list | show | rm | history`).
 
 Secret values are never in the state; their names print with the SENSITIVE marker.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from planner.plan.changes import show
 from planner.secrets import SENSITIVE
 from planner.state.document import StateDocument
+from planner.state.location import is_postgres_url
 from planner.state.records import RecordedDeployment
+from planner.state.versions import StateVersion
 
 
 def sorted_deployments(doc: StateDocument) -> list[RecordedDeployment]:
@@ -37,14 +40,14 @@ def list_lines(doc: StateDocument) -> list[str]:
     for recorded in sorted_deployments(doc):
         revision = recorded.latest_revision_id or "-"
         rows.append((recorded.name, recorded.id, revision, recorded.updated_at or "-"))
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return ["  ".join(map(str.ljust, row, widths)).rstrip() for row in rows]
+    return aligned(rows)
 
 
 def empty_list_line(location: object, doc: StateDocument | None) -> str:
     """What `state list` says when nothing is managed (no state file, or an empty one)."""
     if doc is None:
-        why = f"no state file at {location}: nothing to show"
+        kind = "state" if is_postgres_url(str(location)) else "state file"
+        why = f"no {kind} at {location}: nothing to show"
     else:
         why = f"{location} manages nothing"
     return f"No deployments in the state ({why})."
@@ -101,3 +104,26 @@ def removed_lines(forgotten: RecordedDeployment, location: object, again: str) -
         "The deployment still exists on the control plane; planner no longer manages it.",
         f"To manage it again: {again}",
     ]
+
+
+def history_rows(versions: list[StateVersion]) -> list[dict[str, Any]]:
+    """`state history --format json`: one object per kept version, newest first."""
+    return [version.model_dump(mode="json") for version in versions]
+
+
+def history_lines(location: object, versions: list[StateVersion]) -> list[str]:
+    """Aligned columns of the kept versions, newest (the current one) first."""
+    if not versions:
+        return [f"No versions: there is no state at {location} yet."]
+    rows = [("SERIAL", "CREATED", "WRITTEN BY", "DEPLOYMENTS", "CHECKSUM")]
+    for version in versions:
+        checksum = version.checksum.removeprefix("sha256:")[:12]
+        who = version.written_by or "-"
+        rows.append((str(version.serial), version.created, who, str(version.deployments), checksum))
+    return aligned(rows)
+
+
+def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Columns padded to their widest cell, two spaces apart, never wrapped."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return ["  ".join(map(str.ljust, row, widths)).rstrip() for row in rows]

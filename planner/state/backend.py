@@ -7,16 +7,28 @@ from typing import Protocol
 from planner.errors import StateError
 from planner.state.document import StateDocument
 from planner.state.locking import LockHandle, LockInfo
+from planner.state.versions import StateVersion
 
 
 class StateBackend(Protocol):
     """Where a state document lives, and the lock that serialises writers.
 
+    - `location` is how messages name the store (a URL's password masked); `address` is
+      what `--state` takes to open it again (a file's real path, a URL without password).
     - `read()` returns None when there is no state yet; a corrupt, foreign-format or
       hand-edited state is a StateError.
     - `write(doc)` bumps the serial, recomputes the checksum and returns what was
       written; it also advances DOC's serial, so DOC can be changed and written again.
-      A document older than the stored one (lower serial, or another lineage) is refused.
+      A document older than the stored one (lower serial, or another lineage) is refused
+      (`force=True`: written anyway, over whatever is stored, with the next serial).
+      Two writers of the same serial never both succeed (compare-and-swap).
+    - `history()` lists the versions kept, newest first; `read_version(serial)` reads one
+      (a StateError naming the kept serials when it is not kept). How many are kept is the
+      backend's: every one in PostgreSQL and in memory, the current one and the one before
+      it (`.backup`) for a file.
+    - `plan_key(create=...)` is the key that seals saved plans of this state (None when
+      there is none and CREATE is false).
+    - `close()` lets go of connections; the backend is not used after it.
     - `lock(operation, timeout)` waits up to TIMEOUT seconds (0: fail at once), then
       raises StateLockedError naming the holder. The handle is a context manager.
     - `lock_info()` is the live holder, or None when the lock is free.
@@ -27,9 +39,20 @@ class StateBackend(Protocol):
     @property
     def location(self) -> str: ...
 
+    @property
+    def address(self) -> str: ...
+
     def read(self) -> StateDocument | None: ...
 
-    def write(self, doc: StateDocument) -> StateDocument: ...
+    def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument: ...
+
+    def history(self) -> list[StateVersion]: ...
+
+    def read_version(self, serial: int) -> StateDocument: ...
+
+    def plan_key(self, *, create: bool) -> bytes | None: ...
+
+    def close(self) -> None: ...
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle: ...
 
@@ -38,10 +61,15 @@ class StateBackend(Protocol):
     def force_unlock(self, lock_id: str) -> LockInfo: ...
 
 
-def next_serial(current: StateDocument | None, doc: StateDocument, location: str) -> int:
-    """The serial of the next write of DOC over CURRENT, or a StateError if DOC is stale."""
+def next_serial(
+    current: StateDocument | None, doc: StateDocument, location: str, *, force: bool = False
+) -> int:
+    """The serial of the next write of DOC over CURRENT, or a StateError if DOC is stale
+    (FORCE: never stale)."""
     if current is None:
         return doc.serial + 1
+    if force:
+        return max(doc.serial, current.serial) + 1
     if current.lineage != doc.lineage:
         raise StateError(
             f"state {location} was replaced by a different state since it was read "

@@ -7,11 +7,20 @@ processes on one state file.
 
 from __future__ import annotations
 
+import secrets
 import threading
 from dataclasses import dataclass, field
 
 from planner.state.backend import next_serial
-from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
+from planner.state.document import (
+    StateDocument,
+    advance,
+    dump_state,
+    iso_utc,
+    parse_state,
+    sealed,
+    utc_now,
+)
 from planner.state.locking import (
     LockHandle,
     LockInfo,
@@ -20,14 +29,17 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
+from planner.state.versions import StateVersion, missing_version_error, version_of
 
 
 @dataclass
 class MemoryStore:
-    """The shared storage: the state text, its backup, and the lock."""
+    """The shared storage: the state text, its backup, every version, the plan key, the lock."""
 
     text: str | None = None
     backup: str | None = None
+    versions: list[tuple[str, str]] = field(default_factory=list)  # (text, created), oldest first
+    key: bytes | None = None
     holder: LockInfo | None = None
     holder_alive: bool = False
     mutex: threading.Lock = field(default_factory=threading.Lock)
@@ -44,19 +56,48 @@ class InMemoryBackend:
     def location(self) -> str:
         return self.name
 
+    @property
+    def address(self) -> str:
+        return self.name
+
     def read(self) -> StateDocument | None:
         text = self.store.text
         return None if text is None else self._parse(text)
 
-    def write(self, doc: StateDocument) -> StateDocument:
+    def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         with self.store.mutex:
             previous = self.store.text
             current = None if previous is None else self._parse(previous)
-            written = sealed(doc, next_serial(current, doc, self.location))
+            written = sealed(doc, next_serial(current, doc, self.location, force=force))
             self.store.backup = previous if previous is not None else self.store.backup
             self.store.text = dump_state(written)
+            created = iso_utc(utc_now(), timespec="seconds")
+            self.store.versions.append((self.store.text, created))
         advance(doc, written)
         return written
+
+    def history(self) -> list[StateVersion]:
+        who = LockInfo.for_this_process("write").who
+        return [
+            version_of(self._parse(text), created=created, written_by=who)
+            for text, created in reversed(self.store.versions)
+        ]
+
+    def read_version(self, serial: int) -> StateDocument:
+        kept = [self._parse(text) for text, _ in reversed(self.store.versions)]
+        for doc in kept:
+            if doc.serial == serial:
+                return doc
+        raise missing_version_error(self.location, serial, [doc.serial for doc in kept])
+
+    def plan_key(self, *, create: bool) -> bytes | None:
+        with self.store.mutex:
+            if self.store.key is None and create:
+                self.store.key = secrets.token_bytes(32)
+            return self.store.key
+
+    def close(self) -> None:
+        """Nothing to let go of."""
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
         info = LockInfo.for_this_process(operation)

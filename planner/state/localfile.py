@@ -21,12 +21,21 @@ import fcntl
 import os
 import re
 import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from planner.errors import StateError
 from planner.files import non_regular_kind, os_reason, read_user_text
 from planner.state.backend import next_serial
-from planner.state.document import StateDocument, advance, dump_state, parse_state, sealed
+from planner.state.document import (
+    StateDocument,
+    advance,
+    dump_state,
+    iso_utc,
+    parse_state,
+    sealed,
+)
 from planner.state.locking import (
     LockHandle,
     LockInfo,
@@ -35,6 +44,8 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
+from planner.state.plan_key import ensure_plan_key, read_plan_key
+from planner.state.versions import StateVersion, missing_version_error, version_of
 
 FILE_MODE = 0o600
 MAX_STATE_BYTES = 64 * 1024 * 1024
@@ -54,19 +65,24 @@ class LocalFileBackend:
     def location(self) -> str:
         return str(self.typed_path)
 
+    @property
+    def address(self) -> str:
+        return str(self.path)
+
     def read(self) -> StateDocument | None:
         text = self._read_text()
         return None if text is None else self._parse(text)
 
-    def write(self, doc: StateDocument) -> StateDocument:
-        previous_text = self._read_text()
-        current = None if previous_text is None else self._parse(previous_text)
-        written = sealed(doc, next_serial(current, doc, self.location))
+    def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            if previous_text is not None:
-                write_atomic(self.backup_path, previous_text)
-            write_atomic(self.path, dump_state(written))
+            with _directory_locked(self.path.parent):  # compare-and-swap: one writer at once
+                previous_text = self._read_text()
+                current = None if previous_text is None else self._parse(previous_text)
+                written = sealed(doc, next_serial(current, doc, self.location, force=force))
+                if previous_text is not None:
+                    write_atomic(self.backup_path, previous_text)
+                write_atomic(self.path, dump_state(written))
         except OSError as error:
             raise StateError(
                 f"{self.path}: cannot write state file: {os_reason(error)}",
@@ -74,6 +90,24 @@ class LocalFileBackend:
             ) from None
         advance(doc, written)
         return written
+
+    def history(self) -> list[StateVersion]:
+        """The current version and the one in `.backup` (a file keeps no more)."""
+        kept = self._kept()
+        return [version_of(doc, created=_mtime(path), written_by=None) for path, doc in kept]
+
+    def read_version(self, serial: int) -> StateDocument:
+        kept = self._kept()
+        for _, doc in kept:
+            if doc.serial == serial:
+                return doc
+        raise missing_version_error(self.location, serial, [doc.serial for _, doc in kept])
+
+    def plan_key(self, *, create: bool) -> bytes | None:
+        return ensure_plan_key(self.path) if create else read_plan_key(self.path)
+
+    def close(self) -> None:
+        """Nothing to let go of: every call opens and closes its files."""
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
         self._check_regular_file()  # before a lock file is made beside a FIFO or device
@@ -114,6 +148,18 @@ class LocalFileBackend:
             return recorded
         finally:
             os.close(fd)
+
+    def _kept(self) -> list[tuple[Path, StateDocument]]:
+        kept = []
+        current = self.read()
+        if current is not None:
+            kept.append((self.path, current))
+            try:
+                text = read_user_text(self.backup_path, "state backup", StateError, MAX_STATE_BYTES)
+                kept.append((self.backup_path, parse_state(text, source=str(self.backup_path))))
+            except (FileNotFoundError, StateError):  # no backup, or one that cannot be used
+                pass
+        return kept
 
     def _read_text(self) -> str | None:
         try:
@@ -206,6 +252,25 @@ def _fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _mtime(path: Path) -> str:
+    try:
+        return iso_utc(datetime.fromtimestamp(path.stat().st_mtime, UTC), timespec="seconds")
+    except OSError:
+        return "-"
+
+
+@contextlib.contextmanager
+def _directory_locked(directory: Path) -> Iterator[None]:
+    """A short OS lock on DIRECTORY, apart from the state lock (which the writer itself
+    may hold on another descriptor), so a read-compare-write is never interleaved."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)
 

@@ -11,7 +11,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +21,8 @@ from planner.errors import StateError, StateLockedError
 from planner.state.document import iso_utc, utc_now
 
 POLL_SECONDS = 0.05
+# The CI run a holder belongs to, when it runs in one (first set wins).
+CI_RUN_VARIABLES = ("GITHUB_RUN_ID", "CI_JOB_ID", "BUILD_ID", "CIRCLE_WORKFLOW_ID")
 
 
 class LockInfo(BaseModel):
@@ -35,6 +37,7 @@ class LockInfo(BaseModel):
     pid: int
     created: str
     version: str = __version__
+    ci_run: str | None = None
 
     @classmethod
     def for_this_process(cls, operation: str) -> LockInfo:
@@ -45,6 +48,7 @@ class LockInfo(BaseModel):
             host=host,
             pid=os.getpid(),
             created=iso_utc(utc_now(), timespec="seconds"),
+            ci_run=ci_run_from(os.environ),
         )
 
     def describe(self) -> list[str]:
@@ -53,8 +57,17 @@ class LockInfo(BaseModel):
             f"held by: {self.who} (pid {self.pid} on {self.host})",
             f"operation: {self.operation}",
             f"since: {self.created}",
+            *([f"CI run: {self.ci_run}"] if self.ci_run else []),
             f"lock id: {self.id}",
         ]
+
+
+def ci_run_from(environ: Mapping[str, str]) -> str | None:
+    """`NAME=value` of the first CI run variable set, e.g. `GITHUB_RUN_ID=123`."""
+    for name in CI_RUN_VARIABLES:
+        if environ.get(name):
+            return f"{name}={environ[name]}"
+    return None
 
 
 class LockHandle:

@@ -55,8 +55,8 @@ class RecordingBackend(InMemoryBackend):
         super().__init__()
         self.written: list[StateDocument] = []
 
-    def write(self, doc: StateDocument) -> StateDocument:
-        written = super().write(doc)
+    def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
+        written = super().write(doc, force=force)
         self.written.append(written)
         return written
 
@@ -78,7 +78,7 @@ class Harness:
         self.ws = Workspace(
             config,
             self.client,
-            self.backend,  # type: ignore[arg-type]
+            self.backend,
             "embedded:test",
             DEFAULT_TENANT_ID,
             EMBEDDED_API_KEY,

@@ -34,6 +34,7 @@ def test_schema_header_names_dialect_and_title() -> None:
         "variables",
         "templates",
         "environments",
+        "state",
     }
 
 

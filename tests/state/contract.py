@@ -17,7 +17,9 @@ import pytest
 from planner.errors import StateError, StateLockedError
 from planner.secrets import digest_key, secret_digest
 from planner.state import RecordedDeployment, StateBackend, StateDocument
+from planner.state.inmemory import InMemoryBackend
 from planner.state.locking import LockHandle
+from planner.state.versions import push, rollback
 
 ENDPOINT = "http://127.0.0.1:8123"
 TENANT = "00000000-0000-4000-8000-000000000001"
@@ -30,13 +32,17 @@ class Harness:
 
     `peer()` opens a second backend on the same store (another process, for a file);
     `edit_stored(fn)` changes the stored JSON object in place without fixing the checksum;
-    `stored_text()` is the raw stored text.
+    `stored_text()` is the raw stored text; `other_state()` a backend of another state
+    in the same store (another file in the directory, another name in the database).
+    `full_history`: every version is kept (not only the current one and the one before).
     """
 
     backend: StateBackend
     peer: Callable[[], StateBackend]
     edit_stored: Callable[[Callable[[dict[str, Any]], None]], None]
     stored_text: Callable[[], str]
+    other_state: Callable[[], StateBackend]
+    full_history: bool = True
 
 
 def sample_recorded(name: str = "support-agent") -> RecordedDeployment:
@@ -118,7 +124,7 @@ class BackendContract:
         with pytest.raises(StateError, match="checksum mismatch") as caught:
             harness.backend.read()
         assert caught.value.hint is not None
-        assert ".backup" in caught.value.hint
+        assert ".backup" in caught.value.hint or "state rollback" in caught.value.hint
 
     def test_no_secret_value_stored(self, harness: Harness) -> None:
         """The stored text holds neither the secret value nor its plain sha256."""
@@ -209,6 +215,120 @@ class BackendContract:
         harness.edit_stored(bump)
         with pytest.raises(StateError, match="format_version 99"):
             harness.backend.read()
+
+    def test_concurrent_writers_never_both_succeed(self, harness: Harness) -> None:
+        """Of writers that read the same serial and write at once, exactly one succeeds."""
+        base = harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
+        outcomes: list[str] = []
+        barrier = threading.Barrier(4)
+
+        def write_copy() -> None:
+            peer = harness.peer()
+            barrier.wait()
+            try:
+                peer.write(base.model_copy(deep=True))
+                outcomes.append("written")
+            except StateError:
+                outcomes.append("refused")
+            finally:
+                peer.close()
+
+        threads = [threading.Thread(target=write_copy) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert sorted(outcomes) == ["refused"] * 3 + ["written"]
+        stored = harness.backend.read()
+        assert stored is not None and stored.serial == base.serial + 1
+
+    def test_two_states_locked_at_once(self, harness: Harness) -> None:
+        """Locks of two states of one store never block each other."""
+        other = harness.other_state()
+        try:
+            with harness.backend.lock("apply"), other.lock("apply") as second:
+                assert second.is_held
+                assert other.lock_info() == second.info
+        finally:
+            other.close()
+
+    def test_history_lists_versions_newest_first(self, harness: Harness) -> None:
+        """history() names each kept version: serial, checksum, deployments, time."""
+        assert harness.backend.history() == []
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        harness.backend.write(doc)
+        doc.record(sample_recorded())
+        last = harness.backend.write(doc)
+        history = harness.backend.history()
+        assert [entry.serial for entry in history] == [2, 1]
+        assert (history[0].checksum, history[0].deployments) == (last.checksum, 1)
+        assert history[0].created[:2] == "20"
+
+    def test_rollback_writes_old_version_as_new(self, harness: Harness) -> None:
+        """Rolling back to a version writes its content as the next serial."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        harness.backend.write(doc)
+        doc.record(sample_recorded())
+        harness.backend.write(doc)
+        rolled = rollback(harness.backend, 1)
+        assert (rolled.serial, rolled.deployments) == (3, {})
+        assert [entry.serial for entry in harness.backend.history()][:2] == [3, 2]
+        assert harness.backend.read_version(2).deployments  # what it replaced is kept
+
+    def test_missing_version_names_kept_ones(self, harness: Harness) -> None:
+        """Reading a version that is not kept fails, listing the kept serials."""
+        harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
+        with pytest.raises(StateError, match=r"version 7 .* is not kept") as caught:
+            harness.backend.read_version(7)
+        assert caught.value.details == ["versions kept: 1"]
+
+    def test_full_history_kept(self, harness: Harness) -> None:
+        """A backend with full history keeps every version; a file the last two."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        for _ in range(4):
+            harness.backend.write(doc)
+        expected = [4, 3, 2, 1] if harness.full_history else [4, 3]
+        assert [entry.serial for entry in harness.backend.history()] == expected
+
+    def test_push_refuses_other_lineage_and_older_serial(self, harness: Harness) -> None:
+        """push refuses another lineage or an older serial, unless forced."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        older = harness.backend.write(doc).model_copy(deep=True)
+        harness.backend.write(doc)
+        with pytest.raises(StateError, match="older"):
+            push(harness.backend, older)
+        stranger = harness.other_state()
+        try:
+            foreign = stranger.write(StateDocument.new(ENDPOINT, TENANT))
+        finally:
+            stranger.close()
+        with pytest.raises(StateError, match="another lineage"):
+            push(harness.backend, foreign)
+        forced = push(harness.backend, foreign, force=True)
+        assert forced is not None and (forced.lineage, forced.serial) == (foreign.lineage, 3)
+
+    def test_push_pull_round_trip_between_stores(self, harness: Harness) -> None:
+        """A state pulled from one store and pushed to another reads back the same."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        doc.record(sample_recorded())
+        harness.backend.write(doc)
+        pulled = harness.backend.read()
+        assert pulled is not None
+        target = InMemoryBackend()
+        pushed = push(target, pulled)
+        assert pushed is not None and pushed.deployments == pulled.deployments
+        assert push(target, pushed) is None  # the same document again: nothing to do
+        back = push(harness.backend, pushed)
+        assert back is not None and back.serial == pushed.serial + 1
+        assert back.lineage == pulled.lineage
+
+    def test_plan_key_made_once(self, harness: Harness) -> None:
+        """The plan key is None until made, then the same 32 bytes for every handle."""
+        harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
+        assert harness.backend.plan_key(create=False) is None
+        key = harness.backend.plan_key(create=True)
+        assert key is not None and len(key) == 32
+        assert harness.peer().plan_key(create=True) == key
 
 
 def edit_json_text(text: str, edit: Callable[[dict[str, Any]], None]) -> str:

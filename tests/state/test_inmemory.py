@@ -27,6 +27,7 @@ def harness() -> Harness:
         peer=lambda: InMemoryBackend(store),
         edit_stored=edit_stored,
         stored_text=stored_text,
+        other_state=InMemoryBackend,
     )
 
 

@@ -39,6 +39,8 @@ def harness(state_path: Path) -> Harness:
         peer=lambda: LocalFileBackend(state_path),
         edit_stored=edit_stored,
         stored_text=state_path.read_text,
+        other_state=lambda: LocalFileBackend(state_path.with_name("other.state.json")),
+        full_history=False,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from planner.state.locking import LockInfo, acquire_polling, locked_error
+from planner.state.locking import LockInfo, acquire_polling, ci_run_from, locked_error
 
 
 def test_info_for_this_process() -> None:
@@ -56,3 +56,12 @@ def test_locked_error_without_info_still_helps() -> None:
     error = locked_error("s.json", None, 0)
     assert error.message == "state is locked"
     assert "--lock-timeout" in (error.hint or "")
+
+
+def test_ci_run_is_recorded_and_described() -> None:
+    """The first CI run variable set is recorded and shown among the holder's details."""
+    assert ci_run_from({}) is None
+    found = ci_run_from({"CI_JOB_ID": "77", "GITHUB_RUN_ID": "11754021"})
+    assert found == "GITHUB_RUN_ID=11754021"
+    info = LockInfo.for_this_process("apply").model_copy(update={"ci_run": found})
+    assert "CI run: GITHUB_RUN_ID=11754021" in info.describe()

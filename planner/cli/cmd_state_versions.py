@@ -1,0 +1,101 @@
+"""`planner state history | rollback SERIAL | pull | push FILE`: the versions of a state.
+
+Pull prints the current state exactly as a state file holds it, so `pull > FILE` then
+`push FILE` (to another backend: a file and PostgreSQL alike) moves a state. Push and
+rollback are writes under the state lock, with the usual compare-and-swap on the serial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from planner.cli.common import add_format_option, add_lock_timeout_option, opened_state
+from planner.errors import StateError
+from planner.files import read_user_text
+from planner.render.console import make_console
+from planner.render.output import write_lines
+from planner.render.state_view import history_lines, history_rows
+from planner.state.document import StateDocument, dump_state, parse_state
+from planner.state.localfile import MAX_STATE_BYTES
+from planner.state.versions import push, rollback
+
+Action = Callable[[str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
+
+
+def register_versions(action: Action) -> None:
+    """Add the version actions to `planner state` (ACTION(name, help, run) makes one)."""
+    history = action("history", "list the kept versions of the state", run_history)
+    add_format_option(history, ["text", "json"])
+    back = action("rollback", "write an old version back as a new one", run_rollback)
+    back.add_argument("serial", type=int, metavar="SERIAL", help="the version to restore")
+    add_lock_timeout_option(back)
+    action("pull", "print the current state as JSON (a state file's content)", run_pull)
+    upload = action("push", "upload a state file as the next version", run_push)
+    upload.add_argument("file", metavar="FILE", help="a state file (e.g. from `state pull`)")
+    upload.add_argument(
+        "--force",
+        action="store_true",
+        help="push over another lineage, an older serial or diverged content",
+    )
+    add_lock_timeout_option(upload)
+
+
+def run_history(args: argparse.Namespace) -> int:
+    with opened_state(args) as backend:
+        versions = backend.history()
+    console = make_console()
+    if args.format == "json":
+        console.print_json(json.dumps(history_rows(versions)))
+    else:
+        write_lines(console, history_lines(backend.location, versions))
+    return 0
+
+
+def run_rollback(args: argparse.Namespace) -> int:
+    with opened_state(args) as backend, backend.lock("state rollback", timeout=args.lock_timeout):
+        written = rollback(backend, args.serial)
+    say(
+        f"Rolled back the state {backend.location} to version {args.serial}: written as "
+        f"version {written.serial} ({len(written.deployments)} deployments)."
+    )
+    return 0
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    with opened_state(args) as backend:
+        doc = backend.read()
+    if doc is None:
+        raise StateError(f"no state at {backend.location}: nothing to pull")
+    sys.stdout.write(dump_state(doc))
+    return 0
+
+
+def run_push(args: argparse.Namespace) -> int:
+    doc = read_state_file(Path(args.file))
+    with opened_state(args) as backend, backend.lock("state push", timeout=args.lock_timeout):
+        written = push(backend, doc, force=args.force)
+    if written is None:
+        say(f"The state {backend.location} holds this version already: nothing pushed.")
+    else:
+        say(
+            f"Pushed {args.file} to the state {backend.location} as version {written.serial} "
+            f"({len(written.deployments)} deployments)."
+        )
+    return 0
+
+
+def read_state_file(path: Path) -> StateDocument:
+    """A state file a user names, checked (format, checksum) like any state."""
+    try:
+        text = read_user_text(path, "state file", StateError, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        raise StateError(f"{path}: state file not found") from None
+    return parse_state(text, source=str(path))
+
+
+def say(line: str) -> None:
+    make_console().print(line, markup=False)
