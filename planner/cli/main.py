@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("cmd_config", "print the resolved config of one environment"),
     "plan": ("cmd_plan", "show what apply would change"),
     "apply": ("cmd_apply", "apply the changes of a plan"),
+    "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
     "import": ("cmd_import_", "adopt an existing deployment into the state"),
     "state": ("cmd_state", "inspect or edit the state"),
