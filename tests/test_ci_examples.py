@@ -3,6 +3,7 @@ steps (examples/ci/scripts) work against `planner serve`, with `gh`/`curl` stubb
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -37,8 +38,9 @@ MARKER = f"<!-- planner-plan: {CONFIG}#dev -->"
 
 def apply_has_json_format() -> bool:
     """`planner apply --format json` (the NDJSON events apply.sh reads) is available."""
-    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    return any("--format" in action.option_strings for action in commands["apply"]._actions)
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return any("--format" in action.option_strings for action in commands.choices["apply"]._actions)
 
 
 needs_apply_json = pytest.mark.skipif(
