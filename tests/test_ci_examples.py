@@ -43,12 +43,13 @@ def apply_has_json_format() -> bool:
     return any("--format" in action.option_strings for action in commands.choices["apply"]._actions)
 
 
+pytestmark = pytest.mark.slow  # they start planner serve, bash and check-jsonschema
+
 needs_apply_json = pytest.mark.skipif(
     not apply_has_json_format(), reason="apply.sh reads `planner apply --format json`"
 )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("schema", "files"),
     [("vendor.github-workflows", WORKFLOWS), ("vendor.gitlab-ci", [GITLAB])],
@@ -114,7 +115,7 @@ class Job:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServeProcess]:
+def ci_server(tmp_path: Path) -> Iterator[ServeProcess]:
     """`planner serve` on loopback with the fleet's dev workspace and short timings."""
     served = start_serve(
         ["--db", str(tmp_path / "cp.db"), "--api-key", f"{KEY}:{DEV_TENANT}", *FAST],
@@ -126,7 +127,7 @@ def server(tmp_path: Path) -> Iterator[ServeProcess]:
 
 
 @pytest.fixture
-def job(tmp_path: Path, server: ServeProcess) -> Job:
+def job(tmp_path: Path, ci_server: ServeProcess) -> Job:
     """A checkout holding the fleet example, PLANNER_* and fake GITHUB_*/GitLab variables."""
     repo = tmp_path / "repo"
     (repo / "examples" / "fleet").mkdir(parents=True)
@@ -137,7 +138,7 @@ def job(tmp_path: Path, server: ServeProcess) -> Job:
     env = {
         **keep,
         "PATH": path,
-        "PLANNER_BASE_URL": server.url,
+        "PLANNER_BASE_URL": ci_server.url,
         "PLANNER_API_KEY": KEY,
         "PLANNER_ENV": "dev",
         "PLANNER_CONFIG": CONFIG,
@@ -163,17 +164,16 @@ def job(tmp_path: Path, server: ServeProcess) -> Job:
     return made
 
 
-def plan(job: Job) -> str:
+def run_plan_step(job: Job) -> str:
     """Run plan.sh; return its markdown."""
     result = job.run("plan.sh")
     assert result.returncode == 0, result.stdout + result.stderr
     return (job.repo / "plan-out" / "plan.md").read_text()
 
 
-@pytest.mark.slow
 def test_plan_step_saves_the_plan_and_comments_once_per_environment(job: Job) -> None:
     """plan.sh saves plan.json and its markdown; the comment is created, then edited."""
-    markdown = plan(job)
+    markdown = run_plan_step(job)
     assert MARKER in markdown
     assert "changes=true" in job.output()
     assert MARKER in Path(job.env["GITHUB_STEP_SUMMARY"]).read_text()
@@ -197,10 +197,9 @@ def test_plan_step_saves_the_plan_and_comments_once_per_environment(job: Job) ->
     assert (edited["method"], edited["path"]) == ("PATCH", "repos/acme/agents/issues/comments/99")
 
 
-@pytest.mark.slow
 def test_gitlab_note_is_sticky_too(job: Job) -> None:
     """gitlab-comment.sh creates the MR note, then edits the one holding the marker."""
-    plan(job)
+    run_plan_step(job)
     assert job.run("gitlab-comment.sh", "plan-out/plan.md").returncode == 0
     assert [(c["method"], c["path"].split("?")[0]) for c in job.calls()] == [
         ("GET", "merge_requests/5/notes"),
@@ -212,10 +211,9 @@ def test_gitlab_note_is_sticky_too(job: Job) -> None:
     assert job.calls()[-1]["path"] == "merge_requests/5/notes/3"
 
 
-@pytest.mark.slow
 def test_find_plan_downloads_the_reviewed_artifact(job: Job, tmp_path: Path) -> None:
     """The merged PR's plan run artifact lands in plan-out (GitHub and GitLab)."""
-    plan(job)
+    run_plan_step(job)
     shutil.copy(job.repo / "plan-out" / "plan.json", tmp_path / "artifact")
     shutil.rmtree(job.repo / "plan-out")
     job.answer(
@@ -244,10 +242,9 @@ def test_find_plan_downloads_the_reviewed_artifact(job: Job, tmp_path: Path) -> 
     assert missing.returncode == 1 and "no reviewed plan" in missing.stderr
 
 
-@pytest.mark.slow
 def test_gitlab_find_plan_unpacks_the_job_artifacts(job: Job, tmp_path: Path) -> None:
     """The `plan: [dev]` job's artifacts archive of the MR pipeline is unpacked."""
-    plan(job)
+    run_plan_step(job)
     saved = (job.repo / "plan-out" / "plan.json").read_bytes()
     shutil.rmtree(job.repo / "plan-out")
     with zipfile.ZipFile(tmp_path / "artifact", "w") as archive:
@@ -287,17 +284,16 @@ def outside_change(job: Job, name: str = "support-agent", **spec: int) -> None:
 
 def promote(job: Job) -> None:
     """Apply the current plan, then change dev's image tag (the docker agents change)."""
-    plan(job)
+    run_plan_step(job)
     assert job.planner("apply", "plan-out/plan.json").returncode == 0
     config = job.repo / CONFIG
     config.write_text(config.read_text().replace('image_tag = "1.4.0"', 'image_tag = "1.5.0"'))
-    plan(job)
+    run_plan_step(job)
 
 
-@pytest.mark.slow
 def test_drift_check_opens_then_updates_one_issue(job: Job) -> None:
     """No drift after an apply; a change by hand opens an issue, then edits that issue."""
-    plan(job)
+    run_plan_step(job)
     applied = job.planner("apply", "plan-out/plan.json")
     assert applied.returncode == 0, applied.stdout + applied.stderr
     quiet = job.run("drift.sh")
@@ -331,18 +327,16 @@ def test_drift_check_opens_then_updates_one_issue(job: Job) -> None:
     assert job.calls()[-1]["path"] == "repos/acme/agents/issues/12"
 
 
-@pytest.mark.slow
 @needs_apply_json
 def test_apply_step_applies_the_reviewed_plan(job: Job) -> None:
     """apply.sh applies plan.json; the next plan of the environment has no changes."""
-    plan(job)
+    run_plan_step(job)
     result = job.run("apply.sh", "plan-out/plan.json")
     assert result.returncode == 0, result.stdout + result.stderr
-    plan(job)
+    run_plan_step(job)
     assert job.output().splitlines()[-1] == "changes=false"
 
 
-@pytest.mark.slow
 @needs_apply_json
 def test_apply_step_replans_a_stale_plan_but_never_applies_unreviewed_changes(job: Job) -> None:
     """A reviewed plan gone stale with other changes is planned again, left for review."""
@@ -355,7 +349,6 @@ def test_apply_step_replans_a_stale_plan_but_never_applies_unreviewed_changes(jo
         assert MARKER in (job.repo / "plan-out" / "replan.md").read_text()
 
 
-@pytest.mark.slow
 @needs_apply_json
 def test_apply_step_applies_a_stale_plan_whose_changes_are_the_reviewed_ones(job: Job) -> None:
     """Stale only by an unmanaged field: the new plan's changes are the same, so it applies."""
@@ -365,5 +358,5 @@ def test_apply_step_applies_a_stale_plan_whose_changes_are_the_reviewed_ones(job
     if PlanStaleError.code == "stale_plan":
         assert result.returncode == 0, result.stdout + result.stderr
         assert "exactly the reviewed changes" in result.stderr
-        plan(job)
+        run_plan_step(job)
         assert job.output().splitlines()[-1] == "changes=false"

@@ -17,11 +17,12 @@ def render_apply_markdown(result: ApplyResult, *, title: str = "planner apply") 
     if rows:
         lines += ["| Deployment | Action | Revision | Status | Time |", "|---|---|---|---|---:|"]
         for row in rows:
+            action = row.action.value.replace("_", " ")
             status = f"{_ICONS[row.outcome.value]} {inline(row.status)}"
             if row.error:
                 status += f": {inline(row.error)}"
             lines.append(
-                f"| {code(row.name)} | {row.action.value} | {code(short_id(row.revision_id))} "
+                f"| {code(row.name)} | {action} | {code(short_id(row.revision_id))} "
                 f"| {status} | {row.seconds:.1f}s |"
             )
         lines.append("")
