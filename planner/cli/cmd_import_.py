@@ -36,9 +36,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "import",
         parents=parents,
-        help="adopt an existing deployment into the state",
+        help="adopt existing deployments into the state (one, or --all)",
         description="Start managing an existing deployment: record it in the state under "
-        "NAME (a deployment of the config). Nothing changes remotely.",
+        "NAME (a deployment of the config). With --all --generate-config FILE: write a "
+        "config declaring every unmanaged deployment of the workspace and record them in "
+        "its state. Nothing changes remotely.",
     )
     parser.add_argument(
         "name", metavar="NAME", nargs="?", help="the deployment's name in the config"

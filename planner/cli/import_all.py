@@ -33,6 +33,7 @@ from planner.cli.endpoint import open_client, resolve_endpoint, state_dir_from
 from planner.cli.workspace import Workspace
 from planner.config import Config, load_config
 from planner.config.secret_values import NotingMissing
+from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import PlannerError, StateError
 from planner.files import os_reason
 from planner.plan.adopt import GeneratedConfig, adoptable, duplicate_names, generated_config
@@ -122,7 +123,8 @@ def generated_control_plane(
     plane: dict[str, Any] = {}
     if resolved.base_url:
         plane["base_url"] = display_url(resolved.base_url)
-    if resolved.tenant_id and (resolved.base_url or "tenant_id" in source.control_plane):
+    # The embedded plane's default workspace is implied; any other one is written down.
+    if resolved.tenant_id and (resolved.base_url or resolved.tenant_id != DEFAULT_TENANT_ID):
         plane["tenant_id"] = resolved.tenant_id
     if source.mode == "self-hosted" or any(d.source == Source.EXTERNAL_DOCKER for d in observed):
         plane["mode"] = "self-hosted"

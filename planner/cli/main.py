@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("cmd_apply", "apply the changes of a plan"),
     "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
-    "import": ("cmd_import_", "adopt an existing deployment into the state"),
+    "import": ("cmd_import_", "adopt existing deployments into the state (one, or --all)"),
     "state": ("cmd_state", "inspect or edit the state"),
     "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
     "providers": ("cmd_providers", "list OAuth providers"),

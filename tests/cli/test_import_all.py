@@ -206,3 +206,29 @@ def test_over_http_writes_the_control_plane_the_next_plan_reads(
     result = scenario.plan("--detailed-exitcode")
     assert result.code == 0, result.out + result.err
     assert "embedded" not in result.err
+
+
+def test_embedded_workspace_from_the_environment_is_written_down(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A non-default PLANNER_TENANT_ID on the embedded plane becomes [control_plane]."""
+    scenario.config_path.unlink()
+    create = DeploymentCreate.model_validate(
+        {
+            "name": "solo",
+            "source": "internal_docker",
+            "source_revision_config": {"image_uri": "r/solo:1"},
+        }
+    )
+
+    async def make() -> None:
+        async with embedded_client(scenario.db_path, DEV_TENANT) as client:
+            await client.create_deployment(create)
+
+    asyncio.run(make())
+    monkeypatch.setenv("PLANNER_TENANT_ID", DEV_TENANT)
+    assert adopt_all(scenario, "--generate-config", "planner.toml")[0] == 0
+    data = tomllib.loads(scenario.config_path.read_text())
+    assert data["control_plane"] == {"tenant_id": DEV_TENANT}
+    monkeypatch.delenv("PLANNER_TENANT_ID")
+    assert scenario.plan("--detailed-exitcode").code == 0
