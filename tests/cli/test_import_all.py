@@ -69,6 +69,7 @@ def test_without_the_variables_one_error_lists_them(
     assert result.code == 1
     assert result.err.count("Error:") == 1
     assert "environment variable API_TOKEN is not set" in result.err
+    assert "Hint: set these environment variables: API_TOKEN" in result.err
 
 
 def test_refuses_an_existing_file_without_force(scenario: Scenario) -> None:
