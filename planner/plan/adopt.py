@@ -3,8 +3,9 @@ declares them as they are. Pure: no I/O, secret values never leave this module.
 
 Invariants of `generated_config`:
 - a deployment's table holds only the fields set on it (no nulls, no read-only fields);
-- a field every deployment sets to the same value moves to `[defaults]` (2 or more
-  deployments; `source` and secrets stay in each deployment, where a reader looks);
+- a `resource_spec` field every deployment sets to the same value moves to `[defaults]`
+  (2 or more deployments). Only those: they are valid for every source, so a deployment
+  of another source added later does not inherit a field its source rejects;
 - each secret becomes `{ env = "VAR" }`: VAR is the secret's own name when every
   deployment holding that secret holds the same value, else `<DEPLOYMENT>_<SECRET>`
   (upper case, `-` as `_`), so setting the variables reproduces every value;
@@ -22,10 +23,10 @@ from typing import Any
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment
 from planner.api.rules import is_valid_name
-from planner.plan.paths import flatten, nest, normalize
+from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
 from planner.plan.views import observed_doc, observed_secrets
 
-KEPT_IN_DEPLOYMENT = frozenset({"source", "secret_references"})
+SHAREABLE_PREFIX = RESOURCE_SPEC + "."
 
 
 @dataclass
@@ -66,13 +67,13 @@ def adoptable_fields(deployment: Deployment) -> dict[str, Any]:
 
 
 def shared_fields(tables: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """The fields (not KEPT_IN_DEPLOYMENT) every table sets to one same value."""
+    """The resource_spec fields every table sets to one same value."""
     tables = list(tables)
     first, *rest = tables
     return {
         path: value
         for path, value in first.items()
-        if path not in KEPT_IN_DEPLOYMENT and all(t.get(path, _MISSING) == value for t in rest)
+        if path.startswith(SHAREABLE_PREFIX) and all(t.get(path, _MISSING) == value for t in rest)
     }
 
 

@@ -27,7 +27,7 @@ def deployment(name: str, **fields: Any) -> Deployment:
 
 
 def test_shared_fields_move_to_defaults_and_read_only_ones_are_left_out() -> None:
-    """A value every deployment sets alike goes to [defaults]; the rest stays; no read-only."""
+    """A resource_spec value all set alike goes to [defaults] (only those); no read-only."""
     spec = {"resource_spec": {"cpu": 0.5, "max_scale": 2}, "deployment_type": "prod"}
     a = deployment(
         "a",
@@ -36,13 +36,11 @@ def test_shared_fields_move_to_defaults_and_read_only_ones_are_left_out() -> Non
     )
     b = deployment("b", source_config=spec, source_revision_config={"image_uri": "r/b:1"})
     generated = generated_config([b, a])
-    assert generated.defaults == {
-        "source_config": {"deployment_type": "prod", "resource_spec": {"cpu": 0.5}}
-    }
+    assert generated.defaults == {"source_config": {"resource_spec": {"cpu": 0.5}}}
     assert list(generated.deployments) == ["a", "b"]
     assert generated.deployments["a"] == {
         "source": "internal_docker",
-        "source_config": {"resource_spec": {"max_scale": 3}},
+        "source_config": {"deployment_type": "prod", "resource_spec": {"max_scale": 3}},
         "source_revision_config": {"image_uri": "r/a:1"},
     }
 
