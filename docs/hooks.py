@@ -31,6 +31,7 @@ COMMAND_GUIDES = {
     "apply": "guides/apply.md",
     "destroy": "guides/apply.md",
     "import": "guides/drift-and-import.md#planner-import",
+    "show": "guides/pull-requests.md#what-reviewers-see",
     "state": "reference/state.md#commands",
     "unlock": "reference/state.md#the-lock",
     "providers": "reference/control-plane-client.md#planner-providers",

@@ -36,6 +36,7 @@ from planner.cli.common import (
     repeated_args,
     seconds,
 )
+from planner.cli.step_summary import append_step_summary
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError, PlannerError
 from planner.plan.diff import PlanOptions
@@ -43,6 +44,7 @@ from planner.plan.model import Plan
 from planner.plan.refresh import observed_record, pending_create_names, revision_fields
 from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
 from planner.plan.stale import check_plan_fresh
+from planner.render.apply_markdown import render_apply_markdown
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.output import write_warnings
@@ -308,3 +310,4 @@ def interrupts(stop: asyncio.Event, say: Callable[[str], None]) -> Iterator[None
 def print_result(result: ApplyResult) -> None:
     sys.stdout.write("\n" + render_apply_result(result, color=sys.stdout.isatty()))
     sys.stdout.flush()
+    append_step_summary(render_apply_markdown(result))

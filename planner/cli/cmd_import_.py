@@ -23,6 +23,7 @@ from planner.cli.common import (
     add_state_option,
     repeated_args,
 )
+from planner.cli.import_all import Adopted, adopted_lines, run_import_all
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
 from planner.plan.model import suggested_command
@@ -36,12 +37,32 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "import",
         parents=parents,
-        help="adopt an existing deployment into the state",
+        help="adopt existing deployments into the state (one, or --all)",
         description="Start managing an existing deployment: record it in the state under "
-        "NAME (a deployment of the config). Nothing changes remotely.",
+        "NAME (a deployment of the config). With --all --generate-config FILE: write a "
+        "config declaring every unmanaged deployment of the workspace and record them in "
+        "its state. Nothing changes remotely.",
     )
-    parser.add_argument("name", metavar="NAME", help="the deployment's name in the config")
-    parser.add_argument("deployment_id", metavar="DEPLOYMENT_ID", help="its id on the server")
+    parser.add_argument(
+        "name", metavar="NAME", nargs="?", help="the deployment's name in the config"
+    )
+    parser.add_argument(
+        "deployment_id", metavar="DEPLOYMENT_ID", nargs="?", help="its id on the server"
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="adopt every unmanaged deployment of the workspace (with --generate-config)",
+    )
+    parser.add_argument(
+        "--name-contains", metavar="TEXT", help="with --all: only names containing TEXT"
+    )
+    parser.add_argument(
+        "--generate-config",
+        metavar="FILE",
+        help="with --all: write the config declaring them to FILE (its own state)",
+    )
+    parser.add_argument("--force", action="store_true", help="with --all: replace FILE")
     add_config_option(parser)
     add_state_option(parser)
     add_environment_options(parser)
@@ -51,6 +72,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_arguments(args)
+    if args.all:
+        report_adopted(run_import_all(args), args)
+        return 0
     recorded, location = asyncio.run(import_deployment(args))
     plan_command = suggested_command("plan", command_args=repeated_args(args))
     console = make_console()
@@ -61,6 +86,37 @@ def run(args: argparse.Namespace) -> int:
     ):
         console.print(line, markup=False)
     return 0
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Either NAME DEPLOYMENT_ID, or --all --generate-config FILE."""
+    if args.all:
+        if args.name or args.deployment_id:
+            raise PlannerError("--all adopts every unmanaged deployment: give no NAME or ID")
+        if not args.generate_config:
+            raise PlannerError(
+                "--all needs --generate-config FILE (the config it writes)",
+                hint="planner import --all --generate-config planner.toml",
+            )
+        return
+    for flag, value in (
+        ("--generate-config", args.generate_config),
+        ("--name-contains", args.name_contains),
+        ("--force", args.force),
+    ):
+        if value:
+            raise PlannerError(f"{flag} goes with --all")
+    if not (args.name and args.deployment_id):
+        raise PlannerError(
+            "give NAME and DEPLOYMENT_ID, or --all --generate-config FILE",
+            hint="planner import NAME DEPLOYMENT_ID",
+        )
+
+
+def report_adopted(adopted: Adopted, args: argparse.Namespace) -> None:
+    console = make_console()
+    for line in adopted_lines(adopted, args):
+        console.print(line, markup=False)
 
 
 async def import_deployment(args: argparse.Namespace) -> tuple[RecordedDeployment, str]:

@@ -27,6 +27,7 @@ from planner.cli.common import (
     add_state_option,
     repeated_args,
 )
+from planner.cli.step_summary import append_step_summary
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     result = asyncio.run(run_plan(args, options))
     sys.stdout.write(render(result.plan, args))
     sys.stdout.flush()
+    append_step_summary(render_markdown(result.plan, verbose=args.verbose))
     report_side_effects(result, args)
     if result.plan.has_errors:
         return EXIT_ERROR

@@ -66,6 +66,29 @@ class Workspace:
         ENVIRONMENT is the config's environment (its own state), VARIABLES `--var`s."""
         env = os.environ if environ is None else environ
         config = load_config(Path(config_path), environ=env, env=environment, variables=variables)
+        return cls.for_config(
+            config,
+            state_path=state_path,
+            state_dir=state_dir,
+            base_url=base_url,
+            environ=env,
+            announce=announce,
+        )
+
+    @classmethod
+    def for_config(
+        cls,
+        config: Config,
+        *,
+        state_path: str | os.PathLike[str] | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+        base_url: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        announce: Callable[[str], None] = announce_on_stderr,
+    ) -> Workspace:
+        """A workspace on CONFIG, already loaded (its path and environment pick the state)."""
+        env = os.environ if environ is None else environ
+        config_path, environment = config.path, config.environment
         state_dir = Path(state_dir) if state_dir else state_dir_from(env)
         resolved = resolve_endpoint(base_url, config.control_plane, env, state_dir)
         client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)

@@ -28,7 +28,7 @@ from planner.config.models import (
     StateConfig,
 )
 from planner.config.reader import read_raw
-from planner.config.secret_values import resolve_secrets
+from planner.config.secret_values import missing_variables_hint, resolve_secrets
 
 TableT = TypeVar("TableT", ControlPlaneConfig, StateConfig)
 CONFIG_HINT = "fix the problems listed above (the format is described in docs/guides/config.md)"
@@ -72,7 +72,8 @@ def load_config(
     if problems:
         ordered = _in_file_order(problems, raw)
         placed = _at_origin(ordered, deployment_layers(file_data, env))
-        raise config_error(label, placed, environment=env, hint=CONFIG_HINT)
+        hint = missing_variables_hint(placed, CONFIG_HINT)
+        raise config_error(label, placed, environment=env, hint=hint)
     return Config(
         path=path,
         control_plane=control_plane,

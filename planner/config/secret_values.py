@@ -5,7 +5,8 @@ Values never appear in problems or warnings; only names of secrets and variables
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,8 @@ from planner.api.rules import is_env_var_name
 from planner.config.diagnostics import Loc, Problem
 
 _FORM = 'must be a string or { env = "VARIABLE" }'
+MISSING_PREFIX = "environment variable "
+_MISSING = re.compile(re.escape(MISSING_PREFIX) + r"(\S+) is not set ")
 
 
 @dataclass
@@ -48,6 +51,18 @@ def resolve_secrets(
     return resolved
 
 
+def missing_variables_hint(problems: Iterable[Problem], other_hint: str) -> str:
+    """The hint of a config error: every variable a secret reads that is not set, once
+    each (so one error says all there is to set), then OTHER_HINT for other problems."""
+    problems = list(problems)
+    found = [_MISSING.match(problem.message) for problem in problems]
+    missing = sorted({match.group(1) for match in found if match})
+    if not missing:
+        return other_hint
+    hint = "set these environment variables: " + " ".join(missing)
+    return hint if all(found) else f"{hint}; {other_hint}"
+
+
 def _bad_name_message() -> str:
     return (
         "secret name must be a valid environment variable name "
@@ -71,9 +86,7 @@ def _resolve_one(
         if environ is None:
             return
         if variable not in environ:
-            message = (
-                f"environment variable {variable} is not set (secret of deployment {deployment})"
-            )
+            message = f"{MISSING_PREFIX}{variable} is not set (secret of deployment {deployment})"
             resolved.problems.append(Problem(loc, message))
             return
         resolved.values[name] = SecretStr(environ[variable])

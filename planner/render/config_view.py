@@ -14,6 +14,7 @@ import tomli_w
 
 from planner.config.desired import DesiredDeployment
 from planner.config.models import Config
+from planner.plan.adopt import GeneratedConfig
 
 MASK = "(sensitive)"
 
@@ -45,3 +46,39 @@ def render_config(config: Config, output_format: str) -> str:
         return json.dumps(data, indent=2) + "\n"
     where = f", environment {config.environment}" if config.environment else ""
     return f"# {config.path}{where}: resolved, secrets masked\n\n{tomli_w.dumps(data)}"
+
+
+def render_generated_config(
+    generated: GeneratedConfig, control_plane: dict[str, Any], environment: str | None
+) -> str:
+    """The TOML of `planner import --all`: a header, the control plane (of ENVIRONMENT
+    when given), `[defaults]`, then one block per deployment with its secrets inline."""
+    head: dict[str, Any] = {}
+    if environment is not None:
+        head["environments"] = {environment: {"control_plane": control_plane}}
+    elif control_plane:
+        head["control_plane"] = control_plane
+    if generated.defaults:
+        head["defaults"] = generated.defaults
+    blocks = [_generated_header(generated), tomli_w.dumps(head)]
+    for name, table in generated.deployments.items():
+        blocks.append(_deployment_block(name, table))
+    return "\n".join(block.rstrip("\n") + "\n" for block in blocks if block.strip())
+
+
+def _generated_header(generated: GeneratedConfig) -> str:
+    lines = ["# Written by `planner import --all`: the deployments as they run, adopted."]
+    if generated.variables:
+        lines.append("# Secrets are read from these environment variables (set them to plan):")
+        lines.append("#   " + " ".join(generated.variables))
+    return "\n".join(lines) + "\n"
+
+
+def _deployment_block(name: str, table: dict[str, Any]) -> str:
+    plain = {key: value for key, value in table.items() if key != "secrets"}
+    text = tomli_w.dumps({"deployments": {name: plain}})
+    secrets = table.get("secrets") or {}
+    if secrets:
+        lines = [f"{key} = {{ env = {json.dumps(ref['env'])} }}" for key, ref in secrets.items()]
+        text += f"\n[deployments.{name}.secrets]\n" + "\n".join(lines) + "\n"
+    return text

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from planner.config.secret_values import NotingMissing, resolve_secrets
+from planner.config.diagnostics import Problem
+from planner.config.secret_values import NotingMissing, missing_variables_hint, resolve_secrets
 
 ProblemsOf = Callable[..., list[str]]
 SECRET_VALUE = "s3cr3t-value-never-printed"
@@ -115,3 +116,20 @@ def test_noting_missing_reads_unset_variables_as_placeholders() -> None:
     assert environ.missing == ["UNSET"]
     assert environ.get("UNSET") is None and environ.get("SET") == "1"
     assert list(environ) == ["SET"] and len(environ) == 1
+
+
+def test_the_hint_names_each_missing_variable_once() -> None:
+    """Variables missing for several deployments are listed once, sorted; other problems
+    keep the general hint after them."""
+    problems = [
+        *resolve_secrets({"A": {"env": "TOKEN"}}, deployment="x", loc=(), environ={}).problems,
+        *resolve_secrets(
+            {"A": {"env": "TOKEN"}, "B": {"env": "KEY"}}, deployment="y", loc=(), environ={}
+        ).problems,
+    ]
+    assert (
+        missing_variables_hint(problems, "fix it") == "set these environment variables: KEY TOKEN"
+    )
+    mixed = [*problems, Problem(("deployments",), "must be a table")]
+    assert missing_variables_hint(mixed, "fix it").endswith("KEY TOKEN; fix it")
+    assert missing_variables_hint(mixed[-1:], "fix it") == "fix it"

@@ -1,0 +1,362 @@
+"""examples/ci: the workflows validate against the published schemas, and their shell
+steps (examples/ci/scripts) work against `planner serve`, with `gh`/`curl` stubbed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from planner.cli.main import build_parser
+from planner.errors import PlanStaleError
+from tests.ci_stubs import install_stubs
+from tests.controlplane.conftest import ServeProcess, start_serve
+
+ROOT = Path(__file__).resolve().parents[1]
+CI = ROOT / "examples" / "ci"
+SCRIPTS = CI / "scripts"
+WORKFLOWS = sorted((CI / "github").glob("*.yml"))
+GITLAB = CI / "gitlab" / ".gitlab-ci.yml"
+DEV_TENANT = "11111111-1111-4111-8111-111111111111"
+KEY = "ci-key"
+CONFIG = "examples/fleet/planner.toml"
+FAST = ("--build-seconds", "0.05", "--deploy-seconds", "0.05")
+MARKER = f"<!-- planner-plan: {CONFIG}#dev -->"
+
+
+def apply_has_json_format() -> bool:
+    """`planner apply --format json` (the NDJSON events apply.sh reads) is available."""
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return any("--format" in action.option_strings for action in commands.choices["apply"]._actions)
+
+
+pytestmark = pytest.mark.slow  # they start planner serve, bash and check-jsonschema
+
+needs_apply_json = pytest.mark.skipif(
+    not apply_has_json_format(), reason="apply.sh reads `planner apply --format json`"
+)
+
+
+@pytest.mark.parametrize(
+    ("schema", "files"),
+    [("vendor.github-workflows", WORKFLOWS), ("vendor.gitlab-ci", [GITLAB])],
+    ids=["github", "gitlab"],
+)
+def test_workflows_are_valid_against_the_vendored_schemas(schema: str, files: list[Path]) -> None:
+    """check-jsonschema's built-in (vendored, offline) schemas accept every workflow."""
+    command = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema]
+    result = subprocess.run(
+        [*command, *map(str, files)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len(WORKFLOWS) == 3
+
+
+def test_every_script_a_workflow_runs_exists_and_parses() -> None:
+    """Each examples/ci/scripts/*.sh a workflow names is there, executable, valid bash."""
+    named = set()
+    for workflow in [*WORKFLOWS, GITLAB]:
+        named |= set(re.findall(r"examples/ci/scripts/([\w-]+\.sh)", workflow.read_text()))
+    assert {"plan.sh", "apply.sh", "drift.sh", "github-comment.sh", "gitlab-comment.sh"} <= named
+    for name in named:
+        script = SCRIPTS / name
+        assert os.access(script, os.X_OK), f"{name} is not executable"
+        check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr
+
+
+@dataclass
+class Job:
+    """A CI job's workspace: the repo checkout, its environment, the stubs' call log."""
+
+    repo: Path
+    env: dict[str, str]
+    log: Path
+    responses: Path
+
+    def run(self, script: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(SCRIPTS / script), *args],
+            cwd=self.repo,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    def answer(self, responses: dict[str, Any]) -> None:
+        self.responses.write_text(json.dumps(responses))
+        self.log.write_text("")
+
+    def calls(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+    def output(self) -> str:
+        return Path(self.env["GITHUB_OUTPUT"]).read_text()
+
+    def planner(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "planner", *argv]
+        return subprocess.run(
+            command, cwd=self.repo, env=self.env, capture_output=True, text=True, timeout=120
+        )
+
+
+@pytest.fixture
+def ci_server(tmp_path: Path) -> Iterator[ServeProcess]:
+    """`planner serve` on loopback with the fleet's dev workspace and short timings."""
+    served = start_serve(
+        ["--db", str(tmp_path / "cp.db"), "--api-key", f"{KEY}:{DEV_TENANT}", *FAST],
+        cwd=tmp_path,
+    )
+    yield served
+    served.stop()
+    served.process.communicate(timeout=10)  # closes its pipes
+
+
+@pytest.fixture
+def job(tmp_path: Path, ci_server: ServeProcess) -> Job:
+    """A checkout holding the fleet example, PLANNER_* and fake GITHUB_*/GitLab variables."""
+    repo = tmp_path / "repo"
+    (repo / "examples" / "fleet").mkdir(parents=True)
+    shutil.copy(ROOT / CONFIG, repo / CONFIG)
+    install_stubs(tmp_path / "bin")
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("PLANNER_", "GITHUB_"))}
+    path = os.pathsep.join([str(tmp_path / "bin"), str(Path(sys.executable).parent), keep["PATH"]])
+    env = {
+        **keep,
+        "PATH": path,
+        "PLANNER_BASE_URL": ci_server.url,
+        "PLANNER_API_KEY": KEY,
+        "PLANNER_ENV": "dev",
+        "PLANNER_CONFIG": CONFIG,
+        "PLANNER_STATE_DIR": str(tmp_path / "state"),
+        "PLAN_DIR": "plan-out",
+        "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md"),
+        "GITHUB_REPOSITORY": "acme/agents",
+        "GITHUB_SHA": "merge-sha",
+        "GH_TOKEN": "not-a-token",
+        "PR_NUMBER": "7",
+        "GITLAB_TOKEN": "not-a-token",
+        "CI_API_V4_URL": "https://gitlab.example.com/api/v4",
+        "CI_PROJECT_ID": "42",
+        "CI_MERGE_REQUEST_IID": "5",
+        "CI_COMMIT_SHA": "merge-sha",
+        "STUB_LOG": str(tmp_path / "stub-log.jsonl"),
+        "STUB_RESPONSES": str(tmp_path / "stub-responses.json"),
+        "STUB_ARTIFACT": str(tmp_path / "artifact"),
+    }
+    made = Job(repo, env, tmp_path / "stub-log.jsonl", tmp_path / "stub-responses.json")
+    made.answer({})
+    return made
+
+
+def run_plan_step(job: Job) -> str:
+    """Run plan.sh; return its markdown."""
+    result = job.run("plan.sh")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return (job.repo / "plan-out" / "plan.md").read_text()
+
+
+def test_plan_step_saves_the_plan_and_comments_once_per_environment(job: Job) -> None:
+    """plan.sh saves plan.json and its markdown; the comment is created, then edited."""
+    markdown = run_plan_step(job)
+    assert MARKER in markdown
+    assert "changes=true" in job.output()
+    assert MARKER in Path(job.env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert json.loads((job.repo / "plan-out" / "plan.json").read_text())["saved"]
+    result = job.run("github-comment.sh", "plan-out/plan.md")
+    assert result.returncode == 0, result.stderr
+    listed, created = job.calls()
+    assert listed["path"] == "repos/acme/agents/issues/7/comments"
+    assert (created["method"], created["path"]) == ("POST", "repos/acme/agents/issues/7/comments")
+    assert created["fields"]["body"] == markdown
+    job.answer(
+        {
+            "GET repos/acme/agents/issues/7/comments": [
+                {"id": 1, "body": "unrelated"},
+                {"id": 99, "body": f"old plan\n{MARKER}"},
+            ]
+        }
+    )
+    assert job.run("github-comment.sh", "plan-out/plan.md").returncode == 0
+    edited = job.calls()[-1]
+    assert (edited["method"], edited["path"]) == ("PATCH", "repos/acme/agents/issues/comments/99")
+
+
+def test_gitlab_note_is_sticky_too(job: Job) -> None:
+    """gitlab-comment.sh creates the MR note, then edits the one holding the marker."""
+    run_plan_step(job)
+    assert job.run("gitlab-comment.sh", "plan-out/plan.md").returncode == 0
+    assert [(c["method"], c["path"].split("?")[0]) for c in job.calls()] == [
+        ("GET", "merge_requests/5/notes"),
+        ("POST", "merge_requests/5/notes"),
+    ]
+    job.answer({"GET merge_requests/5/notes": [{"id": 3, "body": MARKER}]})
+    assert job.run("gitlab-comment.sh", "plan-out/plan.md").returncode == 0
+    assert job.calls()[-1]["method"] == "PUT"
+    assert job.calls()[-1]["path"] == "merge_requests/5/notes/3"
+
+
+def test_find_plan_downloads_the_reviewed_artifact(job: Job, tmp_path: Path) -> None:
+    """The merged PR's plan run artifact lands in plan-out (GitHub and GitLab)."""
+    run_plan_step(job)
+    shutil.copy(job.repo / "plan-out" / "plan.json", tmp_path / "artifact")
+    shutil.rmtree(job.repo / "plan-out")
+    job.answer(
+        {
+            "GET repos/acme/agents/commits/merge-sha/pulls": [{"number": 7}],
+            "GET repos/acme/agents/pulls/7": {"head": {"sha": "head-sha"}},
+            "GET repos/acme/agents/actions/workflows/planner-plan.yml/runs?head_sha=head-sha": {
+                "workflow_runs": [{"id": 555}]
+            },
+        }
+    )
+    result = job.run("github-find-plan.sh", "dev")
+    assert result.returncode == 0, result.stderr
+    assert job.calls()[-1] == {
+        "tool": "gh",
+        "method": "DOWNLOAD",
+        "path": "555",
+        "fields": {"name": "plan-dev"},
+    }
+    assert "pr=7" in job.output()
+    assert (job.repo / "plan-out" / "plan.json").read_bytes() == (
+        tmp_path / "artifact"
+    ).read_bytes()
+    job.answer({})
+    missing = job.run("github-find-plan.sh", "dev")
+    assert missing.returncode == 1 and "no reviewed plan" in missing.stderr
+
+
+def test_gitlab_find_plan_unpacks_the_job_artifacts(job: Job, tmp_path: Path) -> None:
+    """The `plan: [dev]` job's artifacts archive of the MR pipeline is unpacked."""
+    run_plan_step(job)
+    saved = (job.repo / "plan-out" / "plan.json").read_bytes()
+    shutil.rmtree(job.repo / "plan-out")
+    with zipfile.ZipFile(tmp_path / "artifact", "w") as archive:
+        archive.writestr("plan-out/plan.json", saved)
+    job.answer(
+        {
+            "GET repository/commits/merge-sha/merge_requests": [{"iid": 5}],
+            "GET merge_requests/5/pipelines": [
+                {"id": 8, "status": "failed"},
+                {"id": 9, "status": "success"},
+            ],
+            "GET pipelines/9/jobs": [
+                {"id": 11, "name": "plan: [prod]"},
+                {"id": 12, "name": "plan: [dev]"},
+            ],
+        }
+    )
+    result = job.run("gitlab-find-plan.sh", "dev")
+    assert result.returncode == 0, result.stderr
+    assert job.calls()[-1]["path"] == "jobs/12/artifacts"
+    assert (job.repo / "plan-out" / "plan.json").read_bytes() == saved
+    assert (job.repo / "plan-out" / "merge-request").read_text().strip() == "5"
+
+
+def outside_change(job: Job, name: str = "support-agent", **spec: int) -> None:
+    """Resize NAME by hand on the control plane (default max_scale 7), as someone would."""
+    headers = {"X-Api-Key": KEY, "X-Tenant-Id": DEV_TENANT}
+    with httpx.Client(base_url=job.env["PLANNER_BASE_URL"], headers=headers) as client:
+        found = client.get("/v2/deployments", params={"name_contains": name})
+        deployment = found.json()["resources"][0]
+        merged = {**deployment["source_config"]["resource_spec"], **(spec or {"max_scale": 7})}
+        client.patch(
+            f"/v2/deployments/{deployment['id']}",
+            json={"source_config": {"resource_spec": merged}},
+        ).raise_for_status()
+
+
+def promote(job: Job) -> None:
+    """Apply the current plan, then change dev's image tag (the docker agents change)."""
+    run_plan_step(job)
+    assert job.planner("apply", "plan-out/plan.json").returncode == 0
+    config = job.repo / CONFIG
+    config.write_text(config.read_text().replace('image_tag = "1.4.0"', 'image_tag = "1.5.0"'))
+    run_plan_step(job)
+
+
+def test_drift_check_opens_then_updates_one_issue(job: Job) -> None:
+    """No drift after an apply; a change by hand opens an issue, then edits that issue."""
+    run_plan_step(job)
+    applied = job.planner("apply", "plan-out/plan.json")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    quiet = job.run("drift.sh")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "drift=false" in job.output()
+    assert not (job.repo / "plan-out" / "drift-detected").exists()
+    outside_change(job)
+    assert job.run("drift.sh").returncode == 0
+    assert "drift=true" in job.output()
+    assert (job.repo / "plan-out" / "drift-detected").exists()
+    for script, path in (
+        ("github-issue.sh", "repos/acme/agents/issues"),
+        ("gitlab-issue.sh", "issues"),
+    ):
+        job.answer({})
+        result = job.run(script, "plan-out/drift.md")
+        assert result.returncode == 0, result.stderr
+        opened = job.calls()[-1]
+        assert (opened["method"], opened["path"]) == ("POST", path)
+        assert f"Drift in {CONFIG}#dev" in json.dumps(opened["fields"])
+        body = opened["fields"].get("body") or opened["fields"]["description"]
+        assert body.startswith(f"<!-- planner-drift: {CONFIG}#dev -->")
+    job.answer(
+        {
+            "GET repos/acme/agents/issues": [
+                {"number": 12, "body": f"<!-- planner-drift: {CONFIG}#dev -->"}
+            ]
+        }
+    )
+    assert job.run("github-issue.sh", "plan-out/drift.md").returncode == 0
+    assert job.calls()[-1]["path"] == "repos/acme/agents/issues/12"
+
+
+@needs_apply_json
+def test_apply_step_applies_the_reviewed_plan(job: Job) -> None:
+    """apply.sh applies plan.json; the next plan of the environment has no changes."""
+    run_plan_step(job)
+    result = job.run("apply.sh", "plan-out/plan.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_plan_step(job)
+    assert job.output().splitlines()[-1] == "changes=false"
+
+
+@needs_apply_json
+def test_apply_step_replans_a_stale_plan_but_never_applies_unreviewed_changes(job: Job) -> None:
+    """A reviewed plan gone stale with other changes is planned again, left for review."""
+    promote(job)
+    outside_change(job, "hello-agent")  # a managed field: the new plan differs
+    result = job.run("apply.sh", "plan-out/plan.json")
+    assert result.returncode == 1
+    if PlanStaleError.code == "stale_plan":
+        assert "not applying unreviewed changes" in result.stderr
+        assert MARKER in (job.repo / "plan-out" / "replan.md").read_text()
+
+
+@needs_apply_json
+def test_apply_step_applies_a_stale_plan_whose_changes_are_the_reviewed_ones(job: Job) -> None:
+    """Stale only by an unmanaged field: the new plan's changes are the same, so it applies."""
+    promote(job)
+    outside_change(job, "hello-agent", min_scale=1)  # not in the config: same changes
+    result = job.run("apply.sh", "plan-out/plan.json")
+    if PlanStaleError.code == "stale_plan":
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "exactly the reviewed changes" in result.stderr
+        run_plan_step(job)
+        assert job.output().splitlines()[-1] == "changes=false"
