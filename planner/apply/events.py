@@ -21,6 +21,7 @@ from planner.plan.model import Action
 
 ISO_UTC = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
 Operation = Literal["apply", "destroy"]
+SignalName = Literal["SIGINT", "SIGTERM"]
 
 
 class Event(BaseModel):
@@ -89,7 +90,7 @@ class InterruptEvent(Event):
     recorded (a second signal stops at once)."""
 
     type: Literal["interrupt"] = "interrupt"
-    signal: Literal["SIGINT", "SIGTERM"]
+    signal: SignalName
     message: str
 
 
