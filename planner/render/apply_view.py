@@ -22,6 +22,7 @@ from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.progress import make_reporter
 from planner.render.text import render_text
+from planner.state.document import iso_utc, utc_now
 
 
 class ApplyView(Protocol):
@@ -65,7 +66,11 @@ class TextView:
         return make_reporter(self.console, live=self.console.is_terminal)
 
     def stopping(self, signum: int) -> None:
-        self.console.print(stopping_message(signum), markup=False)
+        """The stop message, stamped like the progress lines when they are lines."""
+        message = stopping_message(signum)
+        if not self.console.is_terminal:
+            message = f"{iso_utc(utc_now(), timespec='seconds')} {message}"
+        self.console.print(message, markup=False)
 
     def finished(self, result: ApplyResult, exit_code: int) -> None:
         sys.stdout.write("\n" + render_apply_result(result, color=sys.stdout.isatty()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 
 import pytest
@@ -41,12 +42,14 @@ def test_json_view_cut_short_ends_with_a_summary(capsys: pytest.CaptureFixture[s
 
 
 def test_text_view_prints_the_stop_message_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
-    """The text view says how it stops, by signal; cut short it leaves the word to the
-    error boundary."""
+    """The text view says how it stops, by signal, stamped in UTC like the progress
+    lines (no terminal here); cut short it leaves the word to the error boundary."""
     view = make_view("text", "apply")
     assert isinstance(view, TextView)
     view.stopping(signal.SIGINT)
     view.cut_short(130)
-    assert capsys.readouterr().out == stopping_message(signal.SIGINT) + "\n"
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (.*)\n", out)
+    assert out.endswith(" " + stopping_message(signal.SIGINT) + "\n")
     assert "Ctrl-C again" in stopping_message(signal.SIGINT)
     assert "a second signal" in stopping_message(signal.SIGTERM)
