@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 API_KEY = "bench-key"
 TENANT = "00000000-0000-4000-8000-000000000001"
@@ -73,7 +73,7 @@ def body(i: int) -> dict[str, Any]:
 
 
 def v2_requests(url: str) -> int:
-    text = httpx.get(f"{url}/metrics").text
+    text = httpx2.get(f"{url}/metrics").text
     return sum(int(float(m.group(2))) for m in map(REQUESTS.match, text.splitlines()) if m)
 
 
@@ -102,7 +102,7 @@ def main() -> None:
             assert serve.stdout is not None
             url = serve.stdout.readline().strip()
             headers = {"X-Api-Key": API_KEY, "X-Tenant-Id": TENANT}
-            with httpx.Client(base_url=url, headers=headers) as client:
+            with httpx2.Client(base_url=url, headers=headers) as client:
                 for i in range(count):
                     client.post("/v2/deployments", json=body(i)).raise_for_status()
             work = root / "empty"

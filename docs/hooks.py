@@ -1,8 +1,8 @@
 """MkDocs hook: pages generated at build time, so they cannot drift from the code.
 
 - one page per command and subcommand, from `planner.cli.main.build_parser()`;
-- the config reference and the saved plan reference, from the JSON Schemas the code builds
-  (`planner schema` writes the same ones to `schemas/`);
+- the config reference, the saved plan reference and the apply events reference, from the
+  JSON Schemas the code builds (`planner schema` writes the same ones to `schemas/`);
 - the security page, from `SECURITY.md` at the repository root (which stays the source).
 
 Nothing generated is checked in. `mkdocs.yml` names the hook (`hooks: [docs/hooks.py]`)
@@ -303,6 +303,19 @@ def plan_reference() -> str:
     return schema_page("Plan JSON Schema reference", intro, plan_file_json_schema(), "Plan")
 
 
+def apply_events_reference() -> str:
+    from planner.apply.events import apply_events_json_schema
+
+    intro = (
+        "Generated from the apply events' JSON Schema"
+        " (`planner.apply.events.apply_events_json_schema()`, checked in as"
+        " `schemas/apply-events.schema.json`) when the site is built. The"
+        " [apply events page](apply-events.md) explains the stream."
+    )
+    schema = apply_events_json_schema()
+    return schema_page("Apply events JSON Schema reference", intro, schema, "ApplyEvent")
+
+
 def security_page() -> str:
     return (ROOT / "SECURITY.md").read_text(encoding="utf-8")
 
@@ -313,6 +326,7 @@ def generated_pages() -> dict[str, str]:
         **command_pages(),
         "reference/config.md": config_reference(),
         "reference/plan-schema.md": plan_reference(),
+        "reference/apply-events-schema.md": apply_events_reference(),
         "security.md": security_page(),
     }
 

@@ -8,10 +8,12 @@ The promise to scripts: the human lines (`Error: ...`, details, `Hint: ...`) alw
 to stderr; a command run with `--format json` that fails with one of these errors also
 prints one JSON document on stdout, in place of its result,
 
-    {"error": {"code": "plan-stale", "message": "...", "details": ["..."], "hint": "..."}}
+    {"error": {"code": "stale_plan", "message": "...", "details": ["..."], "hint": "..."}}
 
 (`hint` may be null), so a script can branch on `.error.code` without reading English.
-The codes below do not change meaning once released.
+`apply` and `destroy` stream NDJSON events instead: the error is their last line, the same
+object with `type: "error"` beside it. The codes below do not change meaning once
+released; one was renamed before that: `plan-stale` is `stale_plan` (`PlanStaleError`).
 """
 
 from __future__ import annotations
@@ -62,9 +64,11 @@ class PlanError(PlannerError):
 
 
 class PlanStaleError(PlannerError):
-    """A saved plan no longer matches the state or the live deployments."""
+    """A saved plan no longer matches the state or the live deployments (re-plan).
 
-    code = "plan-stale"
+    `stale_plan` is the machine code CI workflows branch on; it was `plan-stale` before."""
+
+    code = "stale_plan"
 
 
 class PlanTamperedError(PlannerError):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from planner.cli.main import build_parser
@@ -272,7 +272,7 @@ def test_gitlab_find_plan_unpacks_the_job_artifacts(job: Job, tmp_path: Path) ->
 def outside_change(job: Job, name: str = "support-agent", **spec: int) -> None:
     """Resize NAME by hand on the control plane (default max_scale 7), as someone would."""
     headers = {"X-Api-Key": KEY, "X-Tenant-Id": DEV_TENANT}
-    with httpx.Client(base_url=job.env["PLANNER_BASE_URL"], headers=headers) as client:
+    with httpx2.Client(base_url=job.env["PLANNER_BASE_URL"], headers=headers) as client:
         found = client.get("/v2/deployments", params={"name_contains": name})
         deployment = found.json()["resources"][0]
         merged = {**deployment["source_config"]["resource_spec"], **(spec or {"max_scale": 7})}

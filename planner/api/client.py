@@ -45,7 +45,7 @@ from planner.api.models import (
     Revision,
     RevisionList,
 )
-from planner.api.retry import RetryPolicy, run_with_retries
+from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
 from planner.errors import ConfigError
 
 logger = logging.getLogger("planner.api")
@@ -116,6 +116,8 @@ class ControlPlaneClient:
         self._on_close = on_close
         # Shared 429 pause for every request of this client (apply sets one); None: off.
         self.gate = gate
+        # Hears of each retry (apply shows them); a 429 held by the gate is its pause.
+        self.on_retry: RetryObserver | None = None
 
     def __repr__(self) -> str:
         return f"ControlPlaneClient(endpoint={self.endpoint!r}, tenant_id={self.tenant_id!r})"
@@ -192,8 +194,18 @@ class ControlPlaneClient:
     ) -> httpx2.Response:
         """`_send` with retries (for idempotent requests only)."""
         return await run_with_retries(
-            self.retry, lambda: self._send(method, path, params=params, body=body)
+            self.retry,
+            lambda: self._send(method, path, params=params, body=body),
+            on_retry=self._notify_retry,
         )
+
+    def _notify_retry(self, notice: RetryNotice) -> None:
+        """Pass NOTICE on, unless it is a 429 the gate already reports as one pause."""
+        if self.on_retry is None:
+            return
+        if self.gate is not None and isinstance(notice.error, RateLimitedError):
+            return
+        self.on_retry(notice)
 
     def _parse(self, adapter: TypeAdapter[T], method: str, path: str, r: httpx2.Response) -> T:
         try:
@@ -301,7 +313,9 @@ class ControlPlaneClient:
                 logger.info("adopting deployment %s made by a failed attempt", found.id)
             return found
 
-        return await run_with_retries(self.retry, attempt, before_retry=adopt)
+        return await run_with_retries(
+            self.retry, attempt, before_retry=adopt, on_retry=self._notify_retry
+        )
 
     async def get_deployment(self, deployment_id: str) -> Deployment:
         return await self._get(f"/v2/deployments/{deployment_id}", _DEPLOYMENT)

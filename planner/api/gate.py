@@ -2,7 +2,8 @@
 
 Without it each worker of a parallel apply learns about the rate limit on its own and
 the server keeps rejecting the others; with it, one `Retry-After` holds every request
-until it has passed, then they resume together.
+until it has passed, then they resume together. `on_pause` hears of each pause once,
+when a 429 closes an open gate (not of every request the pause holds).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+
+PauseObserver = Callable[[float], None]  # the seconds every request is held
 
 
 class BackoffGate:
@@ -27,12 +30,17 @@ class BackoffGate:
         self._max_hold = max_hold
         self._until = 0.0
         self.holds = 0
+        self.on_pause: PauseObserver | None = None
 
     def hold(self, seconds: float | None) -> None:
         """Close the gate for SECONDS from now (1 s when the server gave no Retry-After)."""
         wait = min(self._max_hold, seconds if seconds is not None else 1.0)
-        self._until = max(self._until, self._clock() + wait)
+        now = self._clock()
+        was_open = self._until <= now
+        self._until = max(self._until, now + wait)
         self.holds += 1
+        if was_open and self.on_pause is not None:
+            self.on_pause(wait)
 
     async def wait(self) -> None:
         """Return once the gate is open (at once when it is)."""

@@ -3,6 +3,8 @@
 Retried: no response at all (connection error, timeout), 429 (after `Retry-After`
 seconds when the server gives them, capped) and 502/503/504. Everything else is final.
 Sleep, randomness and the clock are injectable so tests run instantly and exactly.
+Each retry can be observed (`on_retry` gets a `RetryNotice`), e.g. to show it in
+apply's progress; the observer is a plain callable, so this layer knows no reporter.
 A POST is never retried blindly: the caller passes `before_retry`, which looks for what
 the failed attempt may have made and, when it finds it, ends the retries with it.
 """
@@ -54,6 +56,23 @@ class RetryPolicy:
 NO_RETRIES = RetryPolicy(max_attempts=1)
 
 
+@dataclass(frozen=True)
+class RetryNotice:
+    """A request failed with a retryable error and is sent again after `wait` seconds.
+
+    `status` is the HTTP status (None: no response came); `attempt` the failed one
+    (1-based); `reason` the error's one line (method, path, status, detail)."""
+
+    status: int | None
+    wait: float
+    attempt: int
+    reason: str
+    error: ApiError = field(repr=False, compare=False)
+
+
+RetryObserver = Callable[[RetryNotice], None]
+
+
 def is_retryable(error: ApiError) -> bool:
     return isinstance(error, ConnectionFailedError) or error.status in RETRYABLE_STATUSES
 
@@ -69,11 +88,13 @@ async def run_with_retries(
     operation: Callable[[], Awaitable[T]],
     *,
     before_retry: Callable[[], Awaitable[T | None]] | None = None,
+    on_retry: RetryObserver | None = None,
 ) -> T:
     """`operation()` until it succeeds, fails for good, or the attempts/time run out.
 
     `before_retry` runs before each retry; a non-None result is returned instead of
-    retrying (the first attempt did the work after all).
+    retrying (the first attempt did the work after all). `on_retry` hears of each retry
+    before its wait.
     """
     started = policy.clock()
     attempts = 0
@@ -89,6 +110,8 @@ async def run_with_retries(
             if attempts >= policy.max_attempts or elapsed + delay > policy.max_total_seconds:
                 raise _give_up(error, attempts, elapsed) from None
             logger.info("retrying in %.2f s after: %s", delay, error.message)
+            if on_retry is not None:
+                on_retry(RetryNotice(error.status, delay, attempts, error.message, error))
             await policy.sleep(delay)
         if before_retry is not None:
             found = await before_retry()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -21,6 +22,10 @@ T = TypeVar("T")
 DEFAULT_PARALLELISM = 10
 DEFAULT_WAIT_TIMEOUT = 1800.0
 DEFAULT_INTERRUPT_GRACE = 10.0
+
+# The deployment the current task works on (each operation runs in its own task), so a
+# retry or pause heard from the shared client can name it.
+working_on: ContextVar[str | None] = ContextVar("working_on", default=None)
 
 
 @dataclass(frozen=True)

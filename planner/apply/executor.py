@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from typing import Any
 
 from planner.api.client import ControlPlaneClient
 from planner.api.gate import BackoffGate
-from planner.apply.context import ApplyOptions, Run, describe_error
+from planner.apply.context import ApplyOptions, Run, describe_error, working_on
 from planner.apply.operations import apply_change
 from planner.apply.recorder import StateRecorder
 from planner.apply.records import rerecorded
@@ -57,13 +57,14 @@ async def execute_plan(
     check_applicable(plan, desired, digest_key)
     if client.gate is None:
         client.gate = BackoffGate()
+    reporter = reporter or NullReporter()
     run = Run(
         client=client,
         recorder=StateRecorder(backend, doc),
         desired=desired,
         digest_key=digest_key,
         options=options or ApplyOptions(),
-        reporter=reporter or NullReporter(),
+        reporter=reporter,
         stop=stop or asyncio.Event(),
         results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
     )
@@ -71,16 +72,30 @@ async def execute_plan(
     started = run.options.clock()
     run.reporter.begin(result.results)
     try:
-        await record_no_ops(run, plan)
-        intents = await delete_all(run, plan.changes_with(*_DELETES))
-        work = plan.changes_with(Action.CREATE, Action.UPDATE, Action.NEW_REVISION, Action.REPLACE)
-        await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
+        with observed(client, client.gate, reporter):
+            await record_no_ops(run, plan)
+            intents = await delete_all(run, plan.changes_with(*_DELETES))
+            work = plan.changes_with(*_NEEDS_CONFIG)
+            await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
     finally:
         result.interrupted = run.stop.is_set()
         await run.recorder.flush()  # whatever a cancelled operation changed last
         result.seconds = run.options.clock() - started
         run.reporter.end(result)
     return result
+
+
+@contextlib.contextmanager
+def observed(client: ControlPlaneClient, gate: BackoffGate, reporter: Reporter) -> Iterator[None]:
+    """The client's retries and the gate's pauses go to REPORTER, naming the deployment
+    whose task sent the request, for the time of the run (then they are unhooked)."""
+    client.on_retry = lambda notice: reporter.retry(notice, working_on.get())
+    gate.on_pause = lambda seconds: reporter.pause(seconds, working_on.get())
+    try:
+        yield
+    finally:
+        client.on_retry = None
+        gate.on_pause = None
 
 
 def check_applicable(

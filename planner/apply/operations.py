@@ -19,7 +19,7 @@ from planner.api.models import (
     DeploymentStatus,
     RevisionStatus,
 )
-from planner.apply.context import Run
+from planner.apply.context import Run, working_on
 from planner.apply.records import recorded_from, with_revision
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd, wait_for_revision, wait_until_gone
@@ -35,6 +35,7 @@ logger = logging.getLogger("planner.apply")
 async def apply_change(run: Run, change: Change, intent: PendingIntent | None = None) -> None:
     """Create, PATCH or replace one deployment; failures end up in its result."""
     result = run.results[change.name]
+    working_on.set(change.name)  # this task's own context: the others keep theirs
     try:
         if change.action is Action.CREATE:
             await create(run, change, result)

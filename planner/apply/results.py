@@ -63,6 +63,11 @@ class ApplyResult:
     def ok(self) -> bool:
         return not self.failed and not self.interrupted
 
+    @property
+    def not_started(self) -> int:
+        """Deployments something was to be sent for, and nothing was (a stop came first)."""
+        return sum(1 for r in self.results if r.outcome is Outcome.NOT_STARTED and r.changed)
+
     def count(self, action: Action, *outcomes: Outcome) -> int:
         wanted = outcomes or (Outcome.SUCCEEDED, Outcome.SUBMITTED)
         return sum(1 for r in self.results if r.action is action and r.outcome in wanted)
@@ -81,7 +86,7 @@ class ApplyResult:
         if replaced:
             parts.append(f"{replaced} replaced")
         parts.append(f"{len(self.failed)} failed")
-        not_started = sum(1 for r in self.results if r.outcome is Outcome.NOT_STARTED and r.changed)
+        not_started = self.not_started
         if not_started:
             parts.append(f"{not_started} not started")
         if self.mode == "destroy":

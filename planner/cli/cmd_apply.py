@@ -4,7 +4,9 @@ Without PLANFILE: lock the state, adopt what an interrupted apply created, plan,
 the plan, ask for `yes` on a terminal (or `--auto-approve`), execute. With PLANFILE:
 execute exactly that saved plan, without asking, unless it is stale. The state lock is
 held for the whole run. Exit codes: 0 done, 1 an error or a deployment failed, 130
-interrupted (Ctrl-C: requests in flight finish and are recorded first).
+interrupted (Ctrl-C), 143 terminated (SIGTERM): after a first signal, requests in flight
+finish and are recorded first (`planner.cli.signals`). `--format json` streams NDJSON
+events on stdout instead of the text (`planner.render.apply_view`).
 """
 
 from __future__ import annotations
@@ -14,17 +16,15 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from planner.apply import ApplyOptions, ApplyResult, execute_plan
-from planner.apply.reporter import NullReporter
+from planner.apply.events import Operation
+from planner.apply.reporter import Reporter
 from planner.cli.common import (
     DEFAULT_CONFIG,
     EXIT_ERROR,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     add_config_option,
     add_endpoint_options,
@@ -36,6 +36,7 @@ from planner.cli.common import (
     repeated_args,
     seconds,
 )
+from planner.cli.signals import StopSignals, raise_terminated
 from planner.cli.step_summary import append_step_summary
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError, PlannerError
@@ -45,11 +46,9 @@ from planner.plan.refresh import observed_record, pending_create_names, revision
 from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
 from planner.plan.stale import check_plan_fresh
 from planner.render.apply_markdown import render_apply_markdown
-from planner.render.apply_text import render_apply_result
+from planner.render.apply_view import ApplyView, make_view
 from planner.render.console import make_console
 from planner.render.output import write_warnings
-from planner.render.progress import make_reporter
-from planner.render.text import render_text
 from planner.secrets import url_without_password
 from planner.state.document import IntentOp, StateDocument
 from planner.state.location import STATE_ENV
@@ -97,6 +96,14 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="how long to wait for each revision (default: 1800)",
     )
     add_lock_timeout_option(parser)
+    parser.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text, or json: NDJSON events on stdout, one per line, the last a summary "
+        "(schemas/apply-events.schema.json)",
+    )
+    parser.set_defaults(json_lines=True)  # a --format json error is an event line too
 
 
 def positive_int(text: str) -> int:
@@ -121,8 +128,30 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(run_apply(args, options, operation="apply"))
 
 
-async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation: str) -> int:
-    """Lock, plan (or load the saved plan), confirm, execute, report."""
+async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation: Operation) -> int:
+    """Lock, plan (or load the saved plan), confirm, execute, report; the exit code."""
+    view = make_view(args.format, operation)
+    signals = StopSignals(view.stopping)
+    try:
+        with signals.installed():
+            result = await apply_locked(args, options, operation, view, signals)
+    except KeyboardInterrupt as stopped:
+        view.cut_short(getattr(stopped, "exit_code", signals.exit_code))
+        raise
+    code = signals.exit_code if result.interrupted else EXIT_ERROR if result.failed else EXIT_OK
+    view.finished(result, code)
+    append_step_summary(render_apply_markdown(result))
+    return code
+
+
+async def apply_locked(
+    args: argparse.Namespace,
+    options: PlanOptions,
+    operation: Operation,
+    view: ApplyView,
+    signals: StopSignals,
+) -> ApplyResult:
+    """The run inside the state lock (released whatever happens)."""
     saved = load_sealed_plan(args) if getattr(args, "planfile", None) else None
     async with Workspace.from_args(args) as ws:
         write_warnings(ws.config.warnings)
@@ -136,16 +165,12 @@ async def run_apply(args: argparse.Namespace, options: PlanOptions, *, operation
             else:
                 await adopt_pending(ws, doc)
                 plan, _ = await ws.make_plan(options, doc)
-                show_plan(plan)
+                view.show_plan(plan)
                 if plan.has_errors:
                     raise PlanError("the plan has errors (listed above): nothing was applied")
                 if plan.has_changes:
-                    confirm(args.auto_approve, operation)
-            result = await execute(ws, doc, plan, args)
-    print_result(result)
-    if result.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_ERROR if result.failed else EXIT_OK
+                    confirm(args.auto_approve, operation, output_format=args.format)
+            return await execute(ws, doc, plan, args, view.reporter(plan), signals)
 
 
 def load_sealed_plan(args: argparse.Namespace) -> SavedPlan:
@@ -210,15 +235,16 @@ async def adopt_pending(ws: Workspace, doc: StateDocument) -> None:
     ws.backend.write(doc)
 
 
-def show_plan(plan: Plan) -> None:
-    sys.stdout.write(render_text(plan, color=sys.stdout.isatty()))
-    sys.stdout.flush()
-
-
-def confirm(auto_approve: bool, operation: str) -> None:
-    """Ask for `yes` on a terminal; refuse to go on without one unless --auto-approve."""
+def confirm(auto_approve: bool, operation: str, *, output_format: str = "text") -> None:
+    """Ask for `yes` on a terminal; refuse to go on without one unless --auto-approve
+    (with `--format json` stdout is for events only: no question is asked there)."""
     if auto_approve:
         return
+    if output_format == "json":
+        raise PlannerError(
+            "cannot ask for confirmation with --format json",
+            hint=f"pass --auto-approve to {operation} without asking, or apply a saved plan",
+        )
     if not sys.stdin.isatty():
         raise PlannerError(
             "cannot ask for confirmation: the input is not a terminal",
@@ -238,13 +264,13 @@ def confirm(auto_approve: bool, operation: str) -> None:
 def ask(prompt: str) -> str | None:
     """The answer typed, or None at end of input (Ctrl-D).
 
-    Ctrl-C must interrupt at once: asyncio.run's own SIGINT handler only cancels the
-    task, which a blocking input() never notices, so the default handler is put back
-    while waiting."""
+    Ctrl-C and SIGTERM must stop at once: the loop's handlers only cancel the task,
+    which a blocking input() never notices, so plain handlers raise while waiting."""
     try:
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        previous_term = signal.signal(signal.SIGTERM, raise_terminated)
     except ValueError:  # not the main thread: nothing to restore
-        previous = None
+        previous = previous_term = None
     try:
         return input(prompt).strip()
     except EOFError:
@@ -252,20 +278,22 @@ def ask(prompt: str) -> str | None:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGTERM, previous_term)
 
 
 async def execute(
-    ws: Workspace, doc: StateDocument, plan: Plan, args: argparse.Namespace
+    ws: Workspace,
+    doc: StateDocument,
+    plan: Plan,
+    args: argparse.Namespace,
+    reporter: Reporter,
+    signals: StopSignals,
 ) -> ApplyResult:
-    console = make_console()
     stop = asyncio.Event()
     options = ApplyOptions(
         parallelism=args.parallelism, wait=not args.no_wait, wait_timeout=args.wait_timeout
     )
-    reporter = (
-        make_reporter(console, live=console.is_terminal) if plan.has_changes else NullReporter()
-    )
-    with interrupts(stop, console.print):
+    with signals.executing(stop):
         return await execute_plan(
             plan,
             client=ws.client,
@@ -277,37 +305,3 @@ async def execute(
             reporter=reporter,
             stop=stop,
         )
-
-
-@contextmanager
-def interrupts(stop: asyncio.Event, say: Callable[[str], None]) -> Iterator[None]:
-    """First Ctrl-C: stop submitting, let requests in flight finish, record, exit 130.
-    Second Ctrl-C: cancel at once (the journal covers what was cut off)."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-
-    def on_sigint() -> None:
-        if stop.is_set():
-            if task is not None:
-                task.cancel()
-            return
-        stop.set()
-        say("Interrupted: finishing the requests in flight, then stopping (Ctrl-C again: now).")
-
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError):  # not the main thread: plain KeyboardInterrupt
-        yield
-        return
-    try:
-        yield
-    except asyncio.CancelledError:
-        raise KeyboardInterrupt from None
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-
-
-def print_result(result: ApplyResult) -> None:
-    sys.stdout.write("\n" + render_apply_result(result, color=sys.stdout.isatty()))
-    sys.stdout.flush()
-    append_step_summary(render_apply_markdown(result))

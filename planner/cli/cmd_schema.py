@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from planner.apply.events import apply_events_json_schema
 from planner.config.json_schema import config_schema
 from planner.errors import PlannerError
 from planner.plan.saved import plan_file_json_schema
@@ -22,6 +23,7 @@ SchemaBuilder = Callable[[], dict[str, Any]]
 SCHEMAS: dict[str, SchemaBuilder] = {
     "config.schema.json": config_schema,
     "plan.schema.json": plan_file_json_schema,
+    "apply-events.schema.json": apply_events_json_schema,
 }
 DEFAULT_SCHEMA = "config.schema.json"
 

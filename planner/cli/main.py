@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from planner import installed_version
-from planner.cli.common import EXIT_ERROR, EXIT_INTERRUPTED
+from planner.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
 
 # name -> (module under planner/cli, help line); the order of `planner --help`.
@@ -96,19 +96,26 @@ def chosen_command(argv: Sequence[str]) -> str | None:
 
 
 def report_error(error: PlannerError, args: argparse.Namespace) -> None:
-    """The error on stderr; with `--format json`, also its JSON document on stdout."""
+    """The error on stderr; with `--format json`, also its JSON document on stdout (for
+    the commands that stream NDJSON events, as their last line: an `error` event)."""
     # Imported here: rich is not needed for `planner --help` or a command that succeeds.
     from planner.render.console import make_console
     from planner.render.errors import error_document, write_error
     from planner.render.output import write_json
 
     write_error(make_console(stderr=True), error)
-    if getattr(args, "format", None) == "json":
+    if getattr(args, "format", None) != "json":
+        return
+    if getattr(args, "json_lines", False):
+        from planner.render.apply_events import error_event, write_event
+
+        write_event(sys.stdout, error_event(error))
+    else:
         write_json(make_console(), error_document(error))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; map errors to exit codes (1 error, 130 interrupted)."""
+    """Run one command; map errors to exit codes (1 error, 130 interrupted, 143 terminated)."""
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
@@ -120,9 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         report_error(error, args)
         return error.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         print("Interrupted.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return stopped.exit_code if isinstance(stopped, Interrupted) else EXIT_INTERRUPTED
     except Exception as error:  # the boundary: one line, no traceback unless --debug
         if debug:
             raise

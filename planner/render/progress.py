@@ -2,10 +2,13 @@
 `planner.apply.reporter`).
 
 Two reporters:
-- `LineReporter` (no TTY, CI): one timestamped line each time a deployment's status
-  changes, e.g. `03:41:07 support-agent: BUILDING (1.2s)`;
+- `LineReporter` (no TTY, CI): one line each time a deployment's status changes, stamped
+  with the full ISO 8601 UTC time, e.g. `2026-11-23T14:05:01Z support-agent: BUILDING (1.2s)`;
 - `LiveReporter` (a terminal): a rich live display, one line per deployment with its
   current status and elapsed time, under an overall progress bar.
+
+Both show each retry of a request and each 429 pause (one line per pause, however many
+requests it holds) as a line of its own.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from planner.api.retry import RetryNotice
 from planner.apply.reporter import Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+from planner.state.document import iso_utc, utc_now
 
 
 def elapsed(result: DeploymentResult, now: float) -> float:
@@ -33,6 +38,16 @@ def elapsed(result: DeploymentResult, now: float) -> float:
     return max(0.0, now - result.started)
 
 
+def retry_line(notice: RetryNotice, deployment: str | None) -> str:
+    """`api: retrying in 0.4s (attempt 1 failed): PATCH /v2/deployments/<id> failed: 503 ...`"""
+    who = f"{deployment}: " if deployment else ""
+    return f"{who}retrying in {notice.wait:.1f}s (attempt {notice.attempt} failed): {notice.reason}"
+
+
+def pause_line(seconds: float) -> str:
+    return f"rate limited (429): every request paused for {seconds:.1f}s"
+
+
 class LineReporter:
     """Plain timestamped lines, only when something changes (for logs and CI)."""
 
@@ -41,7 +56,7 @@ class LineReporter:
         console: Console,
         *,
         clock: Callable[[], float] = time.monotonic,
-        wall: Callable[[], datetime] = datetime.now,
+        wall: Callable[[], datetime] = utc_now,
     ) -> None:
         self.console = console
         self.clock = clock
@@ -67,8 +82,14 @@ class LineReporter:
     def end(self, result: ApplyResult) -> None:
         pass
 
+    def retry(self, notice: RetryNotice, deployment: str | None) -> None:
+        self._print(retry_line(notice, deployment))
+
+    def pause(self, seconds: float, deployment: str | None) -> None:
+        self._print(pause_line(seconds))
+
     def _print(self, text: str) -> None:
-        stamp = self.wall().strftime("%H:%M:%S")
+        stamp = iso_utc(self.wall(), timespec="seconds")
         self.console.print(f"{stamp} {text}", markup=False, highlight=False)
 
 
@@ -112,6 +133,12 @@ class LiveReporter:
         done = sum(1 for r in self._rows if r.outcome is not Outcome.NOT_STARTED)
         self._progress.update(self._task, completed=done)
         self._live.stop()
+
+    def retry(self, notice: RetryNotice, deployment: str | None) -> None:
+        self.console.print(retry_line(notice, deployment), markup=False, highlight=False)
+
+    def pause(self, seconds: float, deployment: str | None) -> None:
+        self.console.print(pause_line(seconds), markup=False, highlight=False)
 
     def _render(self) -> RenderableType:
         table = Table.grid(padding=(0, 2))

@@ -13,7 +13,7 @@ from planner.api.errors import (
     ServerError,
 )
 from planner.api.models import DeploymentCreate, DeploymentPatch
-from planner.api.retry import RetryPolicy
+from planner.api.retry import RetryNotice, RetryPolicy
 from tests.api.api_fakes import FakeTime, Scripted, deployment_json, page
 
 pytestmark = pytest.mark.anyio
@@ -203,3 +203,34 @@ def test_backoff_never_exceeds_the_cap():
     delays = [policy.backoff(n) for n in range(1, 10)]
     assert all(0 <= d < 5.0 for d in delays)
     assert delays[0] < 1.0
+
+
+async def test_each_retry_is_told_to_the_observer_with_status_and_wait(
+    make_client, fake_time: FakeTime
+):
+    """`on_retry` hears of every retry (a 503 and a refused connection) with the HTTP
+    status (None without a response), the wait in seconds and the failed attempt."""
+    scripted = sequence(
+        httpx2.Response(503, json={"detail": "busy"}), httpx2.ConnectError("refused"), ok()
+    )
+    heard: list[RetryNotice] = []
+    async with make_client(scripted) as client:
+        client.on_retry = heard.append
+        await client.get_deployment("d1")
+    assert [(n.status, n.attempt) for n in heard] == [(503, 1), (None, 2)]
+    assert [n.wait for n in heard] == fake_time.sleeps
+    assert heard[0].reason.startswith("GET /v2/deployments/d1 failed: 503")
+
+
+async def test_a_post_retry_is_told_to_the_observer(make_client, fake_time: FakeTime):
+    """A create retried after a 502 (nothing made by the failed attempt) is told too."""
+    scripted = sequence(
+        httpx2.Response(502, json={"detail": "bad gateway"}),
+        page([], 0),
+        httpx2.Response(201, json=deployment_json("d1", "api")),
+    )
+    heard: list[RetryNotice] = []
+    async with make_client(scripted) as client:
+        client.on_retry = heard.append
+        await client.create_deployment(CREATE)
+    assert [n.status for n in heard] == [502]

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from planner.api.models import Deployment, DeploymentCreate
+from planner.api.retry import RetryNotice, RetryPolicy
 from planner.apply import ApplyOptions, DeploymentResult, Outcome
 from planner.controlplane.settings import ServerSettings
 from planner.errors import PlanError, PlanStaleError
@@ -179,6 +180,8 @@ async def test_stop_while_waiting_keeps_what_was_created(
     class StopOnFirstStatus:
         def begin(self, results: object) -> None: ...
         def end(self, result: object) -> None: ...
+        def retry(self, notice: object, deployment: object) -> None: ...
+        def pause(self, seconds: object, deployment: object) -> None: ...
         def update(self, result: object) -> None:
             if getattr(result, "status", None):  # the first status seen, whichever it is
                 stop.set()
@@ -268,6 +271,8 @@ async def test_a_name_held_by_a_deployment_being_deleted_is_waited_out(
     class Statuses:
         def begin(self, results: object) -> None: ...
         def end(self, result: object) -> None: ...
+        def retry(self, notice: object, deployment: object) -> None: ...
+        def pause(self, seconds: object, deployment: object) -> None: ...
         def update(self, result: DeploymentResult) -> None:
             seen.append(result.status)
 
@@ -293,3 +298,55 @@ async def test_every_patch_and_delete_is_journalled_before_it_is_sent(harness: H
         "source_revision_config.image_uri": "registry.example.com/app:2"
     }
     assert harness.state().pending == []
+
+
+class Notices:
+    """A reporter that keeps the retries and pauses it hears, with the deployment named."""
+
+    def __init__(self) -> None:
+        self.retries: list[tuple[int | None, str | None]] = []
+        self.pauses: list[tuple[float, str | None]] = []
+
+    def begin(self, results: object) -> None: ...
+    def end(self, result: object) -> None: ...
+    def update(self, result: object) -> None: ...
+
+    def retry(self, notice: RetryNotice, deployment: str | None) -> None:
+        self.retries.append((notice.status, deployment))
+
+    def pause(self, seconds: float, deployment: str | None) -> None:
+        self.pauses.append((seconds, deployment))
+
+
+async def test_retries_are_reported_naming_the_deployment_whose_request_it_was(
+    harness: Harness, plane_settings: ServerSettings
+) -> None:
+    """With 30% of requests answered 503, the apply converges and the reporter hears each
+    retry with its status and the deployment whose task sent it; afterwards the client
+    no longer reports to it."""
+    plane_settings.error_rate, plane_settings.random_seed = 0.3, 7
+    harness.client.retry = RetryPolicy(base_delay=0.01, max_delay=0.05, max_attempts=10)
+    harness.configure(docker("alpha"), docker("beta"), docker("gamma"))
+    notices = Notices()
+    result = await harness.apply(reporter=notices)
+    assert result.ok
+    assert notices.retries, "seed 7 answers some requests 503"
+    assert {status for status, _ in notices.retries} == {503}
+    assert {name for _, name in notices.retries} <= {"alpha", "beta", "gamma", None}
+    assert any(name is not None for _, name in notices.retries)
+    assert harness.client.on_retry is None
+
+
+async def test_a_rate_limit_is_reported_as_pauses_not_as_retries(
+    harness: Harness, plane_settings: ServerSettings
+) -> None:
+    """With 3 requests a second allowed, 4 creates at once make the plane answer 429s:
+    the reporter hears them as pauses (at most one per 429), never as retries."""
+    plane_settings.rate_limit = 3
+    harness.configure(*(docker(f"d{i}") for i in range(4)))
+    notices = Notices()
+    result = await harness.apply(reporter=notices)
+    assert result.ok
+    assert notices.pauses and notices.retries == []
+    assert harness.client.gate is not None
+    assert len(notices.pauses) <= harness.client.gate.holds

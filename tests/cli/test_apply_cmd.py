@@ -11,6 +11,7 @@ import pytest
 
 from planner.api.client import ControlPlaneClient
 from planner.cli.cmd_apply import confirm
+from planner.cli.common import Interrupted
 from planner.errors import PlannerError
 from planner.state import LocalFileBackend
 from tests.cli.conftest import SECRET_VALUE, Scenario
@@ -240,6 +241,31 @@ def test_ctrl_c_at_the_prompt_interrupts_at_once(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(ask_in_the_loop())
     assert not terminal.answered
+
+
+def _sigterm() -> str:
+    signal.raise_signal(signal.SIGTERM)
+    return "yes\n"
+
+
+def test_sigterm_at_the_prompt_stops_at_once_with_143(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM while apply asks for `yes` stops there (Interrupted, exit 143) instead of
+    waiting for an answer; afterwards SIGTERM has its previous handler again."""
+    terminal = _Terminal(_sigterm)
+    monkeypatch.setattr(sys, "stdin", terminal)
+    with pytest.raises(Interrupted) as stopped:
+        confirm(False, "apply")
+    assert stopped.value.exit_code == 143
+    assert not terminal.answered
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_json_output_never_asks() -> None:
+    """With --format json there is no question (stdout is for events): an error naming
+    --auto-approve, even on a terminal."""
+    with pytest.raises(PlannerError, match="--format json") as refused:
+        confirm(False, "destroy", output_format="json")
+    assert "--auto-approve to destroy" in (refused.value.hint or "")
 
 
 def test_end_of_input_at_the_prompt_cancels(monkeypatch: pytest.MonkeyPatch) -> None:

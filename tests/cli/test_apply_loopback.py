@@ -7,6 +7,7 @@ import asyncio
 import os
 import pty
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment
 from planner.state import LocalFileBackend
 from tests.controlplane.conftest import ServeProcess, start_serve
+from tests.event_lines import event_lines
 
 pytestmark = pytest.mark.slow
 
@@ -61,13 +63,18 @@ class Apply:
         raise AssertionError(f"no {text!r} in time:\n" + "\n".join(self.seen))
 
     def finish(self, timeout: float = READ_TIMEOUT) -> tuple[int, str, str]:
-        out, err = self.process.communicate(timeout=timeout)
+        """Wait for the end; every stdout line in order (only the pump reads stdout)."""
+        stderr = self.process.stderr
+        assert stderr is not None
+        err: list[str] = []
+        reader = threading.Thread(target=lambda: err.append(stderr.read()), daemon=True)
+        reader.start()
+        self.process.wait(timeout=timeout)
+        reader.join(timeout=timeout)
         rest = []
-        while not self.lines.empty():
-            line = self.lines.get_nowait()
-            if line is not None:
-                rest.append(line)
-        return self.process.returncode, "\n".join([*self.seen, *rest, out]), err
+        while (line := self.lines.get(timeout=timeout)) is not None:
+            rest.append(line)
+        return self.process.returncode, "\n".join([*self.seen, *rest]), "".join(err)
 
 
 @dataclass
@@ -333,3 +340,83 @@ def test_kill_9_mid_update_is_never_drift_and_converges(serve: StartWorkdir) -> 
     code, out, err = work.run("apply", "-c", config, "--auto-approve")
     assert code == 0, out + err
     work.assert_converged(config, "u", 6)
+
+
+def assert_consistent_and_unlocked(work: Workdir, config: str, prefix: str) -> None:
+    """The lock is free, every recorded id is live, every live one is recorded or journalled."""
+    backend = LocalFileBackend(work.root / "state" / config.replace(".toml", ".state.json"))
+    with backend.lock("check"):  # fails at once if the stopped apply still held it
+        state = backend.read()
+    assert state is not None
+    live = {d.name: d.id for d in work.live(prefix)}
+    assert {n: r.id for n, r in state.deployments.items()}.items() <= live.items()
+    assert set(live) <= set(state.deployments) | {i.name for i in state.pending}
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGTERM], [signal.SIGTERM, signal.SIGINT]])
+def test_sigterm_stops_like_ctrl_c_and_exits_143(
+    serve: StartWorkdir, signals: list[signal.Signals]
+) -> None:
+    """SIGTERM during an apply (a cancelled CI job): in-flight work finishes and is
+    recorded, the summary is printed, exit 143; a second signal cuts it short, still
+    143. Either way the lock is released, the state is consistent with the server and
+    the next apply converges."""
+    work = serve("--latency-ms", "30", "--build-seconds", "0.5", "--deploy-seconds", "1")
+    config = work.write("term.toml", config_text("s", 6))
+    apply = work.start("apply", "-c", config, "--auto-approve", "--parallelism", "2")
+    apply.wait_for("creating")
+    for signum in signals:
+        apply.process.send_signal(signum)
+        time.sleep(0.01)
+    code, out, err = apply.finish()
+    assert code == 143, out + err
+    if len(signals) == 1:
+        assert "Terminated (SIGTERM): finishing the requests in flight" in out
+        assert "Apply interrupted:" in out
+    assert_consistent_and_unlocked(work, config, "s")
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    work.assert_converged(config, "s", 6)
+
+
+def test_sigterm_with_format_json_ends_the_stream_with_the_summary(serve: StartWorkdir) -> None:
+    """With --format json a SIGTERM adds an `interrupt` event and the last line is the
+    summary with outcome interrupted and exit code 143; every line is a valid event."""
+    work = serve("--latency-ms", "30", "--build-seconds", "0.5", "--deploy-seconds", "1")
+    config = work.write("jterm.toml", config_text("j", 6))
+    argv = ("apply", "-c", config, "--auto-approve", "--parallelism", "2", "--format", "json")
+    apply = work.start(*argv)
+    apply.wait_for('"creating"')
+    apply.process.send_signal(signal.SIGTERM)
+    code, out, err = apply.finish()
+    assert code == 143, out + err
+    events = event_lines(out)
+    assert [e["signal"] for e in events if e["type"] == "interrupt"] == ["SIGTERM"]
+    assert events[-1]["type"] == "summary"
+    assert (events[-1]["outcome"], events[-1]["exit_code"]) == ("interrupted", 143)
+    assert_consistent_and_unlocked(work, config, "j")
+
+
+def test_retries_and_rate_limit_pauses_are_events(serve: StartWorkdir) -> None:
+    """Against a plane answering 30% of requests 503 and allowing 8 requests a second,
+    the NDJSON stream has retry events (status 503, a wait) and pause events (429), the
+    apply converges, and the text mode shows them as timestamped lines."""
+    work = serve(
+        "--error-rate", "0.3", "--rate-limit", "8", "--build-seconds", "0.2",
+        "--deploy-seconds", "0.3",
+    )  # fmt: skip
+    config = work.write("noisy.toml", config_text("n", 6))
+    code, out, err = work.run("apply", "-c", config, "--auto-approve", "--format", "json")
+    assert code == 0, out + err
+    events = event_lines(out)
+    retries = [e for e in events if e["type"] == "retry"]
+    pauses = [e for e in events if e["type"] == "pause"]
+    assert retries and {e["status_code"] for e in retries} == {503}
+    assert all(e["wait_seconds"] >= 0 for e in retries)
+    assert pauses and all(e["wait_seconds"] > 0 for e in pauses)
+    assert events[-1]["counts"]["created"] == 6
+    work.write(config, config_text("n", 6, image="registry.example.com/app:2"))
+    code, out, err = work.run("apply", "-c", config, "--auto-approve")
+    assert code == 0, out + err
+    assert re.search(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ rate limited \(429\)", out, re.M), out
+    work.assert_converged(config, "n", 6)

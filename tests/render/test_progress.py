@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import io
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 
+from planner.api.retry import RetryNotice
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+from planner.errors import ApiError
 from planner.plan.model import Action
 from planner.render.console import make_console
 from planner.render.progress import LineReporter, LiveReporter, make_reporter
 
+WALL = datetime(2026, 1, 1, 3, 4, 5, 678000, tzinfo=UTC)
+
 
 def test_line_reporter_prints_a_timestamped_line_per_status_change() -> None:
-    """One line per change of status (repeats say nothing), with time and elapsed seconds."""
+    """One line per change of status (repeats say nothing), stamped with the full ISO 8601
+    UTC time (seconds, `Z`) and the elapsed seconds."""
     out = io.StringIO()
     now = [100.0]
-    reporter = LineReporter(
-        make_console(out), clock=lambda: now[0], wall=lambda: datetime(2026, 1, 1, 3, 4, 5)
-    )
+    reporter = LineReporter(make_console(out), clock=lambda: now[0], wall=lambda: WALL)
     row = DeploymentResult("alpha", Action.CREATE, started=100.0)
     reporter.begin([row, DeploymentResult("same", Action.NO_OP)])
     row.status = "QUEUED"
@@ -28,21 +31,21 @@ def test_line_reporter_prints_a_timestamped_line_per_status_change() -> None:
     row.outcome, row.error, row.seconds = Outcome.FAILED, "revision r1 ended BUILD_FAILED", 1.5
     reporter.update(row)
     assert out.getvalue().splitlines() == [
-        "03:04:05 Applying 1 change(s)",
-        "03:04:05 alpha: QUEUED (0.0s)",
-        "03:04:05 alpha: BUILD_FAILED (1.5s): revision r1 ended BUILD_FAILED",
+        "2026-01-01T03:04:05Z Applying 1 change(s)",
+        "2026-01-01T03:04:05Z alpha: QUEUED (0.0s)",
+        "2026-01-01T03:04:05Z alpha: BUILD_FAILED (1.5s): revision r1 ended BUILD_FAILED",
     ]
 
 
 def test_line_reporter_says_nothing_about_deployments_without_changes() -> None:
     """A no-op deployment finishing ("no changes") prints no progress line."""
     out = io.StringIO()
-    reporter = LineReporter(make_console(out), wall=lambda: datetime(2026, 1, 1, 3, 4, 5))
+    reporter = LineReporter(make_console(out), wall=lambda: WALL)
     same = DeploymentResult("same", Action.NO_OP)
     reporter.begin([same])
     same.status, same.outcome = "no changes", Outcome.SUCCEEDED
     reporter.update(same)
-    assert out.getvalue().splitlines() == ["03:04:05 Applying 0 change(s)"]
+    assert out.getvalue().splitlines() == ["2026-01-01T03:04:05Z Applying 0 change(s)"]
 
 
 def test_live_reporter_shows_each_deployment_and_the_overall_bar() -> None:
@@ -69,3 +72,38 @@ def test_make_reporter_picks_live_only_for_a_terminal() -> None:
     console = make_console(io.StringIO())
     assert isinstance(make_reporter(console, live=False), LineReporter)
     assert isinstance(make_reporter(console, live=True), LiveReporter)
+
+
+def test_line_reporter_stamps_in_utc_whatever_the_local_zone() -> None:
+    """A wall clock in another zone is printed in UTC with `Z`."""
+    out = io.StringIO()
+    paris = timezone(timedelta(hours=1))
+    reporter = LineReporter(
+        make_console(out), wall=lambda: datetime(2026, 11, 23, 15, 5, 1, tzinfo=paris)
+    )
+    reporter.begin([])
+    assert out.getvalue() == "2026-11-23T14:05:01Z Applying 0 change(s)\n"
+
+
+def test_retries_and_pauses_are_lines_of_their_own() -> None:
+    """A retry names the deployment, the wait, the failed attempt and the request's
+    error; a 429 pause is one line with its wait; both on the plain and the live display."""
+    notice = RetryNotice(503, 0.42, 1, "PATCH /v2/deployments/d1 failed: 503 busy", ApiError("x"))
+    out = io.StringIO()
+    lines = LineReporter(make_console(out), wall=lambda: WALL)
+    lines.retry(notice, "api")
+    lines.retry(notice, None)
+    lines.pause(2.0, "api")
+    assert out.getvalue().splitlines() == [
+        "2026-01-01T03:04:05Z api: retrying in 0.4s (attempt 1 failed): "
+        "PATCH /v2/deployments/d1 failed: 503 busy",
+        "2026-01-01T03:04:05Z retrying in 0.4s (attempt 1 failed): "
+        "PATCH /v2/deployments/d1 failed: 503 busy",
+        "2026-01-01T03:04:05Z rate limited (429): every request paused for 2.0s",
+    ]
+    live_out = io.StringIO()
+    live = LiveReporter(make_console(live_out, force_terminal=True))
+    live.retry(notice, "api")
+    live.pause(2.0, None)
+    assert "api: retrying in 0.4s" in live_out.getvalue()
+    assert "paused for 2.0s" in live_out.getvalue()
