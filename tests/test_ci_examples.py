@@ -3,7 +3,6 @@ steps (examples/ci/scripts) work against `planner serve`, with `gh`/`curl` stubb
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -19,7 +18,6 @@ from typing import Any
 import httpx2
 import pytest
 
-from planner.cli.main import build_parser
 from planner.errors import PlanStaleError
 from tests.ci_stubs import install_stubs
 from tests.controlplane.conftest import ServeProcess, start_serve
@@ -36,18 +34,7 @@ FAST = ("--build-seconds", "0.05", "--deploy-seconds", "0.05")
 MARKER = f"<!-- planner-plan: {CONFIG}#dev -->"
 
 
-def apply_has_json_format() -> bool:
-    """`planner apply --format json` (the NDJSON events apply.sh reads) is available."""
-    parser = build_parser()
-    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return any("--format" in action.option_strings for action in commands.choices["apply"]._actions)
-
-
 pytestmark = pytest.mark.slow  # they start planner serve, bash and check-jsonschema
-
-needs_apply_json = pytest.mark.skipif(
-    not apply_has_json_format(), reason="apply.sh reads `planner apply --format json`"
-)
 
 
 @pytest.mark.parametrize(
@@ -327,7 +314,6 @@ def test_drift_check_opens_then_updates_one_issue(job: Job) -> None:
     assert job.calls()[-1]["path"] == "repos/acme/agents/issues/12"
 
 
-@needs_apply_json
 def test_apply_step_applies_the_reviewed_plan(job: Job) -> None:
     """apply.sh applies plan.json; the next plan of the environment has no changes."""
     run_plan_step(job)
@@ -337,7 +323,6 @@ def test_apply_step_applies_the_reviewed_plan(job: Job) -> None:
     assert job.output().splitlines()[-1] == "changes=false"
 
 
-@needs_apply_json
 def test_apply_step_replans_a_stale_plan_but_never_applies_unreviewed_changes(job: Job) -> None:
     """A reviewed plan gone stale with other changes is planned again, left for review."""
     promote(job)
@@ -349,7 +334,6 @@ def test_apply_step_replans_a_stale_plan_but_never_applies_unreviewed_changes(jo
         assert MARKER in (job.repo / "plan-out" / "replan.md").read_text()
 
 
-@needs_apply_json
 def test_apply_step_applies_a_stale_plan_whose_changes_are_the_reviewed_ones(job: Job) -> None:
     """Stale only by an unmanaged field: the new plan's changes are the same, so it applies."""
     promote(job)
