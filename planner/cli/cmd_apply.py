@@ -35,6 +35,7 @@ from planner.cli.common import (
     repeated_args,
     seconds,
 )
+from planner.cli.refresh_only import run_refresh_only
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError, PlannerError
 from planner.plan.diff import PlanOptions
@@ -67,6 +68,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         ("--replace", "delete and re-create NAME (repeatable)"),
     ):
         parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
+    parser.add_argument(
+        "--refresh-only",
+        action="store_true",
+        help="record what changed outside the planner into the state; change nothing remotely",
+    )
     parser.set_defaults(func=run)
 
 
@@ -112,8 +118,12 @@ def run(args: argparse.Namespace) -> int:
         only=args.only,
         exclude=args.exclude,
         replace=args.replace,
+        refresh_only=args.refresh_only,
         command_args=repeated_args(args),
     )
+    if args.refresh_only:
+        refresh = run_refresh_only(args, options, show=show_plan, confirm=confirm)
+        return asyncio.run(refresh)
     return asyncio.run(run_apply(args, options, operation="apply"))
 
 
