@@ -144,7 +144,7 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
         write_warnings(ws.config.warnings)
         with ws.lock("plan", timeout=args.lock_timeout):
             doc = ws.read_state()
-            plan, observed = await ws.make_plan(options, doc)
+            plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
             if args.out and doc.serial == 0 and not plan.has_errors:
                 ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
             result = PlanRun(plan=plan)

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
+from planner.config.diagnostics import did_you_mean
 from planner.errors import PlanError
 from planner.plan.changes import build_create, build_delete, build_replace
 from planner.plan.drift import deployment_drift
+from planner.plan.health import RevisionHealth, resubmitted, rollout_of
 from planner.plan.model import (
     Action,
     Change,
@@ -24,12 +26,14 @@ from planner.plan.model import (
     PlanProblem,
     PlanWarning,
     Recovered,
+    Rollout,
+    Unmanaged,
     suggested_command,
     summarize,
 )
 from planner.plan.recovery import split_recovered
 from planner.plan.update import build_update
-from planner.state.document import IntentOp, PendingIntent
+from planner.state.document import IntentOp, PendingIntent, iso_utc
 from planner.state.records import RecordedDeployment
 
 
@@ -63,6 +67,7 @@ class _Outcome:
     recovered: list[Recovered] = field(default_factory=list)
     errors: list[PlanProblem] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
+    rollouts: list[Rollout] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class _Subject:
     recorded: RecordedDeployment | None
     observed: Deployment | None
     intents: tuple[PendingIntent, ...] = ()
+    health: RevisionHealth | None = None
 
 
 def make_plan(
@@ -83,6 +89,8 @@ def make_plan(
     digest_key: bytes,
     unmanaged_existing: Mapping[str, str] | None = None,
     intents: Sequence[PendingIntent] = (),
+    health: Mapping[str, RevisionHealth] | None = None,
+    unmanaged: Sequence[Deployment] = (),
 ) -> Plan:
     """The plan that converges the selected deployments to the config.
 
@@ -90,16 +98,19 @@ def make_plan(
     `unmanaged_existing` maps desired names that are not in the state, or whose recorded
     deployment is gone, but exist remotely
     to their ids (a plan error: they must be imported, never created twice);
-    `intents` are the state's journal: what they explain is recovered, not drift.
+    `intents` are the state's journal: what they explain is recovered, not drift;
+    `health` holds the recorded names whose latest revision is not the active one;
+    `unmanaged` the workspace's deployments no state manages (listed, never planned).
     """
     opts = options or PlanOptions()
-    existing = unmanaged_existing or {}
+    existing, healths = unmanaged_existing or {}, health or {}
     check_option_names(desired, recorded, opts)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):
         journalled = tuple(i for i in intents if i.name == name)
+        live = observed.get(name)
         subject = _Subject(
-            name, desired.get(name), recorded.get(name), observed.get(name), journalled
+            name, desired.get(name), recorded.get(name), live, journalled, healths.get(name)
         )
         plan_deployment(out, subject, opts, digest_key, existing.get(name))
     changes = sorted(out.changes, key=lambda c: c.name)
@@ -111,7 +122,25 @@ def make_plan(
         recovered=sorted(out.recovered, key=lambda r: (r.name, r.operation)),
         errors=sorted(out.errors, key=lambda e: (e.name, e.path or "", e.message)),
         warnings=out.warnings,
+        rollouts=sorted(out.rollouts, key=lambda r: r.name),
+        unmanaged=unmanaged_entries(unmanaged, opts.command_args),
+        partial=bool(opts.only or opts.exclude),
+        only=sorted(opts.only),
+        exclude=sorted(opts.exclude),
     )
+
+
+def unmanaged_entries(deployments: Sequence[Deployment], args: tuple[str, ...]) -> list[Unmanaged]:
+    """Each deployment no state manages, with the command that adopts it."""
+    return [
+        Unmanaged(
+            name=d.name,
+            id=d.id,
+            created_at=iso_utc(d.created_at),
+            import_command=suggested_command("import", d.name, d.id, command_args=args),
+        )
+        for d in sorted(deployments, key=lambda d: (d.name, d.id))
+    ]
 
 
 def selected_names(
@@ -131,6 +160,7 @@ def check_option_names(
     known = set(desired) | set(recorded)
     problems = [
         f"{flag} {name}: no deployment of that name in the config or the state"
+        + did_you_mean(name, sorted(known))
         for flag, names in (("--only", options.only), ("--exclude", options.exclude))
         for name in sorted(set(names) - known)
     ]
@@ -141,7 +171,8 @@ def check_option_names(
     ]
     if problems:
         raise PlanError(
-            "unknown deployment name(s) in the options",
+            f"unknown deployment name(s) in the options: {problems[0].split(':')[0]}"
+            + (f" and {len(problems) - 1} more" if len(problems) > 1 else ""),
             details=problems,
             hint=f"known deployments: {', '.join(sorted(known)) or '(none)'}",
         )
@@ -174,9 +205,21 @@ def plan_deployment(
     else:
         drifted = {d.path for d in drift if d.path is not None}
         result = build_update(desired, recorded, observed, key=key, drifted=drifted)
-        out.changes.append(result.change)
+        out.changes.append(with_health(out, subject, result.change))
         out.errors += result.errors
         out.warnings += result.warnings
+
+
+def with_health(out: _Outcome, subject: _Subject, change: Change) -> Change:
+    """A rollout in progress is listed (nothing to do); a latest revision that ended
+    without becoming active makes the change a new revision re-sending the config."""
+    health = subject.health
+    if health is None or subject.desired is None or subject.observed is None:
+        return change
+    if health.is_in_progress:
+        out.rollouts.append(rollout_of(subject.name, health))
+        return change
+    return resubmitted(change, subject.desired, subject.observed, health)
 
 
 def _plan_new(
