@@ -132,11 +132,14 @@ def open_state_backend(args: argparse.Namespace) -> LocalFileBackend:
 
 
 def repeated_args(args: argparse.Namespace) -> tuple[str, ...]:
-    """The `-c` / `--state` options the user gave, to repeat in a command we suggest
-    (so `planner import ...` from a plan of `-c prod.toml` targets prod.toml)."""
+    """The `-c` / `--env` / `--state` options the user gave, to repeat in a command we
+    suggest (so `planner import ...` from a plan of `-c prod.toml --env prod` targets
+    that config's prod environment)."""
     repeated: tuple[str, ...] = ()
     if getattr(args, "config", DEFAULT_CONFIG) != DEFAULT_CONFIG:
         repeated += ("-c", args.config)
+    if getattr(args, "env", None):
+        repeated += ("--env", args.env)
     if getattr(args, "state", None):
         repeated += ("--state", args.state)
     return repeated
