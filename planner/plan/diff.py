@@ -6,14 +6,11 @@ of the mappings (every name is visited in sorted order).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.config.diagnostics import did_you_mean
-from planner.errors import PlanError
 from planner.plan.changes import build_create, build_delete, build_replace
 from planner.plan.drift import deployment_drift
 from planner.plan.health import RevisionHealth, resubmitted, rollout_of
@@ -22,7 +19,6 @@ from planner.plan.model import (
     Change,
     Drift,
     Plan,
-    PlanMode,
     PlanProblem,
     PlanWarning,
     Recovered,
@@ -31,33 +27,12 @@ from planner.plan.model import (
     suggested_command,
     summarize,
 )
+from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
+from planner.plan.options import check_option_names, selected_names
 from planner.plan.recovery import split_recovered
 from planner.plan.update import build_update
 from planner.state.document import IntentOp, PendingIntent, iso_utc
 from planner.state.records import RecordedDeployment
-
-
-@dataclass(frozen=True)
-class PlanOptions:
-    """What to plan: `only`/`exclude` select names, `replace` forces delete + create."""
-
-    only: AbstractSet[str] = frozenset()
-    exclude: AbstractSet[str] = frozenset()
-    replace: AbstractSet[str] = frozenset()
-    destroy: bool = False
-    refresh_only: bool = False
-    command_args: tuple[str, ...] = ()  # repeated in the commands a plan suggests (`-c F`)
-
-    def __post_init__(self) -> None:
-        # Callers pass argparse lists; the plan needs sets (and a hashable, frozen value).
-        for name in ("only", "exclude", "replace"):
-            object.__setattr__(self, name, frozenset(getattr(self, name)))
-
-    @property
-    def mode(self) -> PlanMode:
-        if self.refresh_only:
-            return "refresh-only"
-        return "destroy" if self.destroy else "normal"
 
 
 @dataclass
@@ -143,41 +118,6 @@ def unmanaged_entries(deployments: Sequence[Deployment], args: tuple[str, ...]) 
     ]
 
 
-def selected_names(
-    desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
-) -> list[str]:
-    names = set(recorded) if options.destroy else set(desired) | set(recorded)
-    if options.only:
-        names &= options.only
-    return sorted(names - options.exclude)
-
-
-def check_option_names(
-    desired: Collection[str], recorded: Collection[str], options: PlanOptions
-) -> None:
-    """PlanError listing every --only / --exclude / --replace name the plan cannot act on
-    (a typo must never narrow a plan to nothing and report success)."""
-    known = set(desired) | set(recorded)
-    problems = [
-        f"{flag} {name}: no deployment of that name in the config or the state"
-        + did_you_mean(name, sorted(known))
-        for flag, names in (("--only", options.only), ("--exclude", options.exclude))
-        for name in sorted(set(names) - known)
-    ]
-    problems += [
-        f"--replace {name}: "
-        + ("not in the config" if name not in desired else "not in the state (nothing to replace)")
-        for name in sorted(set(options.replace) - (set(desired) & set(recorded)))
-    ]
-    if problems:
-        raise PlanError(
-            f"unknown deployment name(s) in the options: {problems[0].split(':')[0]}"
-            + (f" and {len(problems) - 1} more" if len(problems) > 1 else ""),
-            details=problems,
-            hint=f"known deployments: {', '.join(sorted(known)) or '(none)'}",
-        )
-
-
 def plan_deployment(
     out: _Outcome, subject: _Subject, options: PlanOptions, key: bytes, existing_id: str | None
 ) -> None:
@@ -219,7 +159,13 @@ def with_health(out: _Outcome, subject: _Subject, change: Change) -> Change:
     if health.is_in_progress:
         out.rollouts.append(rollout_of(subject.name, health))
         return change
-    return resubmitted(change, subject.desired, subject.observed, health)
+    change = resubmitted(change, subject.desired, subject.observed, health)
+    if any(i.op == IntentOp.UPDATE for i in subject.intents):
+        # the failed revision is the one an interrupted apply submitted, not an outside one
+        change = change.model_copy(
+            update={"reason": f"{change.reason} (submitted by an interrupted apply)"}
+        )
+    return change
 
 
 def _plan_new(
@@ -262,8 +208,7 @@ def _plan_gone(
         out.errors.append(
             PlanProblem(
                 name=subject.name,
-                message=f"{subject.name} was deleted outside the planner and a deployment of "
-                f"that name exists again (id {existing_id}), not the one in the state",
+                message=_namesake_message(subject.name, existing_id, deleted_by_us),
                 hint=f"`{command}` adopts the new one; or rename the deployment in the config",
             )
         )
@@ -281,6 +226,21 @@ def _plan_gone(
             notes=[f"{note}: it will be forgotten from the state"],
             gone=True,
         )
+    )
+
+
+def _namesake_message(name: str, existing_id: str, deleted_by_us: bool) -> str:
+    """Who deleted the recorded deployment: a journalled delete of a name the config still
+    wants was a replace the interrupted apply began, so the namesake is most likely the
+    replacement it created and never recorded, not something made outside the planner."""
+    if deleted_by_us:
+        return (
+            f"{name} was being replaced by an interrupted apply: the old deployment is gone "
+            f"and {existing_id}, most likely the replacement it created, was never recorded"
+        )
+    return (
+        f"{name} was deleted outside the planner and a deployment of that name exists again "
+        f"(id {existing_id}), not the one in the state"
     )
 
 

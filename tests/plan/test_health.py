@@ -8,6 +8,7 @@ from planner.errors import PlanError
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.health import RevisionHealth, revision_config
 from planner.plan.model import Action, Plan
+from planner.state.document import IntentOp, PendingIntent
 
 from .builders import (
     KEY,
@@ -110,9 +111,7 @@ def test_a_narrowed_plan_says_partial_and_never_that_everything_matches() -> Non
     desired = {n: git_desired(n) for n in ("a", "b")}
     recorded = {n: recorded_from(d) for n, d in desired.items()}
     observed = {n: observed_from(d) for n, d in desired.items()}
-    plan = make_plan(
-        desired, recorded, observed, digest_key=KEY, options=PlanOptions(only=["a"])
-    )
+    plan = make_plan(desired, recorded, observed, digest_key=KEY, options=PlanOptions(only=["a"]))
     assert plan.partial and plan.only == ["a"] and plan.exclude == []
     line = plan.summary_line()
     assert "match" not in line and "Partial plan (--only a)" in line
@@ -133,3 +132,21 @@ def test_an_unknown_name_suggests_the_closest_one() -> None:
         make_plan({"api": git_desired()}, {}, {}, digest_key=KEY, options=PlanOptions(only=["apj"]))
     assert "--only apj" in raised.value.message
     assert "did you mean 'api'?" in raised.value.details[0]
+
+
+def test_a_failed_revision_an_interrupted_apply_sent_is_attributed_to_it() -> None:
+    """With an update intent in the journal the reason names the interrupted apply."""
+    desired = git_desired()
+    health = RevisionHealth(deployment_id("api"), REVISION_FAILED, "BUILD_FAILED", None)
+    intent = PendingIntent(
+        op=IntentOp.UPDATE, name="api", started_at="2026-01-01T00:00:00Z", details={}
+    )
+    plan = make_plan(
+        {"api": desired},
+        {"api": recorded_from(desired)},
+        {"api": observed_from(desired)},
+        digest_key=KEY,
+        health={"api": health},
+        intents=[intent],
+    )
+    assert (plan.changes[0].reason or "").endswith("(submitted by an interrupted apply)")
