@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from typing import Any
 
 import pytest
 
@@ -126,7 +127,7 @@ def test_unknown_names_are_errors_in_every_command(scenario: Scenario) -> None:
         assert "wroker" in result.err and "did you mean 'worker'?" in result.err
 
 
-def json_changes(scenario: Scenario) -> dict[str, dict[str, object]]:
+def json_changes(scenario: Scenario) -> dict[str, dict[str, Any]]:
     plan = json.loads(scenario.plan("--format", "json").out)
     return {change["name"]: change for change in plan["changes"]}
 

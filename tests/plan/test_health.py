@@ -111,7 +111,9 @@ def test_a_narrowed_plan_says_partial_and_never_that_everything_matches() -> Non
     desired = {n: git_desired(n) for n in ("a", "b")}
     recorded = {n: recorded_from(d) for n, d in desired.items()}
     observed = {n: observed_from(d) for n, d in desired.items()}
-    plan = make_plan(desired, recorded, observed, digest_key=KEY, options=PlanOptions(only=["a"]))
+    plan = make_plan(
+        desired, recorded, observed, digest_key=KEY, options=PlanOptions(only=frozenset({"a"}))
+    )
     assert plan.partial and plan.only == ["a"] and plan.exclude == []
     line = plan.summary_line()
     assert "match" not in line and "Partial plan (--only a)" in line
@@ -120,7 +122,7 @@ def test_a_narrowed_plan_says_partial_and_never_that_everything_matches() -> Non
         recorded,
         observed,
         digest_key=KEY,
-        options=PlanOptions(exclude=["b"], refresh_only=True),
+        options=PlanOptions(exclude=frozenset({"b"}), refresh_only=True),
     )
     assert "Partial plan (--exclude b)" in refresh.summary_line()
     assert "Nothing changed outside the planner." not in refresh.summary_line()
@@ -129,7 +131,13 @@ def test_a_narrowed_plan_says_partial_and_never_that_everything_matches() -> Non
 def test_an_unknown_name_suggests_the_closest_one() -> None:
     """`--only apj` names the flag and suggests `api`."""
     with pytest.raises(PlanError) as raised:
-        make_plan({"api": git_desired()}, {}, {}, digest_key=KEY, options=PlanOptions(only=["apj"]))
+        make_plan(
+            {"api": git_desired()},
+            {},
+            {},
+            digest_key=KEY,
+            options=PlanOptions(only=frozenset({"apj"})),
+        )
     assert "--only apj" in raised.value.message
     assert "did you mean 'api'?" in raised.value.details[0]
 
