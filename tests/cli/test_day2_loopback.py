@@ -11,13 +11,8 @@ import pytest
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, DeploymentCreate, DeploymentPatch
-from tests.cli.test_apply_loopback import (  # noqa: F401 (serve: the fixture)
-    API_KEY,
-    StartWorkdir,
-    Workdir,
-    config_text,
-    serve,
-)
+from tests.cli.test_apply_loopback import API_KEY, StartWorkdir, Workdir, config_text
+from tests.cli.test_apply_loopback import serve as serve  # the fixture, re-exported
 
 pytestmark = pytest.mark.slow
 
@@ -58,8 +53,8 @@ def test_failed_rollout_drift_check_and_adoption_end_to_end(serve: StartWorkdir)
     outside(work, "patch", {"name": "ok0", "source_revision_config": {"image_uri": "img:2"}})
     time.sleep(0.5)
     code, out, _ = work.run("plan", "-c", config, "--format", "json")
-    plan = json.loads(out)
-    assert plan["unmanaged"][0]["import_command"] == f"planner import -c day2.toml by-hand {made.id}"
+    [unmanaged] = json.loads(out)["unmanaged"]
+    assert unmanaged["import_command"] == f"planner import -c day2.toml by-hand {made.id}"
     before = digest(work)
     for _ in range(2):
         code, out, err = work.run("plan", "-c", config, "--refresh-only", "--detailed-exitcode")
