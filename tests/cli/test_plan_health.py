@@ -141,3 +141,22 @@ def create_by_hand(scenario: Scenario, name: str) -> Deployment:
     }
     create = DeploymentCreate.model_validate(body)
     return scenario.remote(lambda client: client.create_deployment(create))
+
+
+def test_every_kind_of_plan_leaves_the_state_byte_identical(scenario: Scenario) -> None:
+    """plan, --out, --destroy, --only, --refresh-only, json: the state file never moves."""
+    api = scenario.adopt("api")
+    scenario.adopt("worker")
+    scenario.patch(api.id, {"source_config": {"build_on_push": True}})
+    before = state_hash(scenario)
+    for argv in (
+        (),
+        ("--out", "plan.json"),
+        ("--destroy",),
+        ("--only", "api"),
+        ("--refresh-only",),
+        ("--format", "json"),
+        ("--format", "markdown", "--detailed-exitcode"),
+    ):
+        assert scenario.plan(*argv).code in (0, 2), argv
+        assert state_hash(scenario) == before, argv
