@@ -249,7 +249,8 @@ async def test_health_reads_only_the_deployments_whose_revisions_differ(
         client, "failed", source_revision_config={"image_uri": "registry.example.com/fail-deploy"}
     )
     await asyncio.sleep(0.3)
-    rolling = await create(client, "rolling")
+    # No image yet: its first revision waits in QUEUED, however slow the machine is.
+    rolling = await create(client, "rolling", source_revision_config={})
     log.clear()
     observed = await refresh_observed(client, recorded_of([fine, failed, rolling]), [])
     assert set(observed.health) == {"failed", "rolling"}
