@@ -139,7 +139,7 @@ class Deployments:
             if row.delete_at is not None:
                 raise Conflict(f"Deployment ID {deployment_id} is being deleted.")
             patched = apply_patch(vars(row), patch)
-            retry = patch.source_revision_config is not None and self._is_stuck(tx, row, now)
+            retry = _sends_revision_config(patch) and self._is_stuck(tx, row, now)
             if patched.changed or retry:
                 row.source_config = patched.source_config
                 row.source_revision_config = patched.source_revision_config
@@ -200,3 +200,9 @@ class Deployments:
         with self.store.transaction() as tx:
             rows = tx.tracing_projects(self.tenant_id)
         return [views.tracing_project_view(r) for r in rows]
+
+
+def _sends_revision_config(patch: DeploymentPatch) -> bool:
+    """The PATCH carries a revision config (at least one non-null field of it)."""
+    config = patch.source_revision_config
+    return config is not None and bool(config.model_dump(exclude_none=True))
