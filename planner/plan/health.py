@@ -16,6 +16,9 @@ from typing import Any
 from planner.api.models import Deployment, is_final_revision_status
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Action, Change, Rollout
+from planner.plan.paths import is_ignored
+
+READ_ONLY_REVISION_KEYS = ("repo_commit_sha",)
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,13 @@ def resubmitted(
 
 
 def revision_config(desired: DesiredDeployment, observed: Deployment) -> dict[str, Any]:
-    """The revision config to send again: the config's, else the deployment's own."""
-    wanted = desired.managed().get("source_revision_config")
-    if wanted:
-        return copy.deepcopy(dict(wanted))
+    """The revision config to send again: the config's over the deployment's own, where
+    a path under `ignore_changes` keeps the deployment's value (never overwritten)."""
     seen = observed.source_revision_config.model_dump(mode="json", exclude_none=True)
-    return {k: v for k, v in seen.items() if k != "repo_commit_sha"}
+    config = {k: v for k, v in seen.items() if k not in READ_ONLY_REVISION_KEYS}
+    ignore = desired.lifecycle.ignore_changes
+    wanted = desired.managed().get("source_revision_config") or {}
+    for key, value in wanted.items():
+        if not is_ignored(f"source_revision_config.{key}", ignore):
+            config[key] = copy.deepcopy(value)
+    return config

@@ -22,13 +22,12 @@ from pydantic import BaseModel, ConfigDict
 from planner.api.models import Deployment, Revision
 from planner.config.desired import DesiredDeployment
 from planner.plan.drift import deployment_drift
-from planner.plan.health import RevisionHealth
+from planner.plan.health import READ_ONLY_REVISION_KEYS, RevisionHealth
 from planner.plan.paths import flatten
 from planner.state.document import iso_utc
 from planner.state.records import RecordedDeployment
 
 DEPLOYED = "DEPLOYED"
-READ_ONLY_REVISION_KEYS = ("repo_commit_sha",)
 
 
 class StatusRow(BaseModel):

@@ -20,6 +20,7 @@ from .builders import (
     health_inputs,
     observed_from,
     recorded_from,
+    with_lifecycle,
 )
 
 
@@ -83,7 +84,14 @@ def test_the_revision_config_falls_back_to_the_deployment_own() -> None:
     desired = git_desired()
     bare = desired.model_copy(update={"source_revision_config": None})
     live = edit(observed_from(desired), {"source_revision_config": {"repo_commit_sha": "abc"}})
-    assert "repo_commit_sha" not in revision_config(bare, live)
+    assert revision_config(bare, live) == {"repo_ref": "main", "agent_config_path": "agent.json"}
+
+
+def test_an_ignored_revision_field_keeps_the_live_value_when_resubmitted() -> None:
+    """ignore_changes on repo_ref: the re-sent revision config carries the live repo_ref."""
+    desired = with_lifecycle(git_desired(), ignore_changes=["source_revision_config.repo_ref"])
+    live = edit(observed_from(git_desired()), {"source_revision_config": {"repo_ref": "hotfix"}})
+    assert revision_config(desired, live)["repo_ref"] == "hotfix"
 
 
 def test_unmanaged_deployments_are_listed_with_the_import_command() -> None:
