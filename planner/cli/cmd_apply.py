@@ -36,6 +36,7 @@ from planner.cli.common import (
     repeated_args,
     seconds,
 )
+from planner.cli.refresh_only import run_refresh_only
 from planner.cli.signals import StopSignals, raise_terminated
 from planner.cli.step_summary import append_step_summary
 from planner.cli.workspace import Workspace
@@ -70,6 +71,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         ("--replace", "delete and re-create NAME (repeatable)"),
     ):
         parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
+    parser.add_argument(
+        "--refresh-only",
+        action="store_true",
+        help="record what changed outside the planner into the state; change nothing remotely",
+    )
     parser.set_defaults(func=run)
 
 
@@ -123,8 +129,17 @@ def run(args: argparse.Namespace) -> int:
         only=args.only,
         exclude=args.exclude,
         replace=args.replace,
+        refresh_only=args.refresh_only,
         command_args=repeated_args(args),
     )
+    if args.refresh_only:
+        view = make_view(args.format, "apply")
+
+        def confirm_in_format(auto_approve: bool, operation: str) -> None:
+            confirm(auto_approve, operation, output_format=args.format)
+
+        refresh = run_refresh_only(args, options, show=view.show_plan, confirm=confirm_in_format)
+        return asyncio.run(refresh)
     return asyncio.run(run_apply(args, options, operation="apply"))
 
 

@@ -1,9 +1,13 @@
 """`planner plan`: show, field by field, what apply would change (and optionally save it).
 
-The state is locked (operation "plan") while it is read, refreshed against the control
-plane and (with `--refresh-only`) written; the lock is released before printing.
+Every plan is read-only: the state is locked (operation "plan") while it is read and
+refreshed against the control plane, never written (`--refresh-only` included: `planner
+apply --refresh-only` records the drift); the lock is released before printing. The one
+exception is `--out` on a state that does not exist yet, which writes the new, empty state
+so the saved plan has a lineage to be tied to.
 Exit codes: 0 (with `--detailed-exitcode`: no changes), 2 changes with
-`--detailed-exitcode`, 1 error, including a plan that has errors (printed first).
+`--detailed-exitcode` (with `--refresh-only`: drift, every time until it is recorded),
+1 error, including a plan that has errors (printed first).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
-from planner.plan.refresh import Observed, record_drift
+from planner.plan.refresh import Observed
 from planner.plan.saved import (
     SavedPlan,
     make_saved_plan,
@@ -50,12 +54,10 @@ from planner.state.document import StateDocument
 
 @dataclass
 class PlanRun:
-    """What one `planner plan` produced: the plan, the file to save, the state written."""
+    """What one `planner plan` produced: the plan and the file to save."""
 
     plan: Plan
     saved: SavedPlan | None = None
-    recorded: list[str] | None = None
-    state_location: str = ""
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -86,7 +88,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--refresh-only",
         action="store_true",
-        help="record changes made outside the planner into the state; change nothing remotely",
+        help="only show what changed outside the planner (read-only: "
+        "`planner apply --refresh-only` records it into the state)",
     )
     parser.add_argument("--destroy", action="store_true", help="plan to delete every managed one")
     add_lock_timeout_option(parser)
@@ -103,9 +106,17 @@ def run(args: argparse.Namespace) -> int:
     report_side_effects(result, args)
     if result.plan.has_errors:
         return EXIT_ERROR
-    if args.detailed_exitcode and (result.plan.has_changes or result.recorded):
+    if args.detailed_exitcode and is_changed(result.plan):
         return EXIT_CHANGES
     return EXIT_OK
+
+
+def is_changed(plan: Plan) -> bool:
+    """What `--detailed-exitcode` reports as 2: apply would do something (a refresh-only
+    plan: record drift). In-progress rollouts and unmanaged deployments are not changes."""
+    if plan.mode == "refresh-only":
+        return bool(plan.drift)
+    return plan.has_changes
 
 
 def plan_options(args: argparse.Namespace) -> PlanOptions:
@@ -116,8 +127,7 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         if args.out:
             raise PlanError(
                 "--refresh-only cannot be combined with --out",
-                hint="a refresh-only plan records what it finds into the state itself; "
-                "there is nothing to apply",
+                hint="`planner apply --refresh-only` records the drift into the state",
             )
     return PlanOptions(
         only=args.only,
@@ -136,13 +146,10 @@ async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
         write_warnings(ws.config.warnings)
         with ws.lock("plan", timeout=args.lock_timeout):
             doc = ws.read_state()
-            plan, observed = await ws.make_plan(options, doc)
+            plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
             if args.out and doc.serial == 0 and not plan.has_errors:
                 ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
-            result = PlanRun(plan=plan, state_location=ws.backend.location)
-            if options.refresh_only and plan.drift:
-                result.recorded = record_drift(doc, plan.drift, observed, ws.digest_key(doc))
-                ws.backend.write(doc)
+            result = PlanRun(plan=plan)
             if args.out and not plan.has_errors:
                 result.saved = saved_plan(ws, args, plan, doc, observed, options)
     return result
@@ -184,15 +191,8 @@ def is_color_terminal() -> bool:
 
 
 def report_side_effects(result: PlanRun, args: argparse.Namespace) -> None:
-    """The saved plan file and the state written, said apart from the plan itself."""
+    """The saved plan file, said apart from the plan itself."""
     out = make_console(stderr=args.format != "text")
-    if result.recorded:
-        names = ", ".join(result.recorded)
-        out.print(
-            f"\nRecorded what changed outside the planner into the state "
-            f"{result.state_location} ({names}). Nothing was changed remotely.",
-            markup=False,
-        )
     if not args.out:
         return
     if result.saved is None:

@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
     "import": ("cmd_import_", "adopt existing deployments into the state (one, or --all)"),
+    "status": ("cmd_status", "show every managed deployment as it runs now"),
+    "history": ("cmd_history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),
     "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
     "providers": ("cmd_providers", "list OAuth providers"),

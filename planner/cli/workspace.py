@@ -142,26 +142,33 @@ class Workspace:
         assert key is not None  # made when there was none
         return key
 
-    async def refresh(self, doc: StateDocument, names_to_create: Iterable[str]) -> Observed:
+    async def refresh(
+        self, doc: StateDocument, names_to_create: Iterable[str], *, whole_workspace: bool = False
+    ) -> Observed:
         """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may
-        be passed: recorded ones are looked up only when gone remotely)."""
+        be passed: recorded ones are looked up only when gone remotely); WHOLE_WORKSPACE:
+        from one listing of the workspace, which also finds the unmanaged deployments."""
         return await refresh_observed(
             self.client,
             doc.deployments,
             names_to_create,
             pending_creates=pending_create_names(doc),
             remote_names={n: d.api_name for n, d in self.config.deployments.items()},
+            whole_workspace=whole_workspace,
         )
 
-    async def make_plan(self, options: PlanOptions, doc: StateDocument) -> tuple[Plan, Observed]:
-        """Refresh, then plan the config against DOC and what is live.
+    async def make_plan(
+        self, options: PlanOptions, doc: StateDocument, *, whole_workspace: bool = False
+    ) -> tuple[Plan, Observed]:
+        """Refresh, then plan the config against DOC and what is live (WHOLE_WORKSPACE: and
+        list the deployments no state manages).
 
         A deployment an interrupted apply created but never recorded (`pending_found`) is
         planned as if recorded with its observed values (the next apply records it); it
         and whatever else the state's journal explains are `recovered`, not drift.
         """
         desired = self.config.deployments
-        observed = await self.refresh(doc, desired)
+        observed = await self.refresh(doc, desired, whole_workspace=whole_workspace)
         key = self.digest_key(doc)
         recorded: dict[str, RecordedDeployment] = dict(doc.deployments)
         live = dict(observed.by_name)
@@ -177,6 +184,8 @@ class Workspace:
             digest_key=key,
             unmanaged_existing=observed.unmanaged_existing,
             intents=doc.pending,
+            health=observed.health,
+            unmanaged=observed.unmanaged,
         )
         origin = {"config": str(self.config.path), "environment": self.config.environment}
         return _with_recovered_creates(plan.model_copy(update=origin), observed), observed

@@ -139,16 +139,27 @@ class Deployments:
             if row.delete_at is not None:
                 raise Conflict(f"Deployment ID {deployment_id} is being deleted.")
             patched = apply_patch(vars(row), patch)
-            if patched.changed:
+            retry = _sends_revision_config(patch) and self._is_stuck(tx, row, now)
+            if patched.changed or retry:
                 row.source_config = patched.source_config
                 row.source_revision_config = patched.source_revision_config
                 row.secrets = patched.secrets
                 row.secret_references = patched.secret_references
                 row.updated_at = now
-                if patched.needs_revision:
+                if patched.needs_revision or retry:
                     self._new_revision(tx, row, now)
                 tx.update_deployment(row)
             return self._view(tx, row, now)
+
+    def _is_stuck(self, tx: Transaction, row: DeploymentRow, now: float) -> bool:
+        """The latest revision ended (failed) without becoming active: a PATCH that sends
+        `source_revision_config` again, even unchanged, submits it as a new revision."""
+        revisions = tx.revisions_of([row.id])[row.id]
+        if not revisions:
+            return False
+        timings = [(r.id, views.timing_of(r)) for r in revisions]
+        ended = not lifecycle.is_unfinished(timings[0][1], now)
+        return ended and lifecycle.active_revision(timings, now) != revisions[0].id
 
     def delete(self, deployment_ids: Sequence[str]) -> dict[str, Any]:
         """Start deleting every id (all must exist); ids already being deleted fail."""
@@ -189,3 +200,9 @@ class Deployments:
         with self.store.transaction() as tx:
             rows = tx.tracing_projects(self.tenant_id)
         return [views.tracing_project_view(r) for r in rows]
+
+
+def _sends_revision_config(patch: DeploymentPatch) -> bool:
+    """The PATCH carries a revision config (at least one non-null field of it)."""
+    config = patch.source_revision_config
+    return config is not None and bool(config.model_dump(exclude_none=True))

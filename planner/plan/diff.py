@@ -6,54 +6,33 @@ of the mappings (every name is visited in sorted order).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.errors import PlanError
 from planner.plan.changes import build_create, build_delete, build_replace
 from planner.plan.drift import deployment_drift
+from planner.plan.health import RevisionHealth, resubmitted, rollout_of
 from planner.plan.model import (
     Action,
     Change,
     Drift,
     Plan,
-    PlanMode,
     PlanProblem,
     PlanWarning,
     Recovered,
+    Rollout,
+    Unmanaged,
     suggested_command,
     summarize,
 )
+from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
+from planner.plan.options import check_option_names, selected_names
 from planner.plan.recovery import split_recovered
 from planner.plan.update import build_update
-from planner.state.document import IntentOp, PendingIntent
+from planner.state.document import IntentOp, PendingIntent, iso_utc
 from planner.state.records import RecordedDeployment
-
-
-@dataclass(frozen=True)
-class PlanOptions:
-    """What to plan: `only`/`exclude` select names, `replace` forces delete + create."""
-
-    only: AbstractSet[str] = frozenset()
-    exclude: AbstractSet[str] = frozenset()
-    replace: AbstractSet[str] = frozenset()
-    destroy: bool = False
-    refresh_only: bool = False
-    command_args: tuple[str, ...] = ()  # repeated in the commands a plan suggests (`-c F`)
-
-    def __post_init__(self) -> None:
-        # Callers pass argparse lists; the plan needs sets (and a hashable, frozen value).
-        for name in ("only", "exclude", "replace"):
-            object.__setattr__(self, name, frozenset(getattr(self, name)))
-
-    @property
-    def mode(self) -> PlanMode:
-        if self.refresh_only:
-            return "refresh-only"
-        return "destroy" if self.destroy else "normal"
 
 
 @dataclass
@@ -63,6 +42,7 @@ class _Outcome:
     recovered: list[Recovered] = field(default_factory=list)
     errors: list[PlanProblem] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
+    rollouts: list[Rollout] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,6 +52,7 @@ class _Subject:
     recorded: RecordedDeployment | None
     observed: Deployment | None
     intents: tuple[PendingIntent, ...] = ()
+    health: RevisionHealth | None = None
 
 
 def make_plan(
@@ -83,6 +64,8 @@ def make_plan(
     digest_key: bytes,
     unmanaged_existing: Mapping[str, str] | None = None,
     intents: Sequence[PendingIntent] = (),
+    health: Mapping[str, RevisionHealth] | None = None,
+    unmanaged: Sequence[Deployment] = (),
 ) -> Plan:
     """The plan that converges the selected deployments to the config.
 
@@ -90,16 +73,19 @@ def make_plan(
     `unmanaged_existing` maps desired names that are not in the state, or whose recorded
     deployment is gone, but exist remotely
     to their ids (a plan error: they must be imported, never created twice);
-    `intents` are the state's journal: what they explain is recovered, not drift.
+    `intents` are the state's journal: what they explain is recovered, not drift;
+    `health` holds the recorded names whose latest revision is not the active one;
+    `unmanaged` the workspace's deployments no state manages (listed, never planned).
     """
     opts = options or PlanOptions()
-    existing = unmanaged_existing or {}
+    existing, healths = unmanaged_existing or {}, health or {}
     check_option_names(desired, recorded, opts)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):
         journalled = tuple(i for i in intents if i.name == name)
+        live = observed.get(name)
         subject = _Subject(
-            name, desired.get(name), recorded.get(name), observed.get(name), journalled
+            name, desired.get(name), recorded.get(name), live, journalled, healths.get(name)
         )
         plan_deployment(out, subject, opts, digest_key, existing.get(name))
     changes = sorted(out.changes, key=lambda c: c.name)
@@ -111,40 +97,25 @@ def make_plan(
         recovered=sorted(out.recovered, key=lambda r: (r.name, r.operation)),
         errors=sorted(out.errors, key=lambda e: (e.name, e.path or "", e.message)),
         warnings=out.warnings,
+        rollouts=sorted(out.rollouts, key=lambda r: r.name),
+        unmanaged=unmanaged_entries(unmanaged, opts.command_args),
+        partial=bool(opts.only or opts.exclude),
+        only=sorted(opts.only),
+        exclude=sorted(opts.exclude),
     )
 
 
-def selected_names(
-    desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
-) -> list[str]:
-    names = set(recorded) if options.destroy else set(desired) | set(recorded)
-    if options.only:
-        names &= options.only
-    return sorted(names - options.exclude)
-
-
-def check_option_names(
-    desired: Collection[str], recorded: Collection[str], options: PlanOptions
-) -> None:
-    """PlanError listing every --only / --exclude / --replace name the plan cannot act on
-    (a typo must never narrow a plan to nothing and report success)."""
-    known = set(desired) | set(recorded)
-    problems = [
-        f"{flag} {name}: no deployment of that name in the config or the state"
-        for flag, names in (("--only", options.only), ("--exclude", options.exclude))
-        for name in sorted(set(names) - known)
-    ]
-    problems += [
-        f"--replace {name}: "
-        + ("not in the config" if name not in desired else "not in the state (nothing to replace)")
-        for name in sorted(set(options.replace) - (set(desired) & set(recorded)))
-    ]
-    if problems:
-        raise PlanError(
-            "unknown deployment name(s) in the options",
-            details=problems,
-            hint=f"known deployments: {', '.join(sorted(known)) or '(none)'}",
+def unmanaged_entries(deployments: Sequence[Deployment], args: tuple[str, ...]) -> list[Unmanaged]:
+    """Each deployment no state manages, with the command that adopts it."""
+    return [
+        Unmanaged(
+            name=d.name,
+            id=d.id,
+            created_at=iso_utc(d.created_at),
+            import_command=suggested_command("import", d.name, d.id, command_args=args),
         )
+        for d in sorted(deployments, key=lambda d: (d.name, d.id))
+    ]
 
 
 def plan_deployment(
@@ -174,9 +145,27 @@ def plan_deployment(
     else:
         drifted = {d.path for d in drift if d.path is not None}
         result = build_update(desired, recorded, observed, key=key, drifted=drifted)
-        out.changes.append(result.change)
+        out.changes.append(with_health(out, subject, result.change))
         out.errors += result.errors
         out.warnings += result.warnings
+
+
+def with_health(out: _Outcome, subject: _Subject, change: Change) -> Change:
+    """A rollout in progress is listed (nothing to do); a latest revision that ended
+    without becoming active makes the change a new revision re-sending the config."""
+    health = subject.health
+    if health is None or subject.desired is None or subject.observed is None:
+        return change
+    if health.is_in_progress:
+        out.rollouts.append(rollout_of(subject.name, health))
+        return change
+    change = resubmitted(change, subject.desired, subject.observed, health)
+    if any(i.op == IntentOp.UPDATE for i in subject.intents):
+        # the failed revision is the one an interrupted apply submitted, not an outside one
+        change = change.model_copy(
+            update={"reason": f"{change.reason} (submitted by an interrupted apply)"}
+        )
+    return change
 
 
 def _plan_new(
@@ -219,8 +208,7 @@ def _plan_gone(
         out.errors.append(
             PlanProblem(
                 name=subject.name,
-                message=f"{subject.name} was deleted outside the planner and a deployment of "
-                f"that name exists again (id {existing_id}), not the one in the state",
+                message=_namesake_message(subject.name, existing_id, deleted_by_us),
                 hint=f"`{command}` adopts the new one; or rename the deployment in the config",
             )
         )
@@ -238,6 +226,21 @@ def _plan_gone(
             notes=[f"{note}: it will be forgotten from the state"],
             gone=True,
         )
+    )
+
+
+def _namesake_message(name: str, existing_id: str, deleted_by_us: bool) -> str:
+    """Who deleted the recorded deployment: a journalled delete of a name the config still
+    wants was a replace the interrupted apply began, so the namesake is most likely the
+    replacement it created and never recorded, not something made outside the planner."""
+    if deleted_by_us:
+        return (
+            f"{name} was being replaced by an interrupted apply: the old deployment is gone "
+            f"and {existing_id}, most likely the replacement it created, was never recorded"
+        )
+    return (
+        f"{name} was deleted outside the planner and a deployment of that name exists again "
+        f"(id {existing_id}), not the one in the state"
     )
 
 

@@ -119,6 +119,7 @@ class Change(PlanModel):
     send_secrets: bool = False
     secret_digests: dict[str, str] = Field(default_factory=dict)
     gone: bool = False  # the recorded deployment no longer exists remotely
+    reason: str | None = None  # why a change no field explains is planned (a failed revision)
 
 
 class Drift(PlanModel):
@@ -144,6 +145,25 @@ class Recovered(PlanModel):
     operation: IntentOp
     deployment_id: str | None = None
     paths: list[str] = Field(default_factory=list)
+
+
+class Rollout(PlanModel):
+    """A managed deployment whose latest revision is still in progress: not re-submitted."""
+
+    name: str
+    deployment_id: str
+    revision_id: str
+    status: str
+    active_revision_id: str | None = None
+
+
+class Unmanaged(PlanModel):
+    """A deployment of the workspace the state does not manage: listed, never touched."""
+
+    name: str
+    id: str
+    created_at: str
+    import_command: str
 
 
 class PlanProblem(PlanModel):
@@ -185,6 +205,13 @@ class Plan(PlanModel):
     recovered: list[Recovered] = Field(default_factory=list)
     errors: list[PlanProblem] = Field(default_factory=list)
     warnings: list[PlanWarning] = Field(default_factory=list)
+    rollouts: list[Rollout] = Field(default_factory=list)
+    unmanaged: list[Unmanaged] = Field(default_factory=list)
+    partial: bool = Field(
+        default=False, description="narrowed by --only/--exclude: other deployments not planned"
+    )
+    only: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
 
     @property
     def has_changes(self) -> bool:
@@ -198,17 +225,21 @@ class Plan(PlanModel):
         return [change for change in self.changes if change.action in actions]
 
     def summary_line(self) -> str:
-        """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`"""
+        """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`; a
+        partial plan says so and never claims that everything matches."""
+        line = self._counts_line()
+        if self.partial:
+            line += f" Partial plan ({self.filters_text()}): other deployments were not planned."
+        return line
+
+    def filters_text(self) -> str:
+        """`--only api --exclude worker`, as given."""
+        flags = [f"--only {n}" for n in self.only] + [f"--exclude {n}" for n in self.exclude]
+        return " ".join(flags)
+
+    def _counts_line(self) -> str:
         if not self.has_changes:
-            if self.mode == "refresh-only":
-                if self.drift:
-                    return f"No changes. {counted(len(self.drift), 'drifted value')} to record."
-                return "No changes. Nothing changed outside the planner."
-            if self.mode == "destroy" and not self.errors:
-                return "No changes. Nothing to destroy."
-            if self.errors:  # the config does not match: the errors say where
-                return "No changes can be planned: the plan has errors."
-            return "No changes. The deployments match the configuration."
+            return self._no_changes_line()
         s = self.summary
         parts = [
             f"{s.create} to create",
@@ -219,6 +250,21 @@ class Plan(PlanModel):
         if s.replace:
             parts.append(f"{s.replace} to replace")
         return f"Plan: {', '.join(parts)}."
+
+    def _no_changes_line(self) -> str:
+        if self.mode == "refresh-only":
+            if self.drift:
+                return f"No changes. {counted(len(self.drift), 'drifted value')} to record."
+            if self.partial:
+                return "No changes. Nothing changed outside the planner in the selection."
+            return "No changes. Nothing changed outside the planner."
+        if self.errors:  # the config does not match: the errors say where
+            return "No changes can be planned: the plan has errors."
+        if self.mode == "destroy":
+            return "No changes. Nothing to destroy."
+        if self.partial:
+            return "No changes in the selected deployments."
+        return "No changes. The deployments match the configuration."
 
 
 def counted(n: int, noun: str) -> str:

@@ -14,6 +14,12 @@
   sending the create, before recording it) that exists remotely lands in
   `pending_found`, not in `unmanaged_existing`: it was made by the planner, and the next
   apply adopts it (see `observed_record`).
+- Health: a managed deployment whose latest and active revision differ (the list carries
+  both ids) costs one more request, the read of its latest revision; converged ones
+  cost nothing more.
+- `whole_workspace=True` (a plan): ONE paged listing of every deployment of the
+  workspace (`ceil((total + 1)/100)` requests: a listing ends on a short page) answers
+  the managed ids, the names and the deployments no state manages (`unmanaged`) at once.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, DeploymentStatus
 from planner.config.desired import DesiredDeployment
+from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, nest, set_path
 from planner.plan.views import desired_fields, observed_doc, observed_secrets
@@ -45,11 +52,16 @@ class Observed:
     `by_name`: every recorded name -> its live deployment, None when gone (or being
     deleted). `unmanaged_existing`: wanted names not in the state that exist remotely ->
     id. `pending_found`: names with a pending create intent that exist remotely.
+    `health`: recorded names whose latest revision is not the active one.
+    `unmanaged`: (whole-workspace refresh only) the live deployments of the workspace
+    that are neither recorded, nor wanted by name, nor pending, sorted by name.
     """
 
     by_name: dict[str, Deployment | None] = field(default_factory=dict)
     unmanaged_existing: dict[str, str] = field(default_factory=dict)
     pending_found: dict[str, Deployment] = field(default_factory=dict)
+    health: dict[str, RevisionHealth] = field(default_factory=dict)
+    unmanaged: list[Deployment] = field(default_factory=list)
 
 
 async def refresh_observed(
@@ -59,8 +71,10 @@ async def refresh_observed(
     *,
     pending_creates: Iterable[str] = (),
     remote_names: Mapping[str, str] | None = None,
+    whole_workspace: bool = False,
 ) -> Observed:
-    """Read the recorded deployments by id and look up the names to be created.
+    """Read the recorded deployments by id, look up the names to be created, read the
+    health of those not converged.
 
     Names here are addresses (config table keys, state keys); `remote_names` maps those
     whose name in the workspace differs (`name = "..."` in the config)."""
@@ -68,20 +82,80 @@ async def refresh_observed(
     pending = set(pending_creates) - set(recorded)
     names = sorted((wanted | pending) - set(recorded))
     remote = remote_names or {}
-    managed, found = await asyncio.gather(
-        read_managed(client, recorded), find_names(client, names, remote)
-    )
+    listing = await list_workspace(client) if whole_workspace else []
+    if whole_workspace:
+        managed, found = read_listed(listing, recorded, names, remote)
+    else:
+        managed, found = await asyncio.gather(
+            read_managed(client, recorded), find_names(client, names, remote)
+        )
     # A managed deployment gone remotely is planned to be created again: its name must be
     # free, or the create would collide with one made outside the planner meanwhile.
     gone = sorted(name for name, live in managed.items() if live is None and name in wanted)
-    found |= await find_names(client, gone, remote)
-    observed = Observed(by_name=managed)
+    if whole_workspace:
+        found |= read_listed(listing, recorded, gone, remote)[1]
+    else:
+        found |= await find_names(client, gone, remote)
+    observed = Observed(by_name=managed, health=await read_health(client, managed))
     for name, deployment in sorted(found.items()):
         if name in pending:
             observed.pending_found[name] = deployment
         else:
             observed.unmanaged_existing[name] = deployment.id
+    if whole_workspace:
+        observed.unmanaged = not_managed(listing, recorded, found)
     return observed
+
+
+async def list_workspace(client: ControlPlaneClient) -> list[Deployment]:
+    """Every live (not being deleted) deployment of the workspace, one paged listing."""
+    async with aclosing(client.iter_deployments()) as deployments:
+        return [d async for d in deployments if _alive(d) is not None]
+
+
+def read_listed(
+    listing: list[Deployment],
+    recorded: Mapping[str, RecordedDeployment],
+    names: list[str],
+    remote: Mapping[str, str],
+) -> tuple[dict[str, Deployment | None], dict[str, Deployment]]:
+    """What `read_managed` and `find_names` answer, from a listing of the workspace
+    (NAMES are addresses; REMOTE maps those named otherwise in the workspace)."""
+    by_id = {d.id: d for d in listing}
+    managed = {name: by_id.get(r.id) for name, r in sorted(recorded.items())}
+    ids = {r.id for r in recorded.values()}
+    by_name: dict[str, Deployment] = {}
+    for deployment in listing:
+        if deployment.id not in ids:
+            by_name.setdefault(deployment.name, deployment)
+    wire = {name: remote.get(name, name) for name in names}
+    return managed, {name: by_name[wire[name]] for name in names if wire[name] in by_name}
+
+
+def not_managed(
+    listing: list[Deployment],
+    recorded: Mapping[str, RecordedDeployment],
+    found: Mapping[str, Deployment],
+) -> list[Deployment]:
+    """The listed deployments the state does not manage and the plan does not already
+    speak of (a wanted name is an import error, a pending create is recovered)."""
+    skip = {r.id for r in recorded.values()} | {d.id for d in found.values()}
+    return sorted((d for d in listing if d.id not in skip), key=lambda d: (d.name, d.id))
+
+
+async def read_health(
+    client: ControlPlaneClient, managed: Mapping[str, Deployment | None]
+) -> dict[str, RevisionHealth]:
+    """Name -> health of each live deployment whose latest revision is not active: one
+    revision read each, concurrently; converged deployments cost no request."""
+    stuck = {n: d for n, d in managed.items() if d is not None and not is_converged(d)}
+    revisions = await asyncio.gather(
+        *(client.get_revision(d.id, d.latest_revision_id or "") for d in stuck.values())
+    )
+    return {
+        name: RevisionHealth(d.id, revision.id, str(revision.status), d.active_revision_id)
+        for (name, d), revision in zip(stuck.items(), revisions, strict=True)
+    }
 
 
 async def read_managed(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, FieldChange, Plan, Recovered
+from planner.plan.model import Action, Change, FieldChange, Plan, Recovered, Rollout, Unmanaged
 from planner.plan.paths import flatten
 from planner.secrets import SENSITIVE
 from planner.state.document import IntentOp
@@ -43,6 +43,27 @@ def recovered_text(recovered: Recovered) -> str:
     paths = f" ({', '.join(recovered.paths)})" if recovered.paths else ""
     what = _RECOVERED[recovered.operation].format(id=ident, paths=paths)
     return f"{recovered.name}: {what}"
+
+
+ROLLOUTS_TITLE = "Rollouts in progress (not converged yet; nothing to submit again)"
+UNMANAGED_TITLE = "Not managed by this state (never touched; `planner import` adopts one)"
+
+
+def rollout_text(rollout: Rollout) -> str:
+    """`api: revision R is BUILDING (active revision: A)`."""
+    active = rollout.active_revision_id or "none"
+    return (
+        f"{rollout.name}: revision {rollout.revision_id} is {rollout.status} "
+        f"(active revision: {active})"
+    )
+
+
+def unmanaged_text(unmanaged: Unmanaged) -> str:
+    """`by-hand (id X, created T): planner import by-hand X`."""
+    return (
+        f"{unmanaged.name} (id {unmanaged.id}, created {unmanaged.created_at}): "
+        f"{unmanaged.import_command}"
+    )
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,15 @@ from planner.plan.model import Action, Change, Plan
 from planner.render.lines import (
     HEADLINES,
     RECOVERED_TITLE,
+    ROLLOUTS_TITLE,
+    UNMANAGED_TITLE,
     Line,
     change_lines,
     drift_text,
     ordered_changes,
     recovered_text,
+    rollout_text,
+    unmanaged_text,
 )
 
 MARKER = "<!-- planner-plan -->"
@@ -37,7 +41,7 @@ def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) 
     parts = (marker(plan), heading(plan), f"**{plan.summary_line()}**", *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
-    drift = drift_details(plan) + recovered_details(plan)
+    drift = drift_details(plan) + recovered_details(plan) + listed_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
 
@@ -123,7 +127,8 @@ def table_rows(changes: list[Change]) -> list[str]:
 
 
 def details(change: Change, *, verbose: bool) -> str:
-    lines = [diff_line(line) for line in change_lines(change, verbose=verbose)]
+    lines = [f"# reason: {change.reason}"] if change.reason else []
+    lines += [diff_line(line) for line in change_lines(change, verbose=verbose)]
     lines += [f"# note: {note}" for note in change.notes]
     summary = f"{change.action.symbol} {change.name} {HEADLINES[change.action]}".strip()
     return _details_block(summary, lines)
@@ -134,6 +139,17 @@ def recovered_details(plan: Plan) -> str:
         return ""
     lines = [f"# {recovered_text(r)}" for r in plan.recovered]
     return _details_block(f"{RECOVERED_TITLE}: {len(plan.recovered)} operation(s)", lines)
+
+
+def listed_details(plan: Plan) -> str:
+    """The rollouts in progress and the deployments not managed, one block each."""
+    out = ""
+    if plan.rollouts:
+        out += _details_block(ROLLOUTS_TITLE, [f"# {rollout_text(r)}" for r in plan.rollouts])
+    if plan.unmanaged:
+        title = f"{UNMANAGED_TITLE}: {len(plan.unmanaged)} deployment(s)"
+        out += _details_block(title, [f"# {unmanaged_text(u)}" for u in plan.unmanaged])
+    return out
 
 
 def drift_details(plan: Plan) -> str:

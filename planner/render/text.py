@@ -16,11 +16,15 @@ from planner.render.console import make_console
 from planner.render.lines import (
     HEADLINES,
     RECOVERED_TITLE,
+    ROLLOUTS_TITLE,
+    UNMANAGED_TITLE,
     Line,
     change_lines,
     drift_text,
     ordered_changes,
     recovered_text,
+    rollout_text,
+    unmanaged_text,
 )
 
 STYLES = {
@@ -49,11 +53,19 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
 
 
 def plan_blocks(plan: Plan, *, verbose: bool) -> list[list[Text]]:
-    """Errors, warnings, drift, recovered operations, then one block per shown deployment
-    (deletions first)."""
+    """Errors, warnings, drift, recovered operations, rollouts in progress, then one block
+    per shown deployment (deletions first), then the deployments not managed."""
     blocks = [errors_block(plan), warnings_block(plan), drift_block(plan), recovered_block(plan)]
+    blocks.append(listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]))
     blocks += [change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose)]
+    blocks.append(listed_block(UNMANAGED_TITLE, [unmanaged_text(u) for u in plan.unmanaged]))
     return [block for block in blocks if block]
+
+
+def listed_block(title: str, items: list[str]) -> list[Text]:
+    if not items:
+        return []
+    return [Text(title, style="bold"), *(Text(f"  {item}") for item in items)]
 
 
 def errors_block(plan: Plan) -> list[Text]:
@@ -102,6 +114,8 @@ def change_block(change: Change, *, verbose: bool) -> list[Text]:
     if change.deployment_id:
         head.append(f"  (id {change.deployment_id})", style="dim")
     lines = [head]
+    if change.reason:
+        lines.append(Text(f"    reason: {change.reason}", style=style))
     lines += [line_text(line) for line in change_lines(change, verbose=verbose)]
     lines += [Text(f"    note: {note}", style="dim") for note in change.notes]
     return lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from tests.cli.conftest import Scenario
@@ -31,36 +32,64 @@ def test_detailed_exitcode(scenario: Scenario) -> None:
     assert scenario.plan("--detailed-exitcode").code == 1
 
 
-def test_refresh_only_records_drift_and_changes_nothing_remotely(scenario: Scenario) -> None:
-    """--refresh-only writes the observed value into the state and sends no change."""
+def state_hash(scenario: Scenario) -> str:
+    return hashlib.sha256(scenario.state_path.read_bytes()).hexdigest()
+
+
+def test_refresh_only_plan_is_read_only_and_exits_2_until_recorded(scenario: Scenario) -> None:
+    """plan --refresh-only shows the drift, exits 2 every time, and never writes the state."""
     api = scenario.adopt("api")
     drifted = scenario.patch(api.id, {"source_config": {"build_on_push": True}})
-    serial = scenario.state().serial  # type: ignore[union-attr]
-    result = scenario.plan("--refresh-only", "--detailed-exitcode")
-    assert result.code == 2
-    assert "api: source_config.build_on_push: false → true" in result.out
-    assert "No changes. 1 drifted value to record." in result.out
-    assert "Recorded what changed outside the planner" in result.out
+    before = state_hash(scenario)
+    for _ in range(2):
+        result = scenario.plan("--refresh-only", "--detailed-exitcode")
+        assert result.code == 2
+        assert "api: source_config.build_on_push: false → true" in result.out
+        assert "No changes. 1 drifted value to record." in result.out
+        assert state_hash(scenario) == before
     after = scenario.get(api.id)
     assert (after.updated_at, after.source_config.build_on_push) == (drifted.updated_at, True)
+
+
+def test_apply_refresh_only_records_drift_then_plan_exits_0(scenario: Scenario) -> None:
+    """apply --refresh-only --auto-approve writes the observed value; the next check is 0."""
+    api = scenario.adopt("api")
+    scenario.patch(api.id, {"source_config": {"build_on_push": True}})
+    serial = scenario.state().serial  # type: ignore[union-attr]
+    result = scenario.cli("apply", "--refresh-only", "--auto-approve")
+    assert result.code == 0, result.err
+    assert "Recorded what changed outside the planner" in result.out
     state = scenario.state()
     assert state is not None and state.serial == serial + 1
     recorded = state.deployments["api"]
     assert recorded.managed["source_config"]["build_on_push"] is True
     assert recorded.updated_at is not None
+    assert scenario.plan("--refresh-only", "--detailed-exitcode").code == 0
     # The drift is now recorded: the next plan shows no drift, only the way back.
     plan = json.loads(scenario.plan("--format", "json").out)
     assert plan["drift"] == []
     assert {c["name"]: c["action"] for c in plan["changes"]}["api"] == "update"
 
 
+def test_apply_refresh_only_needs_confirmation(scenario: Scenario) -> None:
+    """Without a terminal or --auto-approve, apply --refresh-only records nothing (exit 1)."""
+    api = scenario.adopt("api")
+    scenario.patch(api.id, {"source_config": {"build_on_push": True}})
+    before = state_hash(scenario)
+    result = scenario.cli("apply", "--refresh-only")
+    assert result.code == 1
+    assert "--auto-approve" in result.err
+    assert state_hash(scenario) == before
+
+
 def test_refresh_only_forgets_deployments_deleted_outside(scenario: Scenario) -> None:
-    """--refresh-only drops the record of a deployment deleted outside the planner."""
+    """apply --refresh-only drops the record of a deployment deleted outside the planner."""
     worker = scenario.adopt("worker")
     scenario.delete(worker.id)
     result = scenario.plan("--refresh-only")
     assert result.code == 0
     assert f"worker: deleted outside the planner (was id {worker.id})" in result.out
+    assert scenario.cli("apply", "--refresh-only", "--auto-approve").code == 0
     state = scenario.state()
     assert state is not None and "worker" not in state.deployments
 
@@ -70,7 +99,7 @@ def test_refresh_only_records_a_rotated_secret_digest(scenario: Scenario) -> Non
     api = scenario.adopt("api")
     before = scenario.state().deployments["api"].secret_digests  # type: ignore[union-attr]
     scenario.patch(api.id, {"secrets": [{"name": "API_TOKEN", "value": "rotated-outside"}]})
-    assert scenario.plan("--refresh-only").code == 0
+    assert scenario.cli("apply", "--refresh-only", "--auto-approve").code == 0
     after = scenario.state().deployments["api"].secret_digests  # type: ignore[union-attr]
     assert set(after) == {"API_TOKEN"} and after != before
     assert "rotated-outside" not in scenario.state_path.read_text()

@@ -1,6 +1,7 @@
 """Schemathesis hooks for the conformance run: the create/patch rules JSON Schema cannot
 state (secret names unique within a body; resource_spec pairs such as min_scale <=
-max_scale), taught to the generator instead, through the server's own checks.
+max_scale; value bounds inside free-form objects), taught to the generator instead,
+through the server's own checks.
 
 Loaded by `schemathesis.toml` (CLI runs from the repo root) and by
 tests/controlplane/test_conformance.py.
@@ -15,6 +16,7 @@ from pydantic import ValidationError
 
 from planner.api.models import ResourceSpec
 from planner.api.rules import check_resource_spec
+from planner.api.values import check_values
 
 
 def has_duplicate_secret_names(body: Any) -> bool:
@@ -45,4 +47,15 @@ def only_cross_field_valid_cases(context: schemathesis.HookContext, case: Any) -
     """Only cases whose body has unique secret names and ordered resource pairs (a case
     filter, not a body one: the coverage phase's boundary values skip body hooks)."""
     body = getattr(case, "body", None)
-    return not has_duplicate_secret_names(body) and not breaks_a_resource_pair(body)
+    return (
+        not has_duplicate_secret_names(body)
+        and not breaks_a_resource_pair(body)
+        and not has_unbounded_free_form_value(body)
+    )
+
+
+def has_unbounded_free_form_value(body: Any) -> bool:
+    """True when a value the server refuses sits where the schema cannot bound it: an
+    integer beyond 64 bits inside a free-form object (e.g. a sidecar's `envFrom`), which
+    the generator otherwise offers as schema-valid (the server answers 422)."""
+    return isinstance(body, dict) and bool(check_values(body))

@@ -181,3 +181,21 @@ async def test_deployment_becomes_ready(tmp_path: Path) -> None:
         assert (await cp.get(created["id"]))["status"] == "AWAITING_DATABASE"
         cp.clock.advance(0.01)
         assert (await cp.get(created["id"]))["status"] == "READY"
+
+
+async def test_resending_the_revision_config_retries_a_failed_revision(tmp_path: Path) -> None:
+    """The same source_revision_config sent again makes a new revision only when the
+    latest one ended without becoming active (a retry); never on a healthy deployment."""
+    async with control_plane(tmp_path) as cp:
+        body = git_host_body()
+        body["source_revision_config"]["repo_ref"] = "fail-deploy"
+        created = await cp.create(body)
+        same = {"source_revision_config": dict(body["source_revision_config"])}
+        cp.clock.advance(1)
+        retried = await cp.patch(created["id"], same)
+        assert retried["latest_revision_id"] != created["latest_revision_id"]
+        assert len(await cp.revisions(created["id"])) == 2
+        healthy = await cp.create(git_host_body(name="healthy"))
+        cp.clock.advance(1)
+        kept = await cp.patch(healthy["id"], {"source_revision_config": {"repo_ref": "main"}})
+        assert kept["latest_revision_id"] == healthy["latest_revision_id"]

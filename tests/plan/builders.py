@@ -15,6 +15,7 @@ from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment, Lifecycle
 from planner.plan import body as plan_body
 from planner.plan.diff import PlanOptions, make_plan
+from planner.plan.health import RevisionHealth
 from planner.plan.model import Action, Change, Plan
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
@@ -203,14 +204,40 @@ def rich_inputs() -> dict[str, Any]:
     }
 
 
+def health_inputs() -> dict[str, Any]:
+    """A deployment whose latest revision failed, one rolling out, one made by hand."""
+    failed, rolling = git_desired("ops-bot"), git_desired("batch")
+    by_hand = observed_from(git_desired("hand-made"))
+    return {
+        "desired": {d.name: d for d in (failed, rolling)},
+        "recorded": {d.name: recorded_from(d) for d in (failed, rolling)},
+        "observed": {d.name: observed_from(d) for d in (failed, rolling)},
+        "health": {
+            "ops-bot": RevisionHealth(
+                deployment_id("ops-bot"), REVISION_FAILED, "DEPLOY_FAILED", REVISION_ACTIVE
+            ),
+            "batch": RevisionHealth(deployment_id("batch"), REVISION_NEW, "BUILDING", None),
+        },
+        "unmanaged": [by_hand],
+    }
+
+
+REVISION_FAILED = "11111111-0000-4000-8000-000000000001"
+REVISION_ACTIVE = "11111111-0000-4000-8000-000000000002"
+REVISION_NEW = "11111111-0000-4000-8000-000000000003"
+
+
 def rich_plan() -> Plan:
-    """The plan of `rich_inputs` (the one the goldens and the docs show)."""
-    inputs = rich_inputs()
+    """The plan of `rich_inputs` and `health_inputs` (the one the goldens and the docs
+    show)."""
+    inputs, health = rich_inputs(), health_inputs()
     return make_plan(
-        inputs["desired"],
-        inputs["recorded"],
-        inputs["observed"],
+        inputs["desired"] | health["desired"],
+        inputs["recorded"] | health["recorded"],
+        inputs["observed"] | health["observed"],
         options=PlanOptions(replace=inputs["replace"]),
         digest_key=KEY,
         unmanaged_existing=inputs["unmanaged_existing"],
+        health=health["health"],
+        unmanaged=health["unmanaged"],
     )

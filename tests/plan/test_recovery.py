@@ -98,3 +98,25 @@ def test_deleted_outside_is_drift_and_marked_gone() -> None:
     assert [(d.name, d.path) for d in plan.drift] == [("api", None)]
     assert plan.recovered == []
     assert plan.changes[0].gone
+
+
+def test_an_interrupted_replace_is_attributed_to_the_run_not_outside() -> None:
+    """Old deployment gone under a journalled delete, a namesake live: the plan blames the
+    interrupted replace, never "outside the planner", and says how to adopt it."""
+    doc = StateDocument.new("embedded:x", None)
+    intent = doc.add_intent(IntentOp.DELETE, "api", deployment_id=observed_from(OLD).id)
+    new_id = "00000000-0000-4000-8000-00000000beef"
+    plan = make_plan(
+        {"api": NEW},
+        {"api": recorded_from(OLD)},
+        {"api": None},
+        digest_key=KEY,
+        intents=[intent],
+        unmanaged_existing={"api": new_id},
+    )
+    assert plan.drift == []
+    assert [(r.name, r.operation) for r in plan.recovered] == [("api", IntentOp.DELETE)]
+    (error,) = plan.errors
+    assert "interrupted apply" in error.message and new_id in error.message
+    assert "outside the planner" not in error.message
+    assert error.hint is not None and f"planner import api {new_id}" in error.hint

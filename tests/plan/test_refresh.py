@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -93,8 +94,9 @@ def recorded_of(deployments: list[Deployment]) -> dict[str, RecordedDeployment]:
 async def test_managed_deployments_are_read_in_ceil_n_over_100_list_requests(
     client: ControlPlaneClient, log: RequestLog
 ) -> None:
-    """150 recorded deployments are read in 2 list requests, never one GET each."""
+    """150 converged deployments are read in 2 list requests, never one GET each."""
     deployments = [await create(client, f"svc-{i:03d}") for i in range(150)]
+    await asyncio.sleep(0.3)  # every first revision DEPLOYED: latest == active
     log.clear()
     observed = await refresh_observed(client, recorded_of(deployments), [])
     assert log.count("GET", "/v2/deployments") == math.ceil(150 / 100)
@@ -114,6 +116,7 @@ async def test_deleted_and_deleting_deployments_count_as_gone(
     await client.delete_deployments([deleting.id])
     recorded = recorded_of([kept, deleting])
     recorded["lost"] = RecordedDeployment(name="lost", id="00000000-0000-4000-8000-0000000000ff")
+    await asyncio.sleep(0.3)  # kept's first revision DEPLOYED: no revision read
     log.clear()
     observed = await refresh_observed(client, recorded, [])
     assert observed.by_name["kept"] is not None
@@ -157,6 +160,7 @@ async def test_recorded_names_are_not_looked_up(
 ) -> None:
     """A wanted name already in the state is read by id, not reported as unmanaged."""
     api = await create(client, "api")
+    await asyncio.sleep(0.3)  # converged: no revision read
     log.clear()
     observed = await refresh_observed(client, recorded_of([api]), ["api"])
     assert observed.unmanaged_existing == {}
@@ -233,3 +237,46 @@ async def test_record_drift_takes_observed_values(client: ControlPlaneClient) ->
     assert source_config["build_on_push"] is False
     assert "custom_url" not in source_config
     assert "dead" not in doc.deployments
+
+
+@pytest.mark.anyio
+async def test_health_reads_only_the_deployments_whose_revisions_differ(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """One revision read per deployment whose latest is not active: failed, in progress."""
+    fine = await create(client, "fine")
+    failed = await create(
+        client, "failed", source_revision_config={"image_uri": "registry.example.com/fail-deploy"}
+    )
+    await asyncio.sleep(0.3)
+    # No image yet: its first revision waits in QUEUED, however slow the machine is.
+    rolling = await create(client, "rolling", source_revision_config={})
+    log.clear()
+    observed = await refresh_observed(client, recorded_of([fine, failed, rolling]), [])
+    assert set(observed.health) == {"failed", "rolling"}
+    assert observed.health["failed"].status == "DEPLOY_FAILED"
+    assert not observed.health["failed"].is_in_progress
+    assert observed.health["rolling"].is_in_progress
+    assert log.count("GET", "/v2/deployments") == 1
+    assert log.single_gets == 2
+
+
+@pytest.mark.anyio
+async def test_whole_workspace_refresh_lists_the_unmanaged_in_one_listing(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """One paged listing answers managed ids, wanted names and the unmanaged ones."""
+    managed = await create(client, "managed")
+    wanted = await create(client, "wanted")
+    other = await create(client, "by-hand")
+    doomed = await create(client, "doomed")
+    await client.delete_deployments([doomed.id])
+    await asyncio.sleep(0.3)
+    log.clear()
+    observed = await refresh_observed(
+        client, recorded_of([managed]), ["managed", "wanted", "new"], whole_workspace=True
+    )
+    assert observed.by_name["managed"] is not None
+    assert observed.unmanaged_existing == {"wanted": wanted.id}
+    assert [d.id for d in observed.unmanaged] == [other.id]
+    assert len(log.requests) == 1

@@ -19,7 +19,8 @@ def test_the_comment_has_marker_summary_alerts_table_and_details(plan) -> None:
     assert "> [!CAUTION]" in md and "planner import imported-agent" in md
     assert "> - `legacy-bot` will be **deleted**" in md
     assert "| ↻ | `worker` | new revision | 2 |" in md
-    assert md.count("<details>") == md.count("</details>") == 7
+    assert md.count("<details>") == md.count("</details>") == 10
+    assert "# reason: latest revision" in md and "planner import hand-made" in md
     assert "```diff\n" in md
     assert not [value for value in SECRET_VALUES if value in md]
 

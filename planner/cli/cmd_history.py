@@ -1,0 +1,62 @@
+"""`planner history NAME`: the revisions of one managed deployment, newest first.
+
+Read-only: NAME is looked up in the state (an unknown name is an error listing the known
+ones), then
+one GET of the deployment (which revision is active) and its revision list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from planner.cli.common import (
+    EXIT_OK,
+    add_config_option,
+    add_endpoint_options,
+    add_environment_options,
+    add_format_option,
+    add_state_option,
+)
+from planner.cli.workspace import Workspace
+from planner.plan.status import HistoryEntry, history_entries
+from planner.render.console import make_console
+from planner.render.output import write_json, write_lines
+from planner.render.status_view import history_lines, rows_json
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "history",
+        parents=parents,
+        help="list the revisions of a managed deployment",
+        description="The revisions of NAME, newest first, with their status and the "
+        "fields that changed from one to the next.",
+    )
+    parser.add_argument("name", metavar="NAME")
+    add_config_option(parser)
+    add_state_option(parser)
+    add_environment_options(parser)
+    add_endpoint_options(parser)
+    add_format_option(parser, ["text", "json"])
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    entries = asyncio.run(read_history(args))
+    console = make_console()
+    if args.format == "json":
+        write_json(console, rows_json(entries))
+    else:
+        write_lines(console, history_lines(args.name, entries))
+    return EXIT_OK
+
+
+async def read_history(args: argparse.Namespace) -> list[HistoryEntry]:
+    async with Workspace.from_args(args) as ws:
+        doc = ws.read_state()
+        recorded = doc.get(args.name)  # a StateError listing the known names
+        deployment = await ws.client.get_deployment(recorded.id)
+        revisions = await ws.client.list_revisions(recorded.id)
+    return history_entries(revisions, deployment.active_revision_id)

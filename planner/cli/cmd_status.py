@@ -1,0 +1,69 @@
+"""`planner status`: every managed deployment as it runs now.
+
+Read-only and lock-free (like `state list`): the state is read, the managed deployments
+refreshed at list cost (`ceil(N/100)` list requests, plus one revision read per deployment
+whose latest and active revision differ), and one row printed per deployment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from planner.cli.common import (
+    EXIT_OK,
+    add_config_option,
+    add_endpoint_options,
+    add_environment_options,
+    add_format_option,
+    add_state_option,
+)
+from planner.cli.workspace import Workspace
+from planner.plan.status import StatusRow, status_rows
+from planner.render.console import make_console
+from planner.render.output import write_json, write_lines, write_warnings
+from planner.render.status_view import empty_status_line, rows_json, status_lines
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "status",
+        parents=parents,
+        help="show every managed deployment as it runs now",
+        description="One row per managed deployment: id, active and latest revision with "
+        "their status, last update, url where known, and whether it drifted.",
+    )
+    add_config_option(parser)
+    add_state_option(parser)
+    add_environment_options(parser)
+    add_endpoint_options(parser)
+    add_format_option(parser, ["text", "json"])
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rows, location = asyncio.run(read_status(args))
+    console = make_console()
+    if args.format == "json":
+        write_json(console, rows_json(rows))
+    elif not rows:
+        console.print(empty_status_line(location), markup=False)
+    else:
+        write_lines(console, status_lines(rows))
+    return EXIT_OK
+
+
+async def read_status(args: argparse.Namespace) -> tuple[list[StatusRow], str]:
+    async with Workspace.from_args(args) as ws:
+        write_warnings(ws.config.warnings)
+        doc = ws.read_state()
+        observed = await ws.refresh(doc, [])
+        rows = status_rows(
+            doc.deployments,
+            observed.by_name,
+            observed.health,
+            ws.config.deployments,
+            ws.digest_key(doc),
+        )
+    return rows, ws.backend.location

@@ -1,0 +1,70 @@
+"""What a plan is asked to cover: `PlanOptions`, the names it selects, and the check that
+every name given to --only / --exclude / --replace is one the plan knows."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from planner.config.diagnostics import did_you_mean
+from planner.errors import PlanError
+from planner.plan.model import PlanMode
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """What to plan: `only`/`exclude` select names, `replace` forces delete + create."""
+
+    only: AbstractSet[str] = frozenset()
+    exclude: AbstractSet[str] = frozenset()
+    replace: AbstractSet[str] = frozenset()
+    destroy: bool = False
+    refresh_only: bool = False
+    command_args: tuple[str, ...] = ()  # repeated in the commands a plan suggests (`-c F`)
+
+    def __post_init__(self) -> None:
+        # Callers pass argparse lists; the plan needs sets (and a hashable, frozen value).
+        for name in ("only", "exclude", "replace"):
+            object.__setattr__(self, name, frozenset(getattr(self, name)))
+
+    @property
+    def mode(self) -> PlanMode:
+        if self.refresh_only:
+            return "refresh-only"
+        return "destroy" if self.destroy else "normal"
+
+
+def selected_names(
+    desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
+) -> list[str]:
+    names = set(recorded) if options.destroy else set(desired) | set(recorded)
+    if options.only:
+        names &= options.only
+    return sorted(names - options.exclude)
+
+
+def check_option_names(
+    desired: Collection[str], recorded: Collection[str], options: PlanOptions
+) -> None:
+    """PlanError listing every --only / --exclude / --replace name the plan cannot act on
+    (a typo must never narrow a plan to nothing and report success)."""
+    known = set(desired) | set(recorded)
+    problems = [
+        f"{flag} {name}: no deployment of that name in the config or the state"
+        + did_you_mean(name, sorted(known))
+        for flag, names in (("--only", options.only), ("--exclude", options.exclude))
+        for name in sorted(set(names) - known)
+    ]
+    problems += [
+        f"--replace {name}: "
+        + ("not in the config" if name not in desired else "not in the state (nothing to replace)")
+        for name in sorted(set(options.replace) - (set(desired) & set(recorded)))
+    ]
+    if problems:
+        raise PlanError(
+            f"unknown deployment name(s) in the options: {problems[0].split(':')[0]}"
+            + (f" and {len(problems) - 1} more" if len(problems) > 1 else ""),
+            details=problems,
+            hint=f"known deployments: {', '.join(sorted(known)) or '(none)'}",
+        )
