@@ -1,12 +1,22 @@
 """SQLite store of the local control plane: one file, WAL, every query workspace-scoped.
 
-All SQL lives here. One connection is shared by the request threads behind a lock, and
-every unit of work is one `BEGIN IMMEDIATE` transaction (`Store.transaction()`), so a
-read-modify-write (a PATCH, a bulk delete) can never interleave with another, in this
-process or in another one opening the same file (`busy_timeout` makes those wait).
+All SQL lives here. One connection is shared by the request threads behind a lock.
+- A write is one `BEGIN IMMEDIATE` transaction (`Store.transaction()`), so a
+  read-modify-write (a PATCH, a bulk delete) can never interleave with another, in this
+  process or in another one opening the same file (`busy_timeout` makes those wait).
+- A read is one deferred transaction (`Store.snapshot()`): a consistent snapshot of the
+  WAL that takes no lock, so reads never wait for writers and never block them.
+- `synchronous=NORMAL`: in WAL mode a commit is durable once it returns as far as the
+  process is concerned (a crash or kill of any process loses nothing committed); only an
+  OS crash or power loss may roll back the last commits, never corrupting the file. The
+  WAL is fsynced at checkpoints, not per commit, which is most of a create's cost.
 
 Deployments whose deletion time has passed are purged (with their revisions and tracing
-project) at the start of every transaction, so "gone" needs no background task.
+project) at the start of every write, and before a read when one is due (an indexed
+probe), so "gone" needs no background task.
+
+Every list query seeks an index rather than walking the workspace (see `page_sql`);
+`tests/controlplane/test_store_plans.py` pins each shape with EXPLAIN QUERY PLAN.
 """
 
 from __future__ import annotations
@@ -57,6 +67,7 @@ CREATE TABLE IF NOT EXISTS deployments (
     UNIQUE (tenant_id, name)
 );
 CREATE INDEX IF NOT EXISTS deployments_by_tenant ON deployments (tenant_id, created_at, id);
+CREATE INDEX IF NOT EXISTS deployments_by_name ON deployments (tenant_id, name, created_at, id);
 CREATE INDEX IF NOT EXISTS deployments_by_delete_at ON deployments (delete_at);
 CREATE TABLE IF NOT EXISTS revisions (
     id TEXT PRIMARY KEY,
@@ -109,7 +120,7 @@ def _encoded(values: dict[str, Any], json_keys: Sequence[str]) -> dict[str, Any]
 
 
 class Transaction:
-    """The queries of one unit of work; only valid inside `Store.transaction()`."""
+    """The queries of one unit of work: inside `Store.transaction()` or `Store.snapshot()`."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -147,12 +158,8 @@ class Transaction:
         """One page in a stable order (created_at, id)."""
         if where.match_nothing or where.deployment_ids == []:
             return []
-        clauses, params = _filter_sql(where)
+        sql, params = page_sql(where)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
-        sql = (
-            f"SELECT * FROM deployments WHERE tenant_id = :tenant_id {clauses} "
-            "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
-        )
         return [_deployment(r) for r in self.conn.execute(sql, params)]
 
     def count_deployments(self, tenant_id: str) -> int:
@@ -184,13 +191,6 @@ class Transaction:
         marks = ", ".join(f":{k}" for k in values)
         self.conn.execute(f"INSERT INTO revisions ({columns}) VALUES ({marks})", values)
 
-    def next_revision_seq(self, deployment_id: str) -> int:
-        found = self.conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM revisions WHERE deployment_id = ?",
-            (deployment_id,),
-        ).fetchone()
-        return int(found[0]) + 1
-
     def revisions_of(self, deployment_ids: Sequence[str]) -> dict[str, list[RevisionRow]]:
         """Every revision of each deployment, newest first."""
         found: dict[str, list[RevisionRow]] = {i: [] for i in deployment_ids}
@@ -219,6 +219,8 @@ class Transaction:
         return _revision(found) if found else None
 
     def mark_skipped(self, revision_ids: Sequence[str], at: float) -> None:
+        if not revision_ids:
+            return
         self.conn.executemany(
             "UPDATE revisions SET skipped_at = ? WHERE id = ?", [(at, i) for i in revision_ids]
         )
@@ -239,6 +241,38 @@ class Transaction:
             (tenant_id,),
         )
         return [TracingProjectRow(*r) for r in rows]
+
+
+def page_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
+    """The query of one list page, and its parameters besides tenant, now, limit, offset.
+
+    The page's rowids are found first, in an index alone where it can be, and only those
+    rows are read: skipping OFFSET rows then walks index entries, not whole rows. The
+    index depends on the filter: ids are sought by primary key (`+tenant_id` keeps the
+    workspace index, which would walk the whole workspace in order, out of the choice);
+    a name filter scans the names' covering index; anything else walks the workspace in
+    page order.
+    """
+    clauses, params = _filter_sql(where)
+    tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
+    index = "INDEXED BY deployments_by_name " if _uses_name_index(where) else ""
+    page = (
+        f"SELECT rowid AS page_rowid FROM deployments {index}"
+        f"WHERE {tenant} = :tenant_id {clauses} "
+        "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
+    )
+    sql = (
+        f"SELECT d.* FROM ({page}) AS page "
+        "CROSS JOIN deployments AS d ON d.rowid = page.page_rowid "
+        "ORDER BY d.created_at, d.id"
+    )
+    return sql, params
+
+
+def _uses_name_index(where: DeploymentFilter) -> bool:
+    """Only a name filter alone: the others need the row, the name index would not help."""
+    others = (where.status, where.image_version, where.deployment_type, where.deployment_ids)
+    return bool(where.name_contains) and all(value is None for value in others)
 
 
 def _filter_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
@@ -278,6 +312,8 @@ class Store:
         )
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: the indexes of 100k+ rows
         self._conn.execute("PRAGMA busy_timeout=30000")
         self._conn.executescript(SCHEMA)
 
@@ -288,12 +324,38 @@ class Store:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 tx = Transaction(self._conn)
-                tx.purge_deleted(self.settings.clock())
+                now = self.settings.clock()
+                if self._has_due_deletion(now):
+                    tx.purge_deleted(now)
                 yield tx
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        """A read-only unit of work on one consistent snapshot; takes no database lock.
+
+        A deletion that has come due is purged first (in a write), so a read never shows
+        a deployment that is gone; writing inside a snapshot is a programming error.
+        """
+        with self._lock:
+            if self._has_due_deletion(self.settings.clock()):
+                with self.transaction():
+                    pass
+            self._conn.execute("BEGIN DEFERRED")
+            try:
+                yield Transaction(self._conn)
+            finally:
+                self._conn.execute("ROLLBACK")
+
+    def _has_due_deletion(self, now: float) -> bool:
+        """One probe of the deletion index: purging costs three statements, probing one."""
+        found = self._conn.execute(
+            "SELECT 1 FROM deployments WHERE delete_at <= ? LIMIT 1", (now,)
+        ).fetchone()
+        return found is not None
 
     def close(self) -> None:
         with self._lock:
