@@ -170,7 +170,7 @@ IDS = [str(uuid.uuid4()) for _ in range(100)]
         ),
         (
             DeploymentFilter(name_contains="a"),
-            "USING COVERING INDEX deployments_by_name (tenant_id=?)",
+            "USING INDEX sqlite_autoindex_deployments_2 (tenant_id=?)",
         ),
         (DeploymentFilter(status="READY"), "USING INDEX deployments_by_tenant (tenant_id=?)"),
         (
@@ -183,7 +183,7 @@ def test_each_list_shape_seeks_its_index(
     tmp_path: Path, where: DeploymentFilter, index: str
 ) -> None:
     """Every list query seeks its intended index, reads whole rows only for the page (by
-    rowid), and never scans the table: ids by primary key, names in their covering index,
+    rowid), and never scans the table: ids by primary key, names in the unique name index,
     the rest along the workspace's page order (where OFFSET skips index entries)."""
     store = Store(settings_for(tmp_path / "cp.db", FakeClock()))
     sql, params = page_sql(where)
