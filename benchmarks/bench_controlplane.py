@@ -31,7 +31,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ def seed_revision(row: DeploymentRow, at: float) -> RevisionRow:
     return RevisionRow(row.latest_revision_id, row.id, 1, "git_host", config, at, 1.0, 1.0)
 
 
-async def bounded(calls: list[Callable[[], Awaitable[Any]]], parallel: int) -> None:
+async def bounded(calls: Sequence[Callable[[], Awaitable[Any]]], parallel: int) -> None:
     limiter = asyncio.Semaphore(parallel)
 
     async def run(call: Callable[[], Awaitable[Any]]) -> None:
@@ -119,7 +120,7 @@ async def measure_creates(client: httpx.AsyncClient, count: int, parallel: int) 
         response = await client.post("/v2/deployments", json=body(f"new-{n:06d}"))
         assert response.status_code == 201, response.text
 
-    calls = [lambda n=n: create(n) for n in range(count)]
+    calls = [partial(create, n) for n in range(count)]
     wall, cpu = time.perf_counter(), time.process_time()
     await bounded(calls, parallel)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -169,7 +170,7 @@ async def measure_app_creates(app: Any, count: int, parallel: int) -> list[float
         status = await asgi_post(app, "/v2/deployments", json.dumps(body(f"app-{n:06d}")).encode())
         assert status == 201, status
 
-    calls = [lambda n=n: create(n) for n in range(count)]
+    calls = [partial(create, n) for n in range(count)]
     wall, cpu = time.perf_counter(), time.process_time()
     await bounded(calls, parallel)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
