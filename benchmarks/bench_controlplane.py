@@ -5,7 +5,7 @@
 
 Seeds COUNT git_host deployments (each with its revision and tracing project) straight
 through the store in one transaction into a fresh database, then measures through the
-ASGI app (`httpx.ASGITransport`, the embedded key):
+ASGI app (`httpx2.ASGITransport`, the embedded key):
 - list pages of 100, REPEATS runs each: the fastest wall time and the median CPU time
   (client and app share this process; CPU is the steadier number on a shared machine):
   the first page, a deep page (the last one), the `deployment_ids` filter with 100 ids
@@ -36,7 +36,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from planner.api.models import DeploymentCreate
 from planner.controlplane.app import create_app
@@ -113,7 +113,7 @@ async def bounded(calls: Sequence[Callable[[], Awaitable[Any]]], parallel: int) 
     await asyncio.gather(*(run(call) for call in calls))
 
 
-async def measure_creates(client: httpx.AsyncClient, count: int, parallel: int) -> list[float]:
+async def measure_creates(client: httpx2.AsyncClient, count: int, parallel: int) -> list[float]:
     """[creates/s, CPU ms per create] through the app."""
 
     async def create(n: int) -> None:
@@ -188,7 +188,7 @@ def measure_service_creates(settings: ServerSettings, store: Store, count: int) 
     return [count / wall, 1000 * cpu / count]
 
 
-async def page_ms(client: httpx.AsyncClient, params: Any, repeats: int) -> str:
+async def page_ms(client: httpx2.AsyncClient, params: Any, repeats: int) -> str:
     """Fastest wall milliseconds of one list request, and median CPU milliseconds."""
     walls, cpus = [], []
     for _ in range(repeats):
@@ -200,7 +200,7 @@ async def page_ms(client: httpx.AsyncClient, params: Any, repeats: int) -> str:
     return f"{min(walls):.2f} ms / {statistics.median(cpus):.2f} ms"
 
 
-async def full_listing_s(client: httpx.AsyncClient) -> float:
+async def full_listing_s(client: httpx2.AsyncClient) -> float:
     start, offset = time.perf_counter(), 0
     while True:
         page = await client.get("/v2/deployments", params={"limit": PAGE, "offset": offset})
@@ -218,9 +218,9 @@ async def run(count: int, creates: int, parallel: int, repeats: int) -> list[tup
         start = time.perf_counter()
         ids = seed(store, count, settings.clock())
         rows = [("seeded deployments", f"{count} in {time.perf_counter() - start:.1f} s")]
-        transport = httpx.ASGITransport(app=app)
+        transport = httpx2.ASGITransport(app=app)
         headers = {"X-Api-Key": EMBEDDED_API_KEY}
-        async with httpx.AsyncClient(
+        async with httpx2.AsyncClient(
             transport=transport, base_url="http://cp.test", headers=headers
         ) as client:
             rows += await list_rows(client, ids, count, repeats)
@@ -245,7 +245,7 @@ async def run(count: int, creates: int, parallel: int, repeats: int) -> list[tup
 
 
 async def list_rows(
-    client: httpx.AsyncClient, ids: list[str], count: int, repeats: int
+    client: httpx2.AsyncClient, ids: list[str], count: int, repeats: int
 ) -> list[tuple[str, str]]:
     spread = ids[:: max(1, len(ids) // PAGE)][:PAGE]
     last = max(0, (count - 1) // PAGE * PAGE)
