@@ -1,6 +1,7 @@
 """SQLite store of the local control plane: one file, WAL, every query workspace-scoped.
 
-All SQL lives here. One connection is shared by the request threads behind a lock.
+All SQL lives here (the list page's in `pages.py`). One connection is shared by the
+request threads behind a lock.
 - A write is one `BEGIN IMMEDIATE` transaction (`Store.transaction()`), so a
   read-modify-write (a PATCH, a bulk delete) can never interleave with another, in this
   process or in another one opening the same file (`busy_timeout` makes those wait).
@@ -15,8 +16,7 @@ Deployments whose deletion time has passed are purged (with their revisions and 
 project) at the start of every write, and before a read when one is due (an indexed
 probe), so "gone" needs no background task.
 
-Every list query seeks an index rather than walking the workspace (see `page_sql`);
-`tests/controlplane/test_store_plans.py` pins each shape with EXPLAIN QUERY PLAN.
+`pages.py` says which index each list filter seeks.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.chunks import chunked
+from planner.controlplane.pages import page_sql
 from planner.controlplane.rows import (
     DeploymentFilter,
     DeploymentRow,
@@ -88,16 +89,6 @@ CREATE TABLE IF NOT EXISTS tracing_projects (
     created_at REAL NOT NULL
 );
 """
-
-# SQLite's name for the index of UNIQUE (tenant_id, name), the second constraint above.
-NAME_INDEX = "sqlite_autoindex_deployments_2"
-
-# The status a deployment shows, in SQL (mirrors lifecycle.deployment_status) for filtering.
-STATUS_SQL = (
-    "CASE WHEN delete_at IS NOT NULL THEN 'AWAITING_DELETE' "
-    "WHEN ready_at <= :now THEN 'READY' ELSE 'AWAITING_DATABASE' END"
-)
-
 
 _DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secret_references")
 _REVISION_JSON = ("source_revision_config",)
@@ -243,62 +234,6 @@ class Transaction:
             (tenant_id,),
         )
         return [TracingProjectRow(*r) for r in rows]
-
-
-def page_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
-    """The query of one list page, and its parameters besides tenant, now, limit, offset.
-
-    The page's rowids are found first, in an index alone where it can be, and only those
-    rows are read: skipping OFFSET rows then walks index entries, not whole rows. The
-    index depends on the filter: ids are sought by primary key (`+tenant_id` keeps the
-    workspace index, which would walk the whole workspace in order, out of the choice);
-    a name filter scans the workspace's names in the UNIQUE (tenant_id, name) index and
-    reads the rows that match; anything else walks the workspace in page order.
-    """
-    clauses, params = _filter_sql(where)
-    tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
-    index = f"INDEXED BY {NAME_INDEX} " if _uses_name_index(where) else ""
-    page = (
-        f"SELECT rowid AS page_rowid FROM deployments {index}"
-        f"WHERE {tenant} = :tenant_id {clauses} "
-        "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
-    )
-    sql = (
-        f"SELECT d.* FROM ({page}) AS page "
-        "CROSS JOIN deployments AS d ON d.rowid = page.page_rowid "
-        "ORDER BY d.created_at, d.id"
-    )
-    return sql, params
-
-
-def _uses_name_index(where: DeploymentFilter) -> bool:
-    """Only a name filter alone: the others need the row, the name index would not help."""
-    others = (where.status, where.image_version, where.deployment_type, where.deployment_ids)
-    return bool(where.name_contains) and all(value is None for value in others)
-
-
-def _filter_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
-    clauses: list[str] = []
-    params: dict[str, Any] = {}
-    if where.name_contains:
-        # Stored names are DNS labels (lower-case ASCII: `check_name` at create, and
-        # immutable), so lower(name) = name: not lowering each row halves the scan.
-        clauses.append("instr(name, lower(:name_contains)) > 0")
-        params["name_contains"] = where.name_contains
-    if where.status is not None:
-        clauses.append(f"({STATUS_SQL}) = :status")
-        params["status"] = where.status
-    if where.image_version is not None:
-        clauses.append("image_version = :image_version")
-        params["image_version"] = where.image_version
-    if where.deployment_type is not None:
-        clauses.append("json_extract(source_config, '$.deployment_type') = :deployment_type")
-        params["deployment_type"] = where.deployment_type
-    if where.deployment_ids is not None:
-        names = [f":id{n}" for n in range(len(where.deployment_ids))]
-        clauses.append(f"id IN ({', '.join(names)})")
-        params.update({f"id{n}": v for n, v in enumerate(where.deployment_ids)})
-    return "".join(f" AND {c}" for c in clauses), params
 
 
 class Store:

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from planner.api.models import DeploymentCreate, DeploymentPatch
+from planner.controlplane.pages import page_sql
 from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.settings import ServerSettings
-from planner.controlplane.store import DeploymentFilter, Store, Transaction, page_sql
+from planner.controlplane.store import DeploymentFilter, Store, Transaction
 from tests.controlplane.core_fixtures import FakeClock, git_host_body
 
 TENANT_A = "00000000-0000-4000-8000-00000000000a"
