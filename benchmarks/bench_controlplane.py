@@ -14,7 +14,9 @@ ASGI app (`httpx2.ASGITransport`, the embedded key):
 - CREATES new deployments through `POST /v2/deployments`, PARALLEL in flight: creates/s,
   CPU per create (client, app and SQLite together) and what one core could do at that CPU;
 - the same creates sent straight into the ASGI app (no HTTP client): the server's share;
-- the same creates through the service alone (`Deployments.create`, no HTTP): the store's.
+- the same creates through the service alone (`Deployments.create`, no HTTP): the store's;
+- then CREATES more against `planner serve` on the same file over loopback HTTP: creates/s
+  and the server process's CPU per create (from /proc), what the issue calls the floor.
 `--baseline DIR` runs this file again with `PYTHONPATH=DIR` (e.g. `git worktree add DIR
 main`, or `git archive main planner | tar -x -C DIR`) and prints both columns.
 """
@@ -113,11 +115,13 @@ async def bounded(calls: Sequence[Callable[[], Awaitable[Any]]], parallel: int) 
     await asyncio.gather(*(run(call) for call in calls))
 
 
-async def measure_creates(client: httpx2.AsyncClient, count: int, parallel: int) -> list[float]:
-    """[creates/s, CPU ms per create] through the app."""
+async def measure_creates(
+    client: httpx2.AsyncClient, count: int, parallel: int, prefix: str = "new"
+) -> list[float]:
+    """[creates/s, CPU ms per create of this process] through `client`."""
 
     async def create(n: int) -> None:
-        response = await client.post("/v2/deployments", json=body(f"new-{n:06d}"))
+        response = await client.post("/v2/deployments", json=body(f"{prefix}-{n:06d}"))
         assert response.status_code == 201, response.text
 
     calls = [partial(create, n) for n in range(count)]
@@ -175,6 +179,45 @@ async def measure_app_creates(app: Any, count: int, parallel: int) -> list[float
     await bounded(calls, parallel)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return [count / wall, 1000 * cpu / count]
+
+
+def start_serve(db: Path) -> tuple[subprocess.Popen[str], str]:
+    """`planner serve` on a free loopback port over `db`; its process and base URL."""
+    argv = [sys.executable, "-m", "planner", "serve", "--port", "0", "--db", str(db)]
+    argv += ["--api-key", EMBEDDED_API_KEY, "--build-seconds", "1", "--deploy-seconds", "1"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://"):
+        process.kill()
+        sys.exit(f"planner serve did not start: {url!r}")
+    return process, url
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure_loopback_creates(db: Path, count: int, parallel: int) -> list[float]:
+    """[creates/s, server CPU ms per create] against `planner serve` over loopback HTTP."""
+    server, url = start_serve(db)
+    try:
+        headers = {"X-Api-Key": EMBEDDED_API_KEY}
+        limits = httpx2.Limits(max_connections=parallel)
+        async with httpx2.AsyncClient(base_url=url, headers=headers, limits=limits) as client:
+            await measure_creates(client, 10, parallel, "warm")
+            before = cpu_seconds(server.pid)
+            rate, _ = await measure_creates(client, count, parallel, "http")
+            cpu = cpu_seconds(server.pid) - before
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    return [rate, 1000 * cpu / count]
 
 
 def measure_service_creates(settings: ServerSettings, store: Store, count: int) -> list[float]:
@@ -241,6 +284,12 @@ async def run(count: int, creates: int, parallel: int, repeats: int) -> list[tup
             ("CPU per create via service (no HTTP)", f"{cpu:.2f} ms"),
         ]
         store.close()
+        rate, cpu = await measure_loopback_creates(settings.db_path, creates, parallel)
+        rows += [
+            (f"creates/s over loopback to planner serve (parallel {parallel})", f"{rate:.0f}"),
+            ("server CPU per create over loopback", f"{cpu:.2f} ms"),
+            ("creates/s on one core for the server (1000 / CPU ms)", f"{1000 / cpu:.0f}"),
+        ]
     return rows
 
 
