@@ -160,7 +160,7 @@ def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
 
     def read() -> list[tuple[LabelSet, float]]:
         tenants = sorted({t for ts in settings.api_keys.values() for t in ts})
-        with store.transaction() as tx:
+        with store.snapshot() as tx:
             return [((("tenant_id", t),), tx.count_deployments(t)) for t in tenants]
 
     return Gauge("controlplane_deployments", "Deployments stored, per workspace.", read)

@@ -51,12 +51,15 @@ class Deployments:
     def _now(self) -> float:
         return self.settings.clock()
 
-    def _new_revision(self, tx: Transaction, row: DeploymentRow, now: float) -> RevisionRow:
-        """Insert a revision of `row`'s current config; unfinished older ones are SKIPPED."""
+    def _new_revision(self, tx: Transaction, row: DeploymentRow, now: float) -> list[RevisionRow]:
+        """Insert a revision of `row`'s current config; unfinished older ones are SKIPPED.
+
+        Returns every revision of `row` as stored now, newest first (for its view)."""
         older = tx.revisions_of([row.id])[row.id]
-        tx.mark_skipped(
-            [r.id for r in older if lifecycle.is_unfinished(views.timing_of(r), now)], now
-        )
+        skipped = [r for r in older if lifecycle.is_unfinished(views.timing_of(r), now)]
+        tx.mark_skipped([r.id for r in skipped], now)
+        for revision in skipped:
+            revision.skipped_at = now
         config = dict(row.source_revision_config)
         if row.source == "git_host":
             sha = views.commit_sha(row.source_config.get("repo_url"), config.get("repo_ref"))
@@ -64,7 +67,7 @@ class Deployments:
         revision = RevisionRow(
             id=str(uuid.uuid4()),
             deployment_id=row.id,
-            seq=tx.next_revision_seq(row.id),
+            seq=older[0].seq + 1 if older else 1,
             source=row.source,
             source_revision_config=config,
             created_at=now,
@@ -73,7 +76,7 @@ class Deployments:
         )
         tx.insert_revision(revision)
         row.latest_revision_id = revision.id
-        return revision
+        return [revision, *older]
 
     def _view(self, tx: Transaction, row: DeploymentRow, now: float) -> dict[str, Any]:
         return views.deployment_view(row, tx.revisions_of([row.id])[row.id], now)
@@ -109,23 +112,22 @@ class Deployments:
         with self.store.transaction() as tx:
             if tx.has_name(self.tenant_id, body.name):
                 raise Conflict(f"A deployment named '{body.name}' already exists.")
+            revisions = self._new_revision(tx, row, now)
             tx.insert_deployment(row)
-            self._new_revision(tx, row, now)
-            tx.update_deployment(row)
             tx.insert_tracing_project(
                 TracingProjectRow(str(uuid.uuid4()), self.tenant_id, row.id, row.name, now)
             )
-            return self._view(tx, row, now)
+        return views.deployment_view(row, revisions, now)
 
     def get(self, deployment_id: str) -> dict[str, Any]:
         now = self._now()
-        with self.store.transaction() as tx:
+        with self.store.snapshot() as tx:
             return self._view(tx, self._get(tx, deployment_id), now)
 
     def list_page(self, where: DeploymentFilter, limit: int, offset: int) -> dict[str, Any]:
         """One page `{resources, offset}`; `offset` is where the next page starts."""
         now = self._now()
-        with self.store.transaction() as tx:
+        with self.store.snapshot() as tx:
             rows = tx.list_deployments(self.tenant_id, where, now, limit, offset)
             revisions = tx.revisions_of([r.id for r in rows])
         resources = [views.deployment_view(r, revisions[r.id], now) for r in rows]
@@ -180,7 +182,7 @@ class Deployments:
 
     def get_revision(self, deployment_id: str, revision_id: str) -> dict[str, Any]:
         now = self._now()
-        with self.store.transaction() as tx:
+        with self.store.snapshot() as tx:
             self._get(tx, deployment_id)
             revision = tx.get_revision(deployment_id, revision_id)
         if revision is None:
@@ -190,14 +192,14 @@ class Deployments:
     def list_revisions(self, deployment_id: str, limit: int, offset: int) -> dict[str, Any]:
         """Newest first, `{resources, offset}` like the deployment list."""
         now = self._now()
-        with self.store.transaction() as tx:
+        with self.store.snapshot() as tx:
             self._get(tx, deployment_id)
             rows = tx.list_revisions(deployment_id, limit, offset)
         resources = [views.revision_view(r, now) for r in rows]
         return {"resources": resources, "offset": offset + len(resources)}
 
     def tracing_projects(self) -> list[dict[str, Any]]:
-        with self.store.transaction() as tx:
+        with self.store.snapshot() as tx:
             rows = tx.tracing_projects(self.tenant_id)
         return [views.tracing_project_view(r) for r in rows]
 

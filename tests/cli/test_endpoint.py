@@ -191,6 +191,7 @@ async def test_read_only_embedded_database_is_a_clear_state_error(
 
     async with embedded_client(db_path, DEFAULT_TENANT_ID) as client:
         monkeypatch.setattr(Store, "transaction", read_only)
+        monkeypatch.setattr(Store, "snapshot", read_only)  # reads have their own way in
         with pytest.raises(StateError, match=f"database {db_path} is read-only") as caught:
             await client.find_by_name("api", include_deleting=False)
     assert caught.value.hint is not None

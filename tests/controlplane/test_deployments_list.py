@@ -135,3 +135,61 @@ async def test_list_items_match_get(tmp_path: Path) -> None:
         created = await cp.create(git_host_body())
         listed = (await cp.client.get("/v2/deployments")).json()["resources"]
         assert listed == [await cp.get(created["id"])]
+
+
+FILTER_SHAPES: list[dict[str, Any]] = [
+    {},
+    {"name_contains": "PAGE-1"},
+    {"name_contains": "page-12"},
+    {"deployment_type": "dev"},
+    {"name_contains": "page", "deployment_type": "prod"},
+    {"status": "READY"},
+]
+
+
+@pytest.mark.parametrize("params", FILTER_SHAPES)
+async def test_small_pages_of_each_filter_walk_exactly_the_filtered_list(
+    tmp_path: Path, params: dict[str, Any]
+) -> None:
+    """Pages of 7 under a filter, joined, are that filter's list in (created_at, id) order."""
+    async with control_plane(tmp_path) as cp:
+        created = []
+        for n in range(30):
+            body = git_host_body(f"page-{n}")
+            body["source_config"]["deployment_type"] = "dev" if n % 3 == 0 else "prod"
+            created.append(await cp.create(body))
+            cp.clock.advance(0.01)
+        cp.clock.advance(1.0)
+        whole = (await page(cp, limit=100, **params)).resources
+        walked, offset = [], 0
+        while batch := (await page(cp, limit=7, offset=offset, **params)).resources:
+            walked += batch
+            offset += len(batch)
+        assert [d.id for d in walked] == [d.id for d in whole]
+        assert [d.id for d in whole] == [d["id"] for d in created if matches(d, params)]
+
+
+def matches(deployment: dict[str, Any], params: dict[str, Any]) -> bool:
+    """The filters' meaning, spelled out: a case-insensitive substring, exact values."""
+    wanted = params.get("name_contains", "").lower()
+    kind = params.get("deployment_type")
+    return wanted in deployment["name"] and kind in (
+        None,
+        deployment["source_config"].get("deployment_type"),
+    )
+
+
+async def test_deployment_ids_page_in_creation_order_with_other_filters(tmp_path: Path) -> None:
+    """The ids filter lists the ids found in creation order, pages with offset, and
+    combines with a name filter."""
+    async with control_plane(tmp_path) as cp:
+        ids = []
+        for n in range(12):
+            ids.append((await cp.create(git_host_body(f"by-id-{n}")))["id"])
+            cp.clock.advance(0.01)
+        asked = ",".join([*reversed(ids[::2]), str(uuid.uuid4())])
+        first = await page(cp, limit=4, deployment_ids=asked)
+        rest = await page(cp, limit=4, offset=first.offset, deployment_ids=asked)
+        assert [d.id for d in first.resources + rest.resources] == ids[::2]
+        named = await page(cp, deployment_ids=asked, name_contains="BY-ID-1")
+        assert [d.name for d in named.resources] == ["by-id-10"]
