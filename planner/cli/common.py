@@ -159,15 +159,19 @@ def state_backend(
     table: StateConfig,
     environ: Mapping[str, str],
     environment: str | None,
+    *,
+    config_loaded: bool = False,
 ) -> StateBackend:
     """The backend of `--state` FLAG, $PLANNER_STATE, `[state]` TABLE or the default file.
 
     Every state but an explicit file needs the environment, when the config has some: it
-    names the state (its file, or its name in PostgreSQL)."""
+    names the state (its file, or its name in PostgreSQL). CONFIG_LOADED: the config was
+    loaded for ENVIRONMENT already (which refuses a missing one), so it is not read again."""
     location = resolve_state_location(
         flag, table.url, config_path, environ, environment=environment
     )
-    if environment is None and (flag is None or is_postgres_url(location)):
+    unchecked = environment is None and not config_loaded
+    if unchecked and (flag is None or is_postgres_url(location)):
         require_no_environments(Path(config_path))
     name = state_name(config_path, environment, table.name)
     return open_backend(location, name=name, schema=table.schema_)

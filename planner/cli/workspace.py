@@ -94,7 +94,9 @@ class Workspace:
         client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)
         api_key = EMBEDDED_API_KEY if resolved.is_embedded else env.get("PLANNER_API_KEY", "")
         flag = str(state_path) if state_path else None
-        backend = state_backend(config_path, flag, config.state, env, environment)
+        backend = state_backend(
+            config_path, flag, config.state, env, environment, config_loaded=True
+        )
         return cls(config, client, backend, client.endpoint, client.tenant_id, api_key, state_dir)
 
     @classmethod
