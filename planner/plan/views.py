@@ -72,7 +72,10 @@ def view_patch(
     A changed secret looks the same on both sides once masked, so the diff alone would
     hide it; the explicit (idempotent) replace op says that it changes.
     """
-    ops: list[dict[str, Any]] = list(jsonpatch.make_patch(before, after).patch)
+    # Most deployments of a large config are unchanged: no diff to compute for those.
+    ops: list[dict[str, Any]] = (
+        [] if before == after else list(jsonpatch.make_patch(before, after).patch)
+    )
     names = [entry["name"] for entry in after.get("secrets", [])]
     for name in sorted(changed_secrets):
         if name in names:
