@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -47,6 +48,13 @@ _SCALAR_KINDS: dict[Any, str] = {
 }
 
 
+@cache
+def _scalar_kind(model: type[BaseModel], field_name: str) -> str | None:
+    """The message for a wrong JSON kind in a scalar field (None: not a scalar field);
+    asked for every field of every deployment read, so remembered per class and field."""
+    return _SCALAR_KINDS.get(model.model_fields[field_name].annotation)
+
+
 class WireModel(BaseModel):
     """Base of every wire model: extra keys ignored, enums kept as their values, and
     JSON kinds kept: `true` or "2" is not a number and "true" or 1 not a boolean (lax
@@ -57,8 +65,10 @@ class WireModel(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _json_kinds_are_kept(cls, value: Any, info: ValidationInfo) -> Any:
-        message = _SCALAR_KINDS.get(cls.model_fields[str(info.field_name)].annotation)
-        if message is None or value is None:
+        if value is None:
+            return value
+        message = _scalar_kind(cls, str(info.field_name))
+        if message is None:
             return value
         is_bool = isinstance(value, bool)
         wants_bool = message == _SCALAR_KINDS[bool]

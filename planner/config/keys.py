@@ -12,6 +12,7 @@ import math
 import types
 import typing
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -100,26 +101,31 @@ def _unknown_key_message(model: type[BaseModel], key: str, fields: Mapping[str, 
     return f"unknown key{did_you_mean(key, options)}"
 
 
+@cache
 def _keys_of(model: type[BaseModel]) -> dict[str, Any]:
     return {info.alias or name: info.annotation for name, info in model.model_fields.items()}
 
 
+@cache
+def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    """`(origin, args)` of an annotation (asked for every value of every deployment)."""
+    return typing.get_origin(annotation), typing.get_args(annotation)
+
+
 def _check_value(annotation: Any, value: Any, loc: Loc) -> Iterator[Problem]:
     """Descend into the parts of `annotation` that are models (through unions and lists)."""
-    origin = typing.get_origin(annotation)
+    origin, args = _shape(annotation)
     if origin is typing.Annotated:
-        yield from _check_value(typing.get_args(annotation)[0], value, loc)
+        yield from _check_value(args[0], value, loc)
     elif origin in (typing.Union, types.UnionType):
-        yield from _check_union(typing.get_args(annotation), value, loc)
+        yield from _check_union(args, value, loc)
     elif origin in (list, tuple) and isinstance(value, list):
-        item_type = typing.get_args(annotation)[0]
         for index, item in enumerate(value):
-            yield from _check_value(item_type, item, (*loc, index))
+            yield from _check_value(args[0], item, (*loc, index))
     elif origin is dict and isinstance(value, Mapping):
-        value_type = typing.get_args(annotation)[1]
         for key, item in value.items():
-            yield from _check_value(value_type, item, (*loc, key))
-    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield from _check_value(args[1], item, (*loc, key))
+    elif _is_model(annotation):
         yield from check_keys(annotation, value, loc)
 
 
@@ -133,5 +139,6 @@ def _check_union(options: tuple[Any, ...], value: Any, loc: Loc) -> Iterator[Pro
         yield from check_keys(models[0], value, loc)
 
 
+@cache
 def _is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
