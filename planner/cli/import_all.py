@@ -204,8 +204,11 @@ def record_adopted(
                 hint="run the import again with another --generate-config FILE",
             )
         key = ws.digest_key(doc)
-        for deployment in observed:
-            adopt(doc, observed_record(ws.config.deployments[deployment.name], deployment, key))
+        records = [
+            observed_record(ws.config.deployments[deployment.name], deployment, key)
+            for deployment in observed
+        ]
+        adopt(doc, *records)
         ws.backend.write(doc)
     return ws.backend.location
 

@@ -222,22 +222,25 @@ def check_recorded(key: str, recorded: RecordedDeployment) -> None:
             raise ValueError(f"{key}: secret {secret_name} is not a keyed digest (hmac-sha256)")
 
 
-def adopt(doc: StateDocument, recorded: RecordedDeployment) -> None:
-    """Start managing an existing deployment (what `planner import` records)."""
-    if recorded.name in doc.deployments:
-        current = doc.deployments[recorded.name]
-        raise StateError(
-            f"{recorded.name} is already in the state (deployment {current.id})",
-            hint=f"to adopt another deployment under this name, first run "
-            f"`planner state rm {recorded.name}`",
-        )
-    for other in doc.deployments.values():
-        if other.id == recorded.id:
+def adopt(doc: StateDocument, *adopted: RecordedDeployment) -> None:
+    """Start managing existing deployments (what `planner import` records); linear in
+    the state's size however many are adopted (`import --all` adopts thousands)."""
+    names_by_id = {other.id: other.name for other in doc.deployments.values()}
+    for recorded in adopted:
+        if recorded.name in doc.deployments:
+            current = doc.deployments[recorded.name]
             raise StateError(
-                f"deployment {recorded.id} is already in the state as {other.name}",
+                f"{recorded.name} is already in the state (deployment {current.id})",
+                hint=f"to adopt another deployment under this name, first run "
+                f"`planner state rm {recorded.name}`",
+            )
+        if recorded.id in names_by_id:
+            raise StateError(
+                f"deployment {recorded.id} is already in the state as {names_by_id[recorded.id]}",
                 hint="one remote deployment can be managed under one name only",
             )
-    doc.record(recorded)
+        doc.record(recorded)
+        names_by_id[recorded.id] = recorded.name
 
 
 def canonical_json(body: dict[str, Any]) -> str:
