@@ -291,7 +291,10 @@ def run_scale(
             if revised is not None:
                 key = ("new revision", revision_p)
                 rows.setdefault(key, ScaleRow("new revision", revision_p, [])).runs.append(revised)
-            print(f"  done: create at {create_p or 'default'}, revision at {revision_p}", file=sys.stderr)
+            print(
+                f"  done: create at {create_p or 'default'}, revision at {revision_p}",
+                file=sys.stderr,
+            )
     return list(rows.values())
 
 
@@ -299,7 +302,8 @@ def print_scale(rows: list[ScaleRow], count: int) -> None:
     """Medians; x = seconds / one revision's time (2 s)."""
     print(
         f"{'phase':<26} {'process s':>9} {'x':>6} {'apply s':>8} {'x':>6} "
-        f"{'req/dep':>8} {'CPU s':>7} {'CPU ms/dep':>10} {'peak MB':>8}  (median of {len(rows[0].runs)})"
+        f"{'req/dep':>8} {'CPU s':>7} {'CPU ms/dep':>10} {'peak MB':>8}"
+        f"  (median of {len(rows[0].runs)})"
     )
     for row in rows:
         wall = median([r.seconds for r in row.runs])
@@ -337,7 +341,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.scale:
         creates, revisions = args.create_parallelism, args.revision_parallelism
-        print_scale(run_scale(args.count, args.runs, creates, revisions, args.latency_ms), args.count)
+        print_scale(
+            run_scale(args.count, args.runs, creates, revisions, args.latency_ms), args.count
+        )
         return
     print_table(run_benchmark(args.count, args.baseline_count))
 

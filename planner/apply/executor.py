@@ -4,10 +4,11 @@ Order: first what needs no request (no-op records, forgetting deployments delete
 outside), then ONE bulk delete for every `delete` and `replace` (chunks of 100), then
 every create, PATCH and re-create concurrently (`parallelism` requests at once), each
 waiting for its revision through the one batched poller (`planner.apply.poller`, with a
-request budget of its own; the client's pool holds both). Crash safety comes from `StateRecorder`: a create, a PATCH and
-a delete are journalled before they are sent and recorded as soon as they are answered,
-so a `kill -9` at any moment leaves either the record or the journal entry: the next run
-adopts a create by name, and reports what the entries explain as recovered, not drift.
+request budget of its own; the client's pool holds both). Crash safety comes from
+`StateRecorder`: a create, a PATCH and a delete are journalled before they are sent and
+recorded as soon as they are answered, so a `kill -9` at any moment leaves either the
+record or the journal entry: the next run adopts a create by name, and reports what the
+entries explain as recovered, not drift.
 
 Stopping (Ctrl-C sets `stop`): nothing new is sent, waits end at once, requests in
 flight get `interrupt_grace` seconds to finish (and be recorded) before they are

@@ -126,7 +126,9 @@ class Poller:
                     self._spawn(self._round(batch))
                 sleep = self._heap[0][0] - now if self._heap else None
                 woken = asyncio.ensure_future(self._wake.wait())
-                await asyncio.wait({woken, stopped}, timeout=sleep, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(
+                    {woken, stopped}, timeout=sleep, return_when=asyncio.FIRST_COMPLETED
+                )
                 woken.cancel()
         finally:
             stopped.cancel()
@@ -176,15 +178,23 @@ class Poller:
     # --- one round: a list request for up to 100 waits, then the revision GETs it calls for
 
     async def _round(self, waits: list[_Wait]) -> None:
+        """Any error that is no outage ends the waits it was about (never the loop)."""
         ids = [w.deployment_id for w in waits]
         try:
             found, error = await poll_once(
                 self.waiting, lambda: self.waiting.client.get_deployments_by_ids(ids)
             )
+            checks = self._sort(waits, found, error)
         except Exception as failure:
             for wait in waits:
                 self._fail(wait, failure)
             return
+        await asyncio.gather(*(self._check(wait) for wait in checks))
+
+    def _sort(
+        self, waits: list[_Wait], found: dict[str, Deployment] | None, error: str | None
+    ) -> list[_Wait]:
+        """End what the listing answers, schedule the rest; the waits that need a GET."""
         checks = []
         for wait in waits:
             if wait.future.done():  # cancelled meanwhile (the apply was cut short)
@@ -195,10 +205,10 @@ class Poller:
             elif self._answered(wait, found.get(wait.deployment_id)):
                 continue
             elif self._needs_check(wait, found.get(wait.deployment_id)):
-                checks.append(self._check(wait))
+                checks.append(wait)
             else:
                 self._due(wait, self.waiting.clock())
-        await asyncio.gather(*checks)
+        return checks
 
     def _answered(self, wait: _Wait, deployment: Deployment | None) -> bool:
         """Whether the listing alone ends the wait."""
@@ -231,17 +241,18 @@ class Poller:
         return True
 
     async def _check(self, wait: _Wait) -> None:
-        """GET the revision: its status, final or not."""
-        assert wait.revision_id is not None
-        revision_id = wait.revision_id
+        """GET the revision: its status, final or not (an error ends this wait only)."""
         try:
-            revision, error = await poll_once(
-                self.waiting,
-                lambda: self.waiting.client.get_revision(wait.deployment_id, revision_id),
-            )
+            await self._checked(wait)
         except Exception as failure:
             self._fail(wait, failure)
-            return
+
+    async def _checked(self, wait: _Wait) -> None:
+        assert wait.revision_id is not None
+        revision_id = wait.revision_id
+        revision, error = await poll_once(
+            self.waiting, lambda: self.waiting.client.get_revision(wait.deployment_id, revision_id)
+        )
         now = self.waiting.clock()
         wait.error = error
         if revision is not None:
@@ -252,7 +263,6 @@ class Poller:
             if status != wait.last and not wait.future.done():
                 wait.last = status
                 wait.on_status(status)
-        waited = now - wait.started
-        every = max(CHECK_FIRST * self.waiting.policy.initial, waited / 2)
+        every = max(CHECK_FIRST * self.waiting.policy.initial, (now - wait.started) / 2)
         wait.check_at = now + min(CHECK_MAX, every)
         self._due(wait, now)

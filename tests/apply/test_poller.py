@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import httpx2
 import pytest
@@ -17,6 +18,7 @@ from planner.errors import ApiError
 
 pytestmark = pytest.mark.anyio
 
+T = TypeVar("T")
 QUICK = PollPolicy(initial=0.002, maximum=0.004, jitter=0.0)
 STAMP = "2024-01-01T00:00:00Z"
 
@@ -90,21 +92,27 @@ def ignore(status: str) -> None:
     """A status reported: not looked at."""
 
 
-def poller_for(client: ControlPlaneClient, **kwargs: object) -> Poller:
+def poller_for(
+    client: ControlPlaneClient,
+    *,
+    timeout: float = 5.0,
+    limiter: asyncio.Semaphore | None = None,
+    checks_per_second: float = 10.0,
+) -> Poller:
     waiting = Waiting(
         client=client,
-        limiter=asyncio.Semaphore(1),
+        limiter=limiter or asyncio.Semaphore(1),
         stop=asyncio.Event(),
         policy=QUICK,
-        timeout=float(kwargs.pop("timeout", 5.0)),  # type: ignore[arg-type]
+        timeout=timeout,
     )
-    return Poller(waiting, **kwargs)  # type: ignore[arg-type]
+    return Poller(waiting, checks_per_second=checks_per_second)
 
 
-async def polled(poller: Poller, work: Callable[[], object]) -> object:
+async def polled(poller: Poller, work: Callable[[], Awaitable[T]]) -> T:
     poller.start()
     try:
-        return await asyncio.wait_for(work(), 10)  # type: ignore[arg-type]
+        return await asyncio.wait_for(work(), 10)
     finally:
         await poller.aclose()
 
@@ -117,11 +125,12 @@ async def test_many_waits_share_list_requests_and_need_no_revision_get() -> None
         plane.latest[dep_id(i)] = rev_id(i)
         plane.active[dep_id(i)] = rev_id(i)
     async with plane.client() as client:
-        poller = poller_for(client)
-        await poller.waiting.limiter.acquire()  # the poller's own budget: not this one's
+        held = asyncio.Semaphore(1)
+        await held.acquire()  # every slot of the apply taken: the poller has its own
+        poller = poller_for(client, limiter=held)
         waits = [poller.revision(dep_id(i), rev_id(i), lambda _: None) for i in range(250)]
         results = await polled(poller, lambda: asyncio.gather(*waits))
-    assert {(r.end, r.status) for r in results} == {(WaitEnd.FINAL, "DEPLOYED")}  # type: ignore[attr-defined]
+    assert {(r.end, r.status) for r in results} == {(WaitEnd.FINAL, "DEPLOYED")}
     assert plane.gets == []
     assert max(plane.lists) <= 100 and sum(plane.lists) == 250
     assert len(plane.lists) <= 5
@@ -133,7 +142,7 @@ async def test_a_superseded_revision_is_looked_up_by_get() -> None:
     async with plane.client() as client:
         poller = poller_for(client)
         result = await polled(poller, lambda: poller.revision(dep_id(1), rev_id(1), ignore))
-    assert (result.end, result.status) == (WaitEnd.FINAL, "SKIPPED")  # type: ignore[attr-defined]
+    assert (result.end, result.status) == (WaitEnd.FINAL, "SKIPPED")
     assert plane.gets == [rev_id(1)]
 
 
@@ -147,8 +156,10 @@ async def test_a_revision_that_stays_inactive_gets_status_checks_until_it_fails(
     reported: list[str] = []
     async with plane.client() as client:
         poller = poller_for(client)
-        result = await polled(poller, lambda: poller.revision(dep_id(1), rev_id(1), reported.append))
-    assert (result.end, result.status) == (WaitEnd.FINAL, "BUILD_FAILED")  # type: ignore[attr-defined]
+        result = await polled(
+            poller, lambda: poller.revision(dep_id(1), rev_id(1), reported.append)
+        )
+    assert (result.end, result.status) == (WaitEnd.FINAL, "BUILD_FAILED")
     assert reported == ["QUEUED", "BUILDING"]
     assert len(plane.gets) == 4
 
@@ -164,7 +175,7 @@ async def test_status_checks_of_all_waits_are_rate_limited() -> None:
         poller = poller_for(client, timeout=0.3, checks_per_second=1.0)
         waits = [poller.revision(dep_id(i), rev_id(i), lambda _: None) for i in range(20)]
         results = await polled(poller, lambda: asyncio.gather(*waits))
-    assert {r.end for r in results} == {WaitEnd.TIMEOUT}  # type: ignore[attr-defined]
+    assert {r.end for r in results} == {WaitEnd.TIMEOUT}
     assert 1 <= len(plane.gets) <= 2
     assert len(plane.lists) >= 3
 
@@ -180,7 +191,7 @@ async def test_an_outage_of_the_list_does_not_end_the_waits() -> None:
     async with plane.client() as client:
         poller = poller_for(client)
         result = await polled(poller, lambda: poller.revision(dep_id(1), rev_id(1), ignore))
-    assert (result.end, result.status) == (WaitEnd.FINAL, "DEPLOYED")  # type: ignore[attr-defined]
+    assert (result.end, result.status) == (WaitEnd.FINAL, "DEPLOYED")
     assert len(plane.lists) == 6
 
 
@@ -191,8 +202,8 @@ async def test_an_outage_past_the_deadline_names_the_last_error() -> None:
     async with plane.client() as client:
         poller = poller_for(client, timeout=0.05)
         result = await polled(poller, lambda: poller.revision(dep_id(1), rev_id(1), ignore))
-    assert result.end is WaitEnd.TIMEOUT  # type: ignore[attr-defined]
-    assert "503" in (result.last_error or "")  # type: ignore[attr-defined]
+    assert result.end is WaitEnd.TIMEOUT
+    assert "503" in (result.last_error or "")
 
 
 async def test_a_deployment_gone_while_awaited_ends_its_wait_with_the_404() -> None:
@@ -222,7 +233,7 @@ async def test_waiting_until_gone_ends_when_the_id_is_no_longer_listed() -> None
         poller = poller_for(client)
         asyncio.get_running_loop().call_later(0.05, plane.latest.clear)
         result = await polled(poller, lambda: poller.gone(dep_id(1)))
-    assert (result.end, result.status) == (WaitEnd.FINAL, "gone")  # type: ignore[attr-defined]
+    assert (result.end, result.status) == (WaitEnd.FINAL, "gone")
     assert len(plane.lists) >= 2
 
 
@@ -234,5 +245,27 @@ async def test_a_stop_ends_every_wait_at_once() -> None:
         asyncio.get_running_loop().call_later(0.05, poller.waiting.stop.set)
         result = await polled(poller, lambda: poller.revision(dep_id(1), rev_id(1), ignore))
         late = await poller.revision(dep_id(1), rev_id(1), ignore)
-    assert result.end is WaitEnd.STOPPED  # type: ignore[attr-defined]
+    assert result.end is WaitEnd.STOPPED
     assert late.end is WaitEnd.STOPPED
+
+
+async def test_a_failing_status_callback_ends_only_its_own_wait() -> None:
+    """An error raised while reporting one wait's status fails that wait, not the others."""
+    plane = Plane(
+        latest={dep_id(1): rev_id(1), dep_id(2): rev_id(2)},
+        statuses={rev_id(1): ["BUILDING"], rev_id(2): ["BUILDING", "DEPLOYED"]},
+    )
+
+    def broken(status: str) -> None:
+        raise BrokenPipeError(status)
+
+    async with plane.client() as client:
+        poller = poller_for(client)
+        waits = [
+            poller.revision(dep_id(1), rev_id(1), broken),
+            poller.revision(dep_id(2), rev_id(2), ignore),
+        ]
+        results = await polled(poller, lambda: asyncio.gather(*waits, return_exceptions=True))
+    assert isinstance(results[0], BrokenPipeError)
+    assert not isinstance(results[1], BaseException)
+    assert (results[1].end, results[1].status) == (WaitEnd.FINAL, "DEPLOYED")
