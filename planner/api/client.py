@@ -54,6 +54,7 @@ T = TypeVar("T")
 PAGE_SIZE = 100
 IDS_PER_REQUEST = 100
 DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
+DEFAULT_CONNECTIONS = 100  # httpx2's own default; an apply sizes it (`fit_pool`)
 Params = list[tuple[str, str | int | float | bool | None]]
 
 
@@ -84,6 +85,12 @@ def filter_params(filters: DeploymentFilters) -> Params:
     return params
 
 
+def pool_limits(connections: int) -> httpx2.Limits:
+    """A pool of CONNECTIONS connections, every one kept alive when idle (httpx2 keeps 20
+    by default: the others would be closed and opened again between requests)."""
+    return httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
+
+
 def unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -103,6 +110,7 @@ class ControlPlaneClient:
         endpoint: str | None = None,
         on_close: Callable[[], None] | None = None,
         gate: BackoffGate | None = None,
+        limits: httpx2.Limits | None = None,
     ) -> None:
         if not api_key:
             raise ConfigError("no API key given", hint="set PLANNER_API_KEY")
@@ -112,12 +120,34 @@ class ControlPlaneClient:
         self.retry = retry or RetryPolicy()
         self._auth = KeyAuth(api_key, tenant_id)
         self._owns_http = http_client is None
-        self._http = http_client or httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
+        # only a pool this client made (no transport given) is ever resized
+        self._sizable = http_client is None and transport is None
+        self._limits = limits or pool_limits(DEFAULT_CONNECTIONS)
+        self._http = http_client or self._new_http(transport)
         self._on_close = on_close
         # Shared 429 pause for every request of this client (apply sets one); None: off.
         self.gate = gate
         # Hears of each retry (apply shows them); a 429 held by the gate is its pause.
         self.on_retry: RetryObserver | None = None
+
+    def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
+
+    @property
+    def pool_connections(self) -> int:
+        """The connections of the pool this client made (unbounded: 0)."""
+        return self._limits.max_connections or 0
+
+    async def fit_pool(self, connections: int) -> None:
+        """Let CONNECTIONS requests be in flight without queueing in the pool (whose
+        queue is costly), all kept alive between requests. Call it between requests:
+        a smaller pool this client made is replaced (its idle connections closed)."""
+        limits = pool_limits(connections)
+        if not self._sizable or self.pool_connections >= connections:
+            return
+        old, self._limits = self._http, limits
+        self._http = self._new_http(None)
+        await old.aclose()
 
     def __repr__(self) -> str:
         return f"ControlPlaneClient(endpoint={self.endpoint!r}, tenant_id={self.tenant_id!r})"

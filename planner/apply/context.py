@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from planner.api.client import ControlPlaneClient
+from planner.apply.poller import Poller
 from planner.apply.recorder import StateRecorder
 from planner.apply.reporter import Reporter
 from planner.apply.results import DeploymentResult, Outcome
@@ -19,7 +20,11 @@ from planner.errors import ApiError, PlannerError
 
 T = TypeVar("T")
 
-DEFAULT_PARALLELISM = 10
+# Creates and PATCHes in flight at once. Waits do not take these slots (the poller has its
+# own budget), so the default only bounds how fast requests go out: 50 keeps the local
+# control plane busy (1,000 creates near one revision's time) and is still a modest load
+# for a real API, whose 429s close the shared gate (every request backs off together).
+DEFAULT_PARALLELISM = 50
 DEFAULT_WAIT_TIMEOUT = 1800.0
 DEFAULT_INTERRUPT_GRACE = 10.0
 
@@ -56,6 +61,7 @@ class Run:
     results: dict[str, DeploymentResult]
     limiter: asyncio.Semaphore = field(init=False)
     waiting: Waiting = field(init=False)
+    poller: Poller = field(init=False)
 
     def __post_init__(self) -> None:
         self.limiter = asyncio.Semaphore(self.options.parallelism)
@@ -67,6 +73,7 @@ class Run:
             timeout=self.options.wait_timeout,
             clock=self.options.clock,
         )
+        self.poller = Poller(self.waiting)
 
     async def request(self, send: Callable[[], Awaitable[T]]) -> T:
         """One API call (with the client's retries) inside a slot of the limiter."""

@@ -3,10 +3,12 @@
 Order: first what needs no request (no-op records, forgetting deployments deleted
 outside), then ONE bulk delete for every `delete` and `replace` (chunks of 100), then
 every create, PATCH and re-create concurrently (`parallelism` requests at once), each
-waiting for its revision. Crash safety comes from `StateRecorder`: a create, a PATCH and
-a delete are journalled before they are sent and recorded as soon as they are answered,
-so a `kill -9` at any moment leaves either the record or the journal entry: the next run
-adopts a create by name, and reports what the entries explain as recovered, not drift.
+waiting for its revision through the one batched poller (`planner.apply.poller`, with a
+request budget of its own; the client's pool holds both). Crash safety comes from
+`StateRecorder`: a create, a PATCH and a delete are journalled before they are sent and
+recorded as soon as they are answered, so a `kill -9` at any moment leaves either the
+record or the journal entry: the next run adopts a create by name, and reports what the
+entries explain as recovered, not drift.
 
 Stopping (Ctrl-C sets `stop`): nothing new is sent, waits end at once, requests in
 flight get `interrupt_grace` seconds to finish (and be recorded) before they are
@@ -69,15 +71,18 @@ async def execute_plan(
         results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
     )
     result = ApplyResult(results=list(run.results.values()), mode=plan.mode)
+    await client.fit_pool(run.options.parallelism + run.poller.requests)
     started = run.options.clock()
     run.reporter.begin(result.results)
     try:
+        run.poller.start()  # here: its retries are no one deployment's
         with observed(client, client.gate, reporter):
             await record_no_ops(run, plan)
             intents = await delete_all(run, plan.changes_with(*_DELETES))
             work = plan.changes_with(*_NEEDS_CONFIG)
             await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
     finally:
+        await run.poller.aclose()
         result.interrupted = run.stop.is_set()
         await run.recorder.flush()  # whatever a cancelled operation changed last
         result.seconds = run.options.clock() - started

@@ -22,7 +22,7 @@ from planner.api.models import (
 from planner.apply.context import Run, working_on
 from planner.apply.records import recorded_from, with_revision
 from planner.apply.results import DeploymentResult, Outcome
-from planner.apply.waiter import WaitEnd, wait_for_revision, wait_until_gone
+from planner.apply.waiter import WaitEnd
 from planner.errors import ApiError, ApplyError
 from planner.plan.body import planned_create_body, planned_patch_body
 from planner.plan.model import Action, Change
@@ -106,7 +106,7 @@ async def post(run: Run, result: DeploymentResult, create: DeploymentCreate) -> 
         if holder is None or holder.status != DeploymentStatus.AWAITING_DELETE:
             raise
     run.status(result, "waiting for the name to be free")
-    gone = await wait_until_gone(run.waiting, holder.id)
+    gone = await run.poller.gone(holder.id)
     if gone.end is not WaitEnd.FINAL:
         raise ApplyError(f"the name is still held by deployment {holder.id}")
     return await run.submit(send)
@@ -147,7 +147,7 @@ async def recreate(
         return
     assert change.deployment_id is not None
     run.status(result, "waiting for the old one to go")
-    gone = await wait_until_gone(run.waiting, change.deployment_id)
+    gone = await run.poller.gone(change.deployment_id)
     if gone.end is WaitEnd.STOPPED:
         run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return
@@ -167,8 +167,8 @@ async def follow(run: Run, result: DeploymentResult, revision_id: str | None) ->
         run.finish(result, Outcome.SUBMITTED, Outcome.SUBMITTED.value)
         return
     assert result.deployment_id is not None
-    waited = await wait_for_revision(
-        run.waiting, result.deployment_id, revision_id, lambda s: run.status(result, s)
+    waited = await run.poller.revision(
+        result.deployment_id, revision_id, lambda s: run.status(result, s)
     )
     status = waited.status or "unknown"
     if waited.end is WaitEnd.STOPPED:

@@ -1,8 +1,9 @@
-"""Waiting for revisions to finish and deployments to be gone, many at once.
+"""Waiting for a revision to finish or a deployment to be gone: the policy and one wait.
 
-One task per deployment polls with a growing, jittered delay (0.2 s growing to 5 s by
-default, see `PollPolicy`), holding a slot of the shared request limiter only while a
-request is in flight, so `--parallelism` bounds requests, not waiters. A poll ends on a
+An apply waits for many at once through `planner.apply.poller` (one batched poller); the
+functions here wait for one, by itself. A wait polls with a growing, jittered delay
+(0.2 s growing to 5 s by default, see `PollPolicy`), holding a slot of the limiter only
+while a request is in flight, so the limiter bounds requests, not waiters. A wait ends on a
 final status (DEPLOYED, SKIPPED, `*_FAILED`), at the deadline, or when the apply is told
 to stop. INTERRUPTED and UNKNOWN are not final: polling goes on.
 
@@ -109,7 +110,7 @@ async def wait_for_revision(
     last: str | None = None
     error: str | None = None
     while True:
-        revision, error = await _poll(
+        revision, error = await poll_once(
             waiting, lambda: waiting.client.get_revision(deployment_id, revision_id)
         )
         if revision is not None:
@@ -129,7 +130,7 @@ async def wait_until_gone(waiting: Waiting, deployment_id: str) -> WaitResult:
     started = waiting.clock()
     last: str | None = None
     while True:
-        found, error = await _poll(
+        found, error = await poll_once(
             waiting, lambda: waiting.client.get_deployments_by_ids([deployment_id])
         )
         if found is not None:
@@ -141,7 +142,7 @@ async def wait_until_gone(waiting: Waiting, deployment_id: str) -> WaitResult:
             return WaitResult(end, last, error)
 
 
-async def _poll(
+async def poll_once(
     waiting: Waiting, request: Callable[[], Awaitable[T]]
 ) -> tuple[T | None, str | None]:
     """One poll under the limiter: its answer, or None and the error of an outage."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.apply import ApplyOptions, ApplyResult, execute_plan
+from planner.apply.context import DEFAULT_PARALLELISM
 from planner.apply.events import Operation
 from planner.apply.reporter import Reporter
 from planner.cli.common import (
@@ -89,7 +90,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--auto-approve", action="store_true", help="apply without asking for confirmation"
     )
     parser.add_argument(
-        "--parallelism", type=positive_int, default=10, metavar="N", help="requests at once"
+        "--parallelism",
+        type=positive_int,
+        default=DEFAULT_PARALLELISM,
+        metavar="N",
+        help=f"creates and PATCHes in flight at once (default: {DEFAULT_PARALLELISM}); "
+        "revision polls have their own budget",
     )
     parser.add_argument(
         "--no-wait", action="store_true", help="return once submitted; do not wait for revisions"

@@ -62,6 +62,9 @@ class LineReporter:
         self.clock = clock
         self.wall = wall
         self._last: dict[str, tuple[str, str | None]] = {}
+        # a plain file or pipe: no rich rendering per line (a tenth of an apply's CPU at
+        # 1,000 deployments); written and flushed like rich does, for whoever follows it
+        self._plain = not (console.is_terminal or console.record)
 
     def begin(self, results: Sequence[DeploymentResult]) -> None:
         work = [r for r in results if r.changed]
@@ -89,8 +92,12 @@ class LineReporter:
         self._print(pause_line(seconds))
 
     def _print(self, text: str) -> None:
-        stamp = iso_utc(self.wall(), timespec="seconds")
-        self.console.print(f"{stamp} {text}", markup=False, highlight=False)
+        line = f"{iso_utc(self.wall(), timespec='seconds')} {text}"
+        if not self._plain:
+            self.console.print(line, markup=False, highlight=False)
+            return
+        self.console.file.write(line + "\n")
+        self.console.file.flush()
 
 
 _OUTCOME_STYLES = {

@@ -315,3 +315,23 @@ async def test_a_body_nested_100k_deep_is_an_api_error_not_a_crash(make_client, 
     async with make_client(scripted) as client:
         with pytest.raises(ApiError, match=r"GET /v2/deployments"):
             await client.list_deployments()
+
+
+async def test_the_pool_is_fitted_up_to_the_requests_in_flight_not_down():
+    """A client's own pool grows to the connections asked for (each kept alive) and is
+    replaced by a fresh one; a smaller ask or a client on a given transport keeps its pool."""
+    client = ControlPlaneClient("http://127.0.0.1:9", "key")
+    async with client:
+        assert client.pool_connections == 100
+        first = client._http
+        await client.fit_pool(160)
+        assert client.pool_connections == 160 and first.is_closed
+        assert not client._http.is_closed
+        await client.fit_pool(20)
+        assert client.pool_connections == 160
+    given = ControlPlaneClient(
+        "http://cp.test", "key", transport=httpx2.MockTransport(lambda r: httpx2.Response(200))
+    )
+    async with given:
+        await given.fit_pool(500)
+        assert given.pool_connections == 100

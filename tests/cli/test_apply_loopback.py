@@ -398,11 +398,11 @@ def test_sigterm_with_format_json_ends_the_stream_with_the_summary(serve: StartW
 
 
 def test_retries_and_rate_limit_pauses_are_events(serve: StartWorkdir) -> None:
-    """Against a plane answering 30% of requests 503 and allowing 8 requests a second,
+    """Against a plane answering 30% of requests 503 and allowing 4 requests a second,
     the NDJSON stream has retry events (status 503, a wait) and pause events (429), the
     apply converges, and the text mode shows them as timestamped lines."""
     work = serve(
-        "--error-rate", "0.3", "--rate-limit", "8", "--build-seconds", "0.2",
+        "--error-rate", "0.3", "--rate-limit", "4", "--build-seconds", "0.2",
         "--deploy-seconds", "0.3",
     )  # fmt: skip
     config = work.write("noisy.toml", config_text("n", 6))

@@ -107,3 +107,11 @@ def test_retries_and_pauses_are_lines_of_their_own() -> None:
     live.pause(2.0, None)
     assert "api: retrying in 0.4s" in live_out.getvalue()
     assert "paused for 2.0s" in live_out.getvalue()
+
+
+def test_line_reporter_on_a_terminal_prints_the_same_lines_through_rich() -> None:
+    """Lines on a terminal (a live display was not wanted) read as they do in a log."""
+    out = io.StringIO()
+    reporter = LineReporter(make_console(out, force_terminal=True), wall=lambda: WALL)
+    reporter.begin([DeploymentResult("alpha", Action.CREATE, started=1.0)])
+    assert "2026-01-01T03:04:05Z Applying 1 change(s)" in out.getvalue()
