@@ -13,7 +13,6 @@ Exit codes: 0 (with `--detailed-exitcode`: no changes), 2 changes with
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from planner.cli.common import (
     add_lock_timeout_option,
     add_state_option,
     repeated_args,
+    run_async,
 )
 from planner.cli.step_summary import append_step_summary
 from planner.cli.workspace import Workspace
@@ -99,7 +99,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     options = plan_options(args)
-    result = asyncio.run(run_plan(args, options))
+    result = run_async(run_plan(args, options))
     sys.stdout.write(render(result.plan, args))
     sys.stdout.flush()
     append_step_summary(render_markdown(result.plan, verbose=args.verbose))

@@ -8,7 +8,6 @@ whose latest and active revision differ), and one row printed per deployment.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
 from planner.cli.common import (
@@ -18,6 +17,7 @@ from planner.cli.common import (
     add_environment_options,
     add_format_option,
     add_state_option,
+    run_async,
 )
 from planner.cli.workspace import Workspace
 from planner.plan.status import StatusRow, status_rows
@@ -43,7 +43,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows, location = asyncio.run(read_status(args))
+    rows, location = run_async(read_status(args))
     console = make_console()
     if args.format == "json":
         write_json(console, rows_json(rows))

