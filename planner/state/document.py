@@ -15,13 +15,14 @@ import json
 import os
 import re
 import uuid
+from collections import Counter
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from planner import __version__
 from planner.errors import StateError
@@ -84,6 +85,13 @@ class StateDocument(BaseModel):
     deployments: dict[str, RecordedDeployment] = Field(default_factory=dict)
     pending: list[PendingIntent] = Field(default_factory=list)
     checksum: str | None = None
+    # how many operation-log groups a read replayed over the stored version (planner.state.oplog)
+    _replayed: int = PrivateAttr(default=0)
+    # the changes made since `track_changes()`, as oplog deltas (None: not tracked)
+    _changes: list[dict[str, Any]] | None = PrivateAttr(default=None)
+    # how many pending intents each name has, for the list object `_counted` of that length
+    _counts: Counter[str] = PrivateAttr(default_factory=Counter)
+    _counted: tuple[int, int] = PrivateAttr(default=(0, -1))
 
     @field_validator("deployments")
     @classmethod
@@ -121,16 +129,40 @@ class StateDocument(BaseModel):
             "or target the endpoint the state was written for",
         )
 
+    @property
+    def replayed(self) -> int:
+        """How many operation-log groups the read that made this document replayed."""
+        return self._replayed
+
+    def mark_replayed(self, groups: int) -> None:
+        self._replayed = groups
+
+    def track_changes(self) -> None:
+        """From now on, note every change made through these methods (see `take_changes`)."""
+        self._changes = []
+
+    def take_changes(self) -> list[dict[str, Any]]:
+        """The changes noted since the last call, as operation-log deltas (oldest first)."""
+        changes, self._changes = self._changes or [], [] if self._changes is not None else None
+        return changes
+
+    def _note(self, kind: str, value: Any) -> None:
+        if self._changes is not None:
+            self._changes.append({kind: value})
+
     def record(self, recorded: RecordedDeployment) -> None:
         """Insert or replace one managed deployment (what apply calls after each change)."""
         check_recorded(recorded.name, recorded)
         # in place: reassigning would revalidate every deployment (O(n) per record)
         self.deployments[recorded.name] = recorded
+        if self._changes is not None:
+            self._note("record", recorded.model_dump(mode="json"))
 
     def forget(self, name: str) -> RecordedDeployment:
         """Drop one deployment from the state (the remote deployment is not touched)."""
         if name not in self.deployments:
             raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
+        self._note("forget", name)
         return self.deployments.pop(name)
 
     def get(self, name: str) -> RecordedDeployment:
@@ -157,23 +189,50 @@ class StateDocument(BaseModel):
             started_at=iso_utc(now or utc_now()),
         )
         self.pending.append(intent)
+        self._counted_change(name, 1)
+        if self._changes is not None:
+            self._note("intent", intent.model_dump(mode="json"))
         return intent
 
     def clear_intent(self, intent: PendingIntent | str) -> None:
-        """Drop a journalled operation once its outcome is recorded (unknown ids are ignored)."""
+        """Drop a journalled operation once its outcome is recorded (unknown ids are ignored).
+
+        Searched from the oldest: intents are mostly cleared in the order they were
+        journalled, so this is O(1) in practice, not O(pending) per clear."""
         intent_id = intent if isinstance(intent, str) else intent.id
-        self.pending[:] = [entry for entry in self.pending if entry.id != intent_id]
+        for index, entry in enumerate(self.pending):
+            if entry.id == intent_id:
+                del self.pending[index]
+                self._counted_change(entry.name, -1)
+                self._note("clear", intent_id)
+                return
+
+    def _intent_counts(self) -> Counter[str]:
+        """Intents per name, recounted only when `pending` was replaced or changed size
+        behind this document's back (its own changes keep the count in step)."""
+        if self._counted != (id(self.pending), len(self.pending)):
+            self._counts = Counter(entry.name for entry in self.pending)
+            self._counted = (id(self.pending), len(self.pending))
+        return self._counts
+
+    def _counted_change(self, name: str, step: int) -> None:
+        if self._counted == (id(self.pending), len(self.pending) - step):
+            self._counts[name] += step
+            self._counted = (id(self.pending), len(self.pending))
 
     def intents_for(self, name: str) -> list[PendingIntent]:
         return [entry for entry in self.pending if entry.name == name]
 
     def clear_intents(self, name: str, *ops: IntentOp) -> bool:
         """Drop NAME's journalled operations of kinds OPS (a newer record supersedes them);
-        True when there were any."""
-        kept = [e for e in self.pending if e.name != name or e.op not in ops]
-        cleared = len(kept) != len(self.pending)
-        self.pending[:] = kept
-        return cleared
+        True when there were any. O(1) for a name with no intent (the common case: a record
+        after a create), so recording N creates is not quadratic."""
+        if not self._intent_counts()[name]:
+            return False
+        cleared = [e.id for e in self.pending if e.name == name and e.op in ops]
+        for intent_id in cleared:
+            self.clear_intent(intent_id)
+        return bool(cleared)
 
 
 def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:

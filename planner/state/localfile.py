@@ -3,7 +3,8 @@
 A state path that is a symlink is resolved first: the lock and the writes act on the real
 file, so a link and its target lock together and a write leaves the link a link.
 
-Files next to the state `X`: `X.backup` (the previous version), `X.lock` (the file the
+Files next to the state `X`: `X.backup` (the previous version), `X.journal` (the
+operation log of the current version: planner.state.journalfile), `X.lock` (the file the
 OS lock is taken on; never deleted, so every process locks the same inode) and
 `X.lock.json` (who holds the lock, for messages only: the OS lock is the truth, so info
 left behind by a process that died blocks nobody).
@@ -44,6 +45,8 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
+from planner.state.journalfile import FileLog
+from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, read_plan_key
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
@@ -58,6 +61,7 @@ class LocalFileBackend:
         self.typed_path = Path(path)
         self.path = real_path(self.typed_path)
         self.backup_path = _sibling(self.path, ".backup")
+        self.log = FileLog(_sibling(self.path, ".journal"), self.path, write_atomic)
         self.lock_path = _sibling(self.path, ".lock")
         self.lock_info_path = _sibling(self.path, ".lock.json")
 
@@ -71,18 +75,29 @@ class LocalFileBackend:
 
     def read(self) -> StateDocument | None:
         text = self._read_text()
-        return None if text is None else self._parse(text)
+        return None if text is None else replay(self._parse(text), self.log.groups())
+
+    def append(self, group: Group) -> None:
+        try:
+            with _directory_locked(self.path.parent):  # the same lock as a write
+                self.log.append(group, self._read_stored, self.location)
+        except OSError as error:
+            raise StateError(
+                f"{self.log.path}: cannot append to the operation log: {os_reason(error)}",
+                hint="the state holds what was recorded before this operation",
+            ) from None
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with _directory_locked(self.path.parent):  # compare-and-swap: one writer at once
                 previous_text = self._read_text()
-                current = None if previous_text is None else self._parse(previous_text)
+                current = self._read_stored(previous_text)
                 written = sealed(doc, next_serial(current, doc, self.location, force=force))
                 if previous_text is not None:
                     write_atomic(self.backup_path, previous_text)
                 write_atomic(self.path, dump_state(written))
+                self.log.remove()  # folded into this version (or overwritten by it)
         except OSError as error:
             raise StateError(
                 f"{self.path}: cannot write state file: {os_reason(error)}",
@@ -151,7 +166,7 @@ class LocalFileBackend:
 
     def _kept(self) -> list[tuple[Path, StateDocument]]:
         kept = []
-        current = self.read()
+        current = self._read_stored()
         if current is not None:
             kept.append((self.path, current))
             try:
@@ -160,6 +175,11 @@ class LocalFileBackend:
             except (FileNotFoundError, StateError):  # no backup, or one that cannot be used
                 pass
         return kept
+
+    def _read_stored(self, text: str | None = None) -> StateDocument | None:
+        """The stored version, without its operation log."""
+        text = self._read_text() if text is None else text
+        return None if text is None else self._parse(text)
 
     def _read_text(self) -> str | None:
         try:
