@@ -129,6 +129,12 @@ class StateDocument(BaseModel):
             "or target the endpoint the state was written for",
         )
 
+    def __eq__(self, other: object) -> bool:
+        # the fields only: the private change log and counts are bookkeeping, not content
+        return isinstance(other, StateDocument) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
+
     @property
     def replayed(self) -> int:
         """How many operation-log groups the read that made this document replayed."""
