@@ -28,7 +28,6 @@ from planner.state.document import IntentOp, PendingIntent, StateDocument, advan
 from planner.state.oplog import group_of
 from planner.state.records import RecordedDeployment
 
-
 # a backend call and its one argument: (write, snapshot) or (append, group)
 _Step = tuple[Callable[[Any], StateDocument | None], Any]
 
@@ -49,10 +48,11 @@ class StateRecorder:
         self._requested = 0
         self._written = 0
         self._lock = asyncio.Lock()
-        self._run_write = run_write or asyncio.to_thread
+        self._run_write: Callable[..., Awaitable[Any]] = run_write or asyncio.to_thread
         # a new state has no version to append to; a log left by a run that died is
         # compacted by this run's first write
         self._must_write = doc.serial == 0 or doc.replayed > 0
+        self._leftover = doc.replayed > 0  # a log to fold in even when nothing changes
         self._appended = False  # the log holds groups no versioned write has folded yet
         doc.track_changes()
 
@@ -74,7 +74,7 @@ class StateRecorder:
         self._requested += 1
         async with self._lock:
             covered = self._requested
-            if self.doc.take_changes() or self._appended:  # a full write carries them all
+            if self.doc.take_changes() or self._appended or self._leftover:
                 await self._store(self._full_write())
             self._written = covered
 
@@ -90,7 +90,8 @@ class StateRecorder:
         return self.backend.append, group_of(self.doc, deltas)
 
     def _full_write(self) -> _Step:
-        self._must_write = self._appended = False
+        """A versioned write of the whole document: it carries every change and log."""
+        self._must_write = self._appended = self._leftover = False
         return self.backend.write, self.doc.model_copy(deep=True)
 
     async def _store(self, step: _Step | None) -> None:
@@ -158,4 +159,3 @@ class StateRecorder:
 
     def current(self, name: str) -> RecordedDeployment | None:
         return self.doc.deployments.get(name)
-

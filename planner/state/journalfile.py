@@ -92,4 +92,3 @@ class FileLog:
         except FileNotFoundError:
             log_size = -1
         return (state.st_ino, state.st_mtime_ns, state.st_size, log_size)
-

@@ -37,6 +37,7 @@ from planner.state.document import (
     parse_state,
     sealed,
 )
+from planner.state.journalfile import FileLog
 from planner.state.locking import (
     LockHandle,
     LockInfo,
@@ -45,13 +46,13 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
-from planner.state.journalfile import FileLog
 from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, read_plan_key
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
 FILE_MODE = 0o600
 MAX_STATE_BYTES = 64 * 1024 * 1024
+READ_ATTEMPTS = 5
 
 
 class LocalFileBackend:
@@ -74,8 +75,15 @@ class LocalFileBackend:
         return str(self.path)
 
     def read(self) -> StateDocument | None:
-        text = self._read_text()
-        return None if text is None else replay(self._parse(text), self.log.groups())
+        """The stored version with its operation log replayed; read again when a new
+        version replaced the file meanwhile (its log may be gone already)."""
+        for _ in range(READ_ATTEMPTS):
+            before = _identity(self.path)
+            text = self._read_text()
+            groups = self.log.groups()
+            if _identity(self.path) == before:
+                break
+        return None if text is None else replay(self._parse(text), groups)
 
     def append(self, group: Group) -> None:
         try:
@@ -274,6 +282,15 @@ def _fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file PATH is now (a write renames a new one over it), None when absent."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_ino, found.st_mtime_ns)
 
 
 def _mtime(path: Path) -> str:

@@ -138,6 +138,5 @@ def base_moved_error(location: str, stored: int | None, base: int) -> StateError
         f"state {location} moved since this run read it (serial "
         f"{'-' if stored is None else stored} stored, operations recorded against {base}): "
         "another writer got there first",
-        hint="nothing more was recorded; run the command again, so it plans from the "
-        "current state",
+        hint="nothing more was recorded; run the command again, so it plans from the current state",
     )

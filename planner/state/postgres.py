@@ -266,8 +266,7 @@ class PostgresBackend:
         )
         # folded into this version (or overwritten by it)
         self._one(
-            "DELETE FROM {s}.operations WHERE state_id = %s AND base_serial < %s "
-            "RETURNING 1",
+            "DELETE FROM {s}.operations WHERE state_id = %s AND base_serial < %s RETURNING 1",
             (state_id, written.serial),
         )
 

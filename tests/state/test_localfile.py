@@ -405,7 +405,7 @@ def _logged(state_path: Path, *names: str) -> tuple[LocalFileBackend, StateDocum
 def test_a_torn_last_journal_line_is_ignored_then_cut_off(state_path: Path) -> None:
     """A writer killed mid-append leaves half a line: readers ignore it, and the next
     append (of a new process) cuts it off before writing its own."""
-    backend, doc = _logged(state_path, "a-agent")
+    _, doc = _logged(state_path, "a-agent")
     journal = state_path.with_name(state_path.name + ".journal")
     with journal.open("a", encoding="utf-8") as handle:
         handle.write('{"lineage":"' + doc.lineage + '","base":1,"deltas":[{"rec')
@@ -430,7 +430,7 @@ def test_a_damaged_journal_line_before_the_last_is_a_state_error(state_path: Pat
 def test_a_journal_left_for_an_older_version_is_ignored_and_replaced(state_path: Path) -> None:
     """Killed after the compacting write but before the journal was removed: the journal
     is for the old base, so it is not replayed, and the next append starts a new one."""
-    backend, doc = _logged(state_path, "a-agent")
+    backend, _ = _logged(state_path, "a-agent")
     journal = state_path.with_name(state_path.name + ".journal")
     left = journal.read_text(encoding="utf-8")
     replayed = backend.read()
