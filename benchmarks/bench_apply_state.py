@@ -45,10 +45,11 @@ def one_run(count: int, parallelism: int | None) -> tuple[float, float, float | 
             argv += ["--parallelism", str(parallelism)]
         try:
             started = time.monotonic()
-            process = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE)
-            _, status, usage = os.wait4(process.pid, 0)
+            with (workdir / "apply.out").open("wb") as sink:  # a pipe would fill up and block
+                process = subprocess.Popen(argv, cwd=workdir, env=env, stdout=sink)
+                _, status, usage = os.wait4(process.pid, 0)
             wall = time.monotonic() - started
-            out = process.communicate()[0].decode()
+            out = (workdir / "apply.out").read_text(encoding="utf-8")
             if os.waitstatus_to_exitcode(status) != 0:
                 sys.exit(f"apply failed:\n{out}")
         finally:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import uuid
 from collections import Counter
@@ -20,20 +19,18 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from planner import __version__
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
+from planner.state.endpoints import canonical_endpoint, same_endpoint
 from planner.state.records import RecordedDeployment
 
 FORMAT_VERSION = 1
-EMBEDDED_PREFIX = "embedded:"
 SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def utc_now() -> datetime:
@@ -116,7 +113,7 @@ class StateDocument(BaseModel):
         self, endpoint: str, tenant_id: str | None, *, source: str | None = None
     ) -> None:
         """Refuse a state written for another control plane or workspace (SOURCE: its file)."""
-        if _same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
+        if same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
             return
         raise StateError(
             f"{f'state {source}' if source else 'the state'} belongs to another control "
@@ -239,40 +236,6 @@ class StateDocument(BaseModel):
         for intent_id in cleared:
             self.clear_intent(intent_id)
         return bool(cleared)
-
-
-def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:
-    """The `endpoint` recorded for the embedded local control plane at DB_PATH: its
-    absolute real path, so every spelling of one database is one endpoint."""
-    return f"{EMBEDDED_PREFIX}{Path(os.path.realpath(db_path)).as_posix()}"
-
-
-def canonical_endpoint(endpoint: str) -> str:
-    """ENDPOINT in the one spelling states record and compare.
-
-    `embedded:<path>`: the database's absolute real path (resolved from the working
-    directory). A URL: lowercase scheme and host, no user info, default port, query or
-    trailing slash. Anything else is returned without its trailing slashes.
-    """
-    if endpoint.startswith(EMBEDDED_PREFIX):
-        return embedded_endpoint(endpoint.removeprefix(EMBEDDED_PREFIX))
-    return _canonical_url(endpoint)
-
-
-def _canonical_url(url: str) -> str:
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:  # an unparseable port: compare as spelled
-        return url.rstrip("/")
-    scheme, host = parts.scheme.lower(), parts.hostname
-    if not scheme or not host:
-        return url.rstrip("/")
-    if ":" in host:
-        host = f"[{host}]"  # IPv6
-    if port is not None and port != _DEFAULT_PORTS.get(scheme):
-        host = f"{host}:{port}"
-    return f"{scheme}://{host}{parts.path.rstrip('/')}"
 
 
 def check_recorded(key: str, recorded: RecordedDeployment) -> None:
@@ -398,11 +361,6 @@ def _problems(error: ValidationError) -> list[str]:
         f"{'.'.join(str(part) for part in problem['loc']) or '(root)'}: {problem['msg']}"
         for problem in error.errors()
     ]
-
-
-def _same_endpoint(recorded: str, current: str) -> bool:
-    # both sides: states written before endpoints were canonical keep working
-    return canonical_endpoint(recorded) == canonical_endpoint(current)
 
 
 def _known_names_hint(doc: StateDocument) -> str:

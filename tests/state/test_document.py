@@ -228,7 +228,7 @@ def test_docs_example_is_a_valid_state() -> None:
 )
 def test_canonical_endpoint_normalizes_urls(spelled: str, canonical: str) -> None:
     """Scheme and host are lowercased, a default port and a trailing slash are dropped."""
-    from planner.state.document import canonical_endpoint
+    from planner.state.endpoints import canonical_endpoint
 
     assert canonical_endpoint(spelled) == canonical
 
@@ -237,7 +237,7 @@ def test_canonical_endpoint_resolves_the_embedded_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A relative, a symlinked and an absolute spelling of one database are one endpoint."""
-    from planner.state.document import canonical_endpoint
+    from planner.state.endpoints import canonical_endpoint
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
