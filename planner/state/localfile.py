@@ -10,9 +10,9 @@ OS lock is taken on; never deleted, so every process locks the same inode) and
 left behind by a process that died blocks nobody).
 
 A process killed during an atomic write leaves its temp file (`.X.<32 hex>.tmp`, or the
-same for `X.backup` / `X.lock.json`); whoever takes the lock next removes the ones of
-this state (only those names, only regular files, only under the lock, when no writer of
-this state can be running).
+same for `X.backup` / `X.journal` / `X.lock.json`); whoever takes the lock next removes
+the ones of this state (only those names, only regular files, only under the lock, when
+no writer of this state can be running).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ class LocalFileBackend:
     def _remove_leftover_temp_files(self) -> None:
         """Temp files of writes that never finished (their writer was killed)."""
         pattern = re.compile(
-            rf"\.{re.escape(self.path.name)}(\.backup|\.lock\.json)?\.[0-9a-f]{{32}}\.tmp"
+            rf"\.{re.escape(self.path.name)}(\.backup|\.journal|\.lock\.json)?\.[0-9a-f]{{32}}\.tmp"
         )
         with contextlib.suppress(OSError), os.scandir(self.path.parent) as entries:
             for entry in entries:

@@ -346,13 +346,15 @@ def test_immutable_state_file_is_a_clear_state_error(
 
 def test_lock_removes_temp_files_a_killed_writer_left(state_path: Path) -> None:
     """Taking the lock removes this state's own leftover temp files (state, backup, lock
-    info) and nothing else: not another state's, not a name the planner does not make."""
+    info, operation log) and nothing else: not another state's, not a name the planner
+    does not make."""
     state_path.parent.mkdir(parents=True)
     hexes = ["0" * 32, "a" * 32, "b" * 32]
     ours = [
         state_path.parent / f".planner.state.json.{hexes[0]}.tmp",
         state_path.parent / f".planner.state.json.backup.{hexes[1]}.tmp",
         state_path.parent / f".planner.state.json.lock.json.{hexes[2]}.tmp",
+        state_path.parent / f".planner.state.json.journal.{hexes[2]}.tmp",
     ]
     others = [
         state_path.parent / f".other.state.json.{hexes[0]}.tmp",
