@@ -1,14 +1,20 @@
 """Writing the state as apply goes: after every completed operation, never only at the end.
 
 Invariants:
-- `commit()` returns only once a write that contains every change made to the document
-  before the call is on disk, so an operation counts as done only when it is recorded;
-- writes are serialised (one at a time) and concurrent commits share one write (group
+- `commit()` returns only once every change made to the document before the call is
+  durable, so an operation counts as done only when it is recorded;
+- a commit appends the changes since the last one (small deltas, noted by the document)
+  to the state's operation log (planner.state.oplog): its cost does not grow with the
+  number of deployments. The first commit of a new state, or of a state read with a log
+  left by an apply that died, is a full versioned write instead (that is the compaction
+  "on the next start"); `flush()` at the end folds the log into one versioned write, so
+  an apply moves the serial once (twice after a crash);
+- writes are serialised (one at a time) and concurrent commits share one append (group
   commit), so 100 parallel creates do not queue 100 fsyncs behind each other;
-- the document is changed only on the event loop; the write runs in a thread on a
-  snapshot, so slow disks do not stall the requests and polls in flight;
+- the document is changed only on the event loop; the append runs in a thread on the
+  deltas taken there, so slow disks do not stall the requests and polls in flight;
 - a write in progress is finished even when the caller is cancelled, so the document's
-  serial always matches the file and the next write is not refused as stale.
+  serial always matches the store and the next write is not refused as stale.
 """
 
 from __future__ import annotations
@@ -19,7 +25,11 @@ from typing import Any
 
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, PendingIntent, StateDocument, advance
+from planner.state.oplog import group_of
 from planner.state.records import RecordedDeployment
+
+# a backend call and its one argument: (write, snapshot) or (append, group)
+_Step = tuple[Callable[[Any], StateDocument | None], Any]
 
 
 class StateRecorder:
@@ -38,39 +48,67 @@ class StateRecorder:
         self._requested = 0
         self._written = 0
         self._lock = asyncio.Lock()
-        self._run_write = run_write or asyncio.to_thread
-        self._clean = _content(doc)
+        self._run_write: Callable[..., Awaitable[Any]] = run_write or asyncio.to_thread
+        # a new state has no version to append to; a log left by a run that died is
+        # compacted by this run's first write
+        self._must_write = doc.serial == 0 or doc.replayed > 0
+        self._leftover = doc.replayed > 0  # a log to fold in even when nothing changes
+        self._appended = False  # the log holds groups no versioned write has folded yet
+        doc.track_changes()
 
     async def commit(self) -> None:
-        """Write the document unless a write that started after this call already did."""
+        """Make every change so far durable, unless a write that started after this call
+        already did."""
         self._requested += 1
         wanted = self._requested
         async with self._lock:
             if self._written >= wanted:
                 return
             covered = self._requested
-            await self._write(self.doc.model_copy(deep=True))
+            await self._store(self._next_step())
             self._written = covered
 
     async def flush(self) -> None:
-        """Write if the document holds changes no write has stored yet (an operation
-        cancelled between its change and its commit); otherwise leave the file alone."""
-        if _content(self.doc) != self._clean:
-            await self.commit()
+        """Fold the operation log, and whatever an operation cancelled between its change
+        and its commit left, into one versioned write (nothing when nothing changed)."""
+        self._requested += 1
+        async with self._lock:
+            covered = self._requested
+            if self.doc.take_changes() or self._appended or self._leftover:
+                await self._store(self._full_write())
+            self._written = covered
 
-    async def _write(self, snapshot: StateDocument) -> None:
-        future = asyncio.ensure_future(self._run_write(self.backend.write, snapshot))
+    def _next_step(self) -> _Step | None:
+        """What the next store does: a full write, an append of the deltas, or nothing."""
+        if self._must_write:
+            self.doc.take_changes()
+            return self._full_write()
+        deltas = self.doc.take_changes()
+        if not deltas:
+            return None
+        self._appended = True
+        return self.backend.append, group_of(self.doc, deltas)
+
+    def _full_write(self) -> _Step:
+        """A versioned write of the whole document: it carries every change and log."""
+        self._must_write = self._appended = self._leftover = False
+        return self.backend.write, self.doc.model_copy(deep=True)
+
+    async def _store(self, step: _Step | None) -> None:
+        if step is None:
+            return
+        future = asyncio.ensure_future(self._run_write(*step))
         try:
             written = await asyncio.shield(future)
         except asyncio.CancelledError:
-            written = await future  # let it land: the serial must stay in step with the file
-            self._written_back(snapshot, written)
+            written = await future  # let it land: the serial must stay in step with the store
+            self._stored(written)
             raise
-        self._written_back(snapshot, written)
+        self._stored(written)
 
-    def _written_back(self, snapshot: StateDocument, written: StateDocument) -> None:
-        advance(self.doc, written)
-        self._clean = _content(snapshot)
+    def _stored(self, written: StateDocument | None) -> None:
+        if written is not None:  # a versioned write: the document takes its serial
+            advance(self.doc, written)
         self.writes += 1
 
     # --- changes, each followed by a commit -------------------------------------------
@@ -121,8 +159,3 @@ class StateRecorder:
 
     def current(self, name: str) -> RecordedDeployment | None:
         return self.doc.deployments.get(name)
-
-
-def _content(doc: StateDocument) -> dict[str, Any]:
-    """What a write would change: everything but the bookkeeping a write itself sets."""
-    return doc.model_dump(mode="json", exclude={"checksum", "serial", "tool_version"})

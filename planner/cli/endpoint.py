@@ -30,7 +30,7 @@ from planner.api.rules import Mode
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason
-from planner.state.document import embedded_endpoint  # the one spelling the state records
+from planner.state.endpoints import embedded_endpoint  # the one spelling the state records
 from planner.state.location import DEFAULT_STATE_DIR, STATE_DIR_ENV
 
 EMBEDDED_DB_NAME = "local-control-plane.db"

@@ -5,13 +5,8 @@ implementations, and the helpers other stages call.
 """
 
 from planner.state.backend import StateBackend, read_or_create
-from planner.state.document import (
-    PendingIntent,
-    StateDocument,
-    adopt,
-    canonical_endpoint,
-    embedded_endpoint,
-)
+from planner.state.document import PendingIntent, StateDocument, adopt
+from planner.state.endpoints import canonical_endpoint, embedded_endpoint
 from planner.state.inmemory import InMemoryBackend, MemoryStore
 from planner.state.localfile import LocalFileBackend
 from planner.state.location import default_state_path, resolve_state_path

@@ -7,6 +7,7 @@ from typing import Protocol
 from planner.errors import StateError
 from planner.state.document import StateDocument
 from planner.state.locking import LockHandle, LockInfo
+from planner.state.oplog import Group
 from planner.state.versions import StateVersion
 
 
@@ -22,6 +23,10 @@ class StateBackend(Protocol):
       A document older than the stored one (lower serial, or another lineage) is refused
       (`force=True`: written anyway, over whatever is stored, with the next serial).
       Two writers of the same serial never both succeed (compare-and-swap).
+    - `append(group)` adds one commit group of small changes to the operation log of the
+      stored version (planner.state.oplog), durably, without writing a version; refused
+      (StateError) unless the group's base is the stored version. `read()` returns the
+      stored version with its log replayed; `write` folds the log into the new version.
     - `history()` lists the versions kept, newest first; `read_version(serial)` reads one
       (a StateError naming the kept serials when it is not kept). How many are kept is the
       backend's: every one in PostgreSQL and in memory, the current one and the one before
@@ -45,6 +50,8 @@ class StateBackend(Protocol):
     def read(self) -> StateDocument | None: ...
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument: ...
+
+    def append(self, group: Group) -> None: ...
 
     def history(self) -> list[StateVersion]: ...
 

@@ -12,27 +12,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import uuid
+from collections import Counter
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from planner import __version__
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
+from planner.state.endpoints import canonical_endpoint, same_endpoint
 from planner.state.records import RecordedDeployment
 
 FORMAT_VERSION = 1
-EMBEDDED_PREFIX = "embedded:"
 SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def utc_now() -> datetime:
@@ -84,6 +82,13 @@ class StateDocument(BaseModel):
     deployments: dict[str, RecordedDeployment] = Field(default_factory=dict)
     pending: list[PendingIntent] = Field(default_factory=list)
     checksum: str | None = None
+    # how many operation-log groups a read replayed over the stored version (planner.state.oplog)
+    _replayed: int = PrivateAttr(default=0)
+    # the changes made since `track_changes()`, as oplog deltas (None: not tracked)
+    _changes: list[dict[str, Any]] | None = PrivateAttr(default=None)
+    # how many pending intents each name has, for the list object `_counted` of that length
+    _counts: Counter[str] = PrivateAttr(default_factory=Counter)
+    _counted: tuple[int, int] = PrivateAttr(default=(0, -1))
 
     @field_validator("deployments")
     @classmethod
@@ -108,7 +113,7 @@ class StateDocument(BaseModel):
         self, endpoint: str, tenant_id: str | None, *, source: str | None = None
     ) -> None:
         """Refuse a state written for another control plane or workspace (SOURCE: its file)."""
-        if _same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
+        if same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
             return
         raise StateError(
             f"{f'state {source}' if source else 'the state'} belongs to another control "
@@ -121,16 +126,46 @@ class StateDocument(BaseModel):
             "or target the endpoint the state was written for",
         )
 
+    def __eq__(self, other: object) -> bool:
+        # the fields only: the private change log and counts are bookkeeping, not content
+        return isinstance(other, StateDocument) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
+
+    @property
+    def replayed(self) -> int:
+        """How many operation-log groups the read that made this document replayed."""
+        return self._replayed
+
+    def mark_replayed(self, groups: int) -> None:
+        self._replayed = groups
+
+    def track_changes(self) -> None:
+        """From now on, note every change made through these methods (see `take_changes`)."""
+        self._changes = []
+
+    def take_changes(self) -> list[dict[str, Any]]:
+        """The changes noted since the last call, as operation-log deltas (oldest first)."""
+        changes, self._changes = self._changes or [], [] if self._changes is not None else None
+        return changes
+
+    def _note(self, kind: str, value: Any) -> None:
+        if self._changes is not None:
+            self._changes.append({kind: value})
+
     def record(self, recorded: RecordedDeployment) -> None:
         """Insert or replace one managed deployment (what apply calls after each change)."""
         check_recorded(recorded.name, recorded)
         # in place: reassigning would revalidate every deployment (O(n) per record)
         self.deployments[recorded.name] = recorded
+        if self._changes is not None:
+            self._note("record", recorded.model_dump(mode="json"))
 
     def forget(self, name: str) -> RecordedDeployment:
         """Drop one deployment from the state (the remote deployment is not touched)."""
         if name not in self.deployments:
             raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
+        self._note("forget", name)
         return self.deployments.pop(name)
 
     def get(self, name: str) -> RecordedDeployment:
@@ -157,57 +192,50 @@ class StateDocument(BaseModel):
             started_at=iso_utc(now or utc_now()),
         )
         self.pending.append(intent)
+        self._counted_change(name, 1)
+        if self._changes is not None:
+            self._note("intent", intent.model_dump(mode="json"))
         return intent
 
     def clear_intent(self, intent: PendingIntent | str) -> None:
-        """Drop a journalled operation once its outcome is recorded (unknown ids are ignored)."""
+        """Drop a journalled operation once its outcome is recorded (unknown ids are ignored).
+
+        Searched from the oldest: intents are mostly cleared in the order they were
+        journalled, so this is O(1) in practice, not O(pending) per clear."""
         intent_id = intent if isinstance(intent, str) else intent.id
-        self.pending[:] = [entry for entry in self.pending if entry.id != intent_id]
+        for index, entry in enumerate(self.pending):
+            if entry.id == intent_id:
+                del self.pending[index]
+                self._counted_change(entry.name, -1)
+                self._note("clear", intent_id)
+                return
+
+    def _intent_counts(self) -> Counter[str]:
+        """Intents per name, recounted only when `pending` was replaced or changed size
+        behind this document's back (its own changes keep the count in step)."""
+        if self._counted != (id(self.pending), len(self.pending)):
+            self._counts = Counter(entry.name for entry in self.pending)
+            self._counted = (id(self.pending), len(self.pending))
+        return self._counts
+
+    def _counted_change(self, name: str, step: int) -> None:
+        if self._counted == (id(self.pending), len(self.pending) - step):
+            self._counts[name] += step
+            self._counted = (id(self.pending), len(self.pending))
 
     def intents_for(self, name: str) -> list[PendingIntent]:
         return [entry for entry in self.pending if entry.name == name]
 
     def clear_intents(self, name: str, *ops: IntentOp) -> bool:
         """Drop NAME's journalled operations of kinds OPS (a newer record supersedes them);
-        True when there were any."""
-        kept = [e for e in self.pending if e.name != name or e.op not in ops]
-        cleared = len(kept) != len(self.pending)
-        self.pending[:] = kept
-        return cleared
-
-
-def embedded_endpoint(db_path: str | os.PathLike[str]) -> str:
-    """The `endpoint` recorded for the embedded local control plane at DB_PATH: its
-    absolute real path, so every spelling of one database is one endpoint."""
-    return f"{EMBEDDED_PREFIX}{Path(os.path.realpath(db_path)).as_posix()}"
-
-
-def canonical_endpoint(endpoint: str) -> str:
-    """ENDPOINT in the one spelling states record and compare.
-
-    `embedded:<path>`: the database's absolute real path (resolved from the working
-    directory). A URL: lowercase scheme and host, no user info, default port, query or
-    trailing slash. Anything else is returned without its trailing slashes.
-    """
-    if endpoint.startswith(EMBEDDED_PREFIX):
-        return embedded_endpoint(endpoint.removeprefix(EMBEDDED_PREFIX))
-    return _canonical_url(endpoint)
-
-
-def _canonical_url(url: str) -> str:
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:  # an unparseable port: compare as spelled
-        return url.rstrip("/")
-    scheme, host = parts.scheme.lower(), parts.hostname
-    if not scheme or not host:
-        return url.rstrip("/")
-    if ":" in host:
-        host = f"[{host}]"  # IPv6
-    if port is not None and port != _DEFAULT_PORTS.get(scheme):
-        host = f"{host}:{port}"
-    return f"{scheme}://{host}{parts.path.rstrip('/')}"
+        True when there were any. O(1) for a name with no intent (the common case: a record
+        after a create), so recording N creates is not quadratic."""
+        if not self._intent_counts()[name]:
+            return False
+        cleared = [e.id for e in self.pending if e.name == name and e.op in ops]
+        for intent_id in cleared:
+            self.clear_intent(intent_id)
+        return bool(cleared)
 
 
 def check_recorded(key: str, recorded: RecordedDeployment) -> None:
@@ -336,11 +364,6 @@ def _problems(error: ValidationError) -> list[str]:
         f"{'.'.join(str(part) for part in problem['loc']) or '(root)'}: {problem['msg']}"
         for problem in error.errors()
     ]
-
-
-def _same_endpoint(recorded: str, current: str) -> bool:
-    # both sides: states written before endpoints were canonical keep working
-    return canonical_endpoint(recorded) == canonical_endpoint(current)
 
 
 def _known_names_hint(doc: StateDocument) -> str:

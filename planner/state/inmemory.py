@@ -29,6 +29,7 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
+from planner.state.oplog import Group, check_base, parse_lines, replay
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
 
@@ -39,6 +40,8 @@ class MemoryStore:
     text: str | None = None
     backup: str | None = None
     versions: list[tuple[str, str]] = field(default_factory=list)  # (text, created), oldest first
+    log: list[str] = field(default_factory=list)  # operation-log lines (planner.state.oplog)
+    head: tuple[str, int] | None = None  # (lineage, serial) of `text` once checked or written
     key: bytes | None = None
     holder: LockInfo | None = None
     holder_alive: bool = False
@@ -61,8 +64,19 @@ class InMemoryBackend:
         return self.name
 
     def read(self) -> StateDocument | None:
-        text = self.store.text
-        return None if text is None else self._parse(text)
+        with self.store.mutex:
+            text, log = self.store.text, "".join(self.store.log)
+        if text is None:
+            return None
+        return replay(self._parse(text), parse_lines(log, source=f"{self.name}.journal"))
+
+    def append(self, group: Group) -> None:
+        with self.store.mutex:
+            if self.store.head != (group.lineage, group.base):  # parse only when it may fail
+                current = None if self.store.text is None else self._parse(self.store.text)
+                check_base(current, group, self.location)
+                self.store.head = (group.lineage, group.base)
+            self.store.log.append(group.line())
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         with self.store.mutex:
@@ -73,6 +87,8 @@ class InMemoryBackend:
             self.store.text = dump_state(written)
             created = iso_utc(utc_now(), timespec="seconds")
             self.store.versions.append((self.store.text, created))
+            self.store.log.clear()  # folded into this version, or overwritten by it
+            self.store.head = (written.lineage, written.serial)
         advance(doc, written)
         return written
 
@@ -84,7 +100,7 @@ class InMemoryBackend:
         ]
 
     def read_version(self, serial: int) -> StateDocument:
-        kept = [self._parse(text) for text, _ in reversed(self.store.versions)]
+        kept = [self._parse(text) for text, _ in reversed(self.store.versions)]  # no log
         for doc in kept:
             if doc.serial == serial:
                 return doc

@@ -3,15 +3,16 @@
 A state path that is a symlink is resolved first: the lock and the writes act on the real
 file, so a link and its target lock together and a write leaves the link a link.
 
-Files next to the state `X`: `X.backup` (the previous version), `X.lock` (the file the
+Files next to the state `X`: `X.backup` (the previous version), `X.journal` (the
+operation log of the current version: planner.state.journalfile), `X.lock` (the file the
 OS lock is taken on; never deleted, so every process locks the same inode) and
 `X.lock.json` (who holds the lock, for messages only: the OS lock is the truth, so info
 left behind by a process that died blocks nobody).
 
 A process killed during an atomic write leaves its temp file (`.X.<32 hex>.tmp`, or the
-same for `X.backup` / `X.lock.json`); whoever takes the lock next removes the ones of
-this state (only those names, only regular files, only under the lock, when no writer of
-this state can be running).
+same for `X.backup` / `X.journal` / `X.lock.json`); whoever takes the lock next removes
+the ones of this state (only those names, only regular files, only under the lock, when
+no writer of this state can be running).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from planner.state.document import (
     parse_state,
     sealed,
 )
+from planner.state.journalfile import FileLog
 from planner.state.locking import (
     LockHandle,
     LockInfo,
@@ -44,11 +46,13 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
+from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, read_plan_key
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
 FILE_MODE = 0o600
 MAX_STATE_BYTES = 64 * 1024 * 1024
+READ_ATTEMPTS = 5
 
 
 class LocalFileBackend:
@@ -58,6 +62,7 @@ class LocalFileBackend:
         self.typed_path = Path(path)
         self.path = real_path(self.typed_path)
         self.backup_path = _sibling(self.path, ".backup")
+        self.log = FileLog(_sibling(self.path, ".journal"), self.path, write_atomic)
         self.lock_path = _sibling(self.path, ".lock")
         self.lock_info_path = _sibling(self.path, ".lock.json")
 
@@ -70,19 +75,37 @@ class LocalFileBackend:
         return str(self.path)
 
     def read(self) -> StateDocument | None:
-        text = self._read_text()
-        return None if text is None else self._parse(text)
+        """The stored version with its operation log replayed; read again when a new
+        version replaced the file meanwhile (its log may be gone already)."""
+        for _ in range(READ_ATTEMPTS):
+            before = _identity(self.path)
+            text = self._read_text()
+            groups = self.log.groups()
+            if _identity(self.path) == before:
+                break
+        return None if text is None else replay(self._parse(text), groups)
+
+    def append(self, group: Group) -> None:
+        try:
+            with _directory_locked(self.path.parent):  # the same lock as a write
+                self.log.append(group, self._read_stored, self.location)
+        except OSError as error:
+            raise StateError(
+                f"{self.log.path}: cannot append to the operation log: {os_reason(error)}",
+                hint="the state holds what was recorded before this operation",
+            ) from None
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with _directory_locked(self.path.parent):  # compare-and-swap: one writer at once
                 previous_text = self._read_text()
-                current = None if previous_text is None else self._parse(previous_text)
+                current = self._read_stored(previous_text)
                 written = sealed(doc, next_serial(current, doc, self.location, force=force))
                 if previous_text is not None:
                     write_atomic(self.backup_path, previous_text)
                 write_atomic(self.path, dump_state(written))
+                self.log.remove()  # folded into this version (or overwritten by it)
         except OSError as error:
             raise StateError(
                 f"{self.path}: cannot write state file: {os_reason(error)}",
@@ -151,7 +174,7 @@ class LocalFileBackend:
 
     def _kept(self) -> list[tuple[Path, StateDocument]]:
         kept = []
-        current = self.read()
+        current = self._read_stored()
         if current is not None:
             kept.append((self.path, current))
             try:
@@ -160,6 +183,11 @@ class LocalFileBackend:
             except (FileNotFoundError, StateError):  # no backup, or one that cannot be used
                 pass
         return kept
+
+    def _read_stored(self, text: str | None = None) -> StateDocument | None:
+        """The stored version, without its operation log."""
+        text = self._read_text() if text is None else text
+        return None if text is None else self._parse(text)
 
     def _read_text(self) -> str | None:
         try:
@@ -195,7 +223,7 @@ class LocalFileBackend:
     def _remove_leftover_temp_files(self) -> None:
         """Temp files of writes that never finished (their writer was killed)."""
         pattern = re.compile(
-            rf"\.{re.escape(self.path.name)}(\.backup|\.lock\.json)?\.[0-9a-f]{{32}}\.tmp"
+            rf"\.{re.escape(self.path.name)}(\.backup|\.journal|\.lock\.json)?\.[0-9a-f]{{32}}\.tmp"
         )
         with contextlib.suppress(OSError), os.scandir(self.path.parent) as entries:
             for entry in entries:
@@ -254,6 +282,15 @@ def _fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file PATH is now (a write renames a new one over it), None when absent."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_ino, found.st_mtime_ns)
 
 
 def _mtime(path: Path) -> str:

@@ -5,6 +5,10 @@ Only this module and its helpers (`postgres_db`, `postgres_schema`) import psyco
 
 - A write inserts version `serial + 1` in one transaction; `(state_id, serial)` is unique,
   so of two writers that read the same serial one fails (nothing half-written).
+- An apply appends its operations as rows of `operations` against the current version
+  (compare-and-swap: refused when the version moved; the `states` row is locked FOR
+  UPDATE by appends and writes alike), and a read replays them over that version, in
+  one statement so a concurrent compaction is never half seen.
 - The lock is a session-level advisory lock `(LOCK_CLASSID, states.id)` on a connection
   of its own, held for the whole operation: keyed by the state's own row, two states never
   block each other, and PostgreSQL drops it when the holder's connection dies. The
@@ -34,6 +38,7 @@ from planner.state.locking import (
     locked_error,
     wrong_id_error,
 )
+from planner.state.oplog import Group, base_moved_error, parse_lines, replay
 from planner.state.postgres_db import (
     LOCK_COLUMNS,
     connect,
@@ -74,11 +79,39 @@ class PostgresBackend:
         if state_id is None:
             return None
         row = self._one(
-            "SELECT serial, document FROM {s}.versions WHERE state_id = %s "
+            "SELECT v.serial, v.document, (SELECT string_agg(o.line, '' ORDER BY o.seq) "
+            "FROM {s}.operations o WHERE o.state_id = v.state_id AND o.base_serial = v.serial) "
+            "FROM {s}.versions v WHERE v.state_id = %s ORDER BY v.serial DESC LIMIT 1",
+            (state_id,),
+        )
+        if row is None:
+            return None
+        groups = parse_lines(row[2] or "", source=f"{self.location} operations")
+        return replay(self._parse(row[1], row[0]), groups)
+
+    def append(self, group: Group) -> None:
+        state_id = self._state_id(create=False)
+        with self._errors(), self._connection().transaction():
+            head = None if state_id is None else self._head(state_id)
+            if head != (group.lineage, group.base):
+                stored = None if head is None else head[1]
+                raise base_moved_error(self.location, stored, group.base)
+            self._one(
+                "INSERT INTO {s}.operations (state_id, base_serial, line) VALUES (%s, %s, %s) "
+                "RETURNING seq",
+                (state_id, group.base, group.line()),
+            )
+
+    def _head(self, state_id: int) -> tuple[str, int] | None:
+        """(lineage, serial) of the stored version, its state row locked till the end of
+        the transaction (appends and writes take turns)."""
+        self._one("SELECT id FROM {s}.states WHERE id = %s FOR UPDATE", (state_id,))
+        row = self._one(
+            "SELECT lineage, serial FROM {s}.versions WHERE state_id = %s "
             "ORDER BY serial DESC LIMIT 1",
             (state_id,),
         )
-        return None if row is None else self._parse(row[1], row[0])
+        return None if row is None else (str(row[0]), int(row[1]))
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         state_id = self._state_id(create=True)
@@ -87,6 +120,7 @@ class PostgresBackend:
         expected = 0
         try:
             with self._errors(), conn.transaction():
+                self._head(state_id)  # locks the state row: no append slips in between
                 current = self.read()
                 expected = 0 if current is None else current.serial
                 written = sealed(doc, next_serial(current, doc, self.location, force=force))
@@ -229,6 +263,11 @@ class PostgresBackend:
         self._one(
             "UPDATE {s}.states SET lineage = %s WHERE id = %s RETURNING id",
             (written.lineage, state_id),
+        )
+        # folded into this version (or overwritten by it)
+        self._one(
+            "DELETE FROM {s}.operations WHERE state_id = %s AND base_serial < %s RETURNING 1",
+            (state_id, written.serial),
         )
 
     def _moved_error(self, expected: int) -> StateError:

@@ -8,6 +8,9 @@ Tables, in one schema (`planner` unless `[state] schema` says otherwise):
 - `states`: one row per state name (`id` is the key of its advisory lock), with its
   lineage and the key that seals its saved plans.
 - `versions`: every write, `(state_id, serial)` unique: the compare-and-swap of writers.
+- `operations`: the operation log of a version (planner.state.oplog), one row per commit
+  group, keyed by `(state_id, base_serial, seq)`; rows of older bases are deleted by the
+  write that folds them into a new version.
 - `locks`: who holds each state's lock (for messages; the advisory lock is the truth):
   a row is the holder's only while `backend_pid` is the server process holding the
   advisory lock; any other row is left by a holder that died.
@@ -26,7 +29,7 @@ from psycopg import Connection, sql
 from planner import __version__
 from planner.errors import StateError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the operations table
 # The first key of every planner advisory lock ("PLNR"); the second is the state's id.
 LOCK_CLASSID = 0x504C4E52
 
@@ -50,6 +53,12 @@ _DDL = (
         created_at timestamptz NOT NULL DEFAULT now(),
         written_by text NOT NULL,
         PRIMARY KEY (state_id, serial))""",
+    """CREATE TABLE IF NOT EXISTS {s}.operations (
+        state_id bigint NOT NULL REFERENCES {s}.states (id) ON DELETE CASCADE,
+        base_serial bigint NOT NULL,
+        seq bigserial NOT NULL,
+        line text NOT NULL,
+        PRIMARY KEY (state_id, base_serial, seq))""",
     """CREATE TABLE IF NOT EXISTS {s}.locks (
         state_id bigint PRIMARY KEY REFERENCES {s}.states (id) ON DELETE CASCADE,
         lock_id text NOT NULL,

@@ -22,6 +22,7 @@ from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, S
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.state import InMemoryBackend, StateDocument
+from planner.state.oplog import Group
 
 FAST_POLL = PollPolicy(initial=0.02, maximum=0.1, jitter=0.0)
 FAST = ApplyOptions(poll=FAST_POLL, wait_timeout=20.0, interrupt_grace=5.0)
@@ -49,7 +50,8 @@ def git(name: str, *, ref: str = "main", build_on_push: bool = False) -> str:
 
 
 class RecordingBackend(InMemoryBackend):
-    """An in-memory state that keeps every document written, in order."""
+    """An in-memory state that keeps every document written, in order (after an append
+    to the operation log: the state as a reader then sees it)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,6 +61,12 @@ class RecordingBackend(InMemoryBackend):
         written = super().write(doc, force=force)
         self.written.append(written)
         return written
+
+    def append(self, group: Group) -> None:
+        super().append(group)
+        stored = self.read()
+        assert stored is not None
+        self.written.append(stored)
 
 
 @dataclass

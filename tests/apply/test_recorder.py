@@ -122,3 +122,52 @@ async def test_update_and_delete_are_journalled_before_they_are_sent() -> None:
     await rec.record(RecordedDeployment(name="beta", id=ID))
     stored = rec.backend.read()
     assert stored is not None and stored.pending == []
+
+
+async def test_commits_append_to_the_log_and_flush_makes_one_version() -> None:
+    """After the first write, commits append (the serial stays, readers see every
+    record); `flush` folds them into exactly one new version."""
+    rec = recorder()
+    await rec.record(RecordedDeployment(name="first", id=ID))
+    for i in range(5):
+        await rec.record(RecordedDeployment(name=f"d{i}", id=ID))
+    stored = rec.backend.read()
+    assert stored is not None and stored.serial == 1 and stored.replayed == 5
+    assert len(stored.deployments) == 6
+    await rec.flush()
+    assert [v.serial for v in rec.backend.history()] == [2, 1]
+    stored = rec.backend.read()
+    assert stored is not None and stored.replayed == 0 and len(stored.deployments) == 6
+    assert stored.serial == rec.doc.serial == 2
+
+
+async def test_a_log_left_by_a_run_that_died_is_compacted_by_the_first_commit() -> None:
+    """A document read with a replayed log is written in full at the next run's first
+    commit (compaction on the next start), then that run appends again."""
+    first = recorder()
+    await first.record(RecordedDeployment(name="first", id=ID))
+    await first.journal_create("crashed")  # the run dies here: no flush
+    backend = first.backend
+    left = backend.read()
+    assert left is not None and left.replayed == 1
+    rec = StateRecorder(backend, left)
+    await rec.record(RecordedDeployment(name="next", id=ID))
+    assert [v.serial for v in backend.history()] == [2, 1]
+    await rec.record(RecordedDeployment(name="after", id=ID))
+    stored = backend.read()
+    assert stored is not None and stored.serial == 2 and stored.replayed == 1
+    assert [i.name for i in stored.pending] == ["crashed"]
+
+
+async def test_flush_folds_a_left_log_even_when_nothing_changed() -> None:
+    """An apply with nothing to do still compacts the log a killed run left."""
+    first = recorder()
+    await first.record(RecordedDeployment(name="first", id=ID))
+    await first.journal_create("crashed")
+    left = first.backend.read()
+    assert left is not None
+    rec = StateRecorder(first.backend, left)
+    await rec.flush()
+    stored = first.backend.read()
+    assert stored is not None and stored.serial == 2 and stored.replayed == 0
+    assert [i.name for i in stored.pending] == ["crashed"]

@@ -19,6 +19,7 @@ from planner.secrets import digest_key, secret_digest
 from planner.state import RecordedDeployment, StateBackend, StateDocument
 from planner.state.inmemory import InMemoryBackend
 from planner.state.locking import LockHandle
+from planner.state.oplog import group_of
 from planner.state.versions import push, rollback
 
 ENDPOINT = "http://127.0.0.1:8123"
@@ -336,3 +337,81 @@ def edit_json_text(text: str, edit: Callable[[dict[str, Any]], None]) -> str:
     raw = json.loads(text)
     edit(raw)
     return json.dumps(raw, indent=2)
+
+    # --- the operation log (planner.state.oplog) --------------------------------------
+
+    def test_logged_operations_survive_a_crash_before_compaction(self, harness: Harness) -> None:
+        """Groups appended to the log are read back by another process (the one after a
+        crash) over the same version, with no new version and no serial move."""
+        doc = _logging(harness)
+        doc.record(sample_recorded("billing-agent"))
+        intent = doc.add_intent("create", "ops-agent")
+        harness.backend.append(group_of(doc, doc.take_changes()))
+        stored = harness.peer().read()
+        assert stored is not None and stored.serial == 1 and stored.replayed == 1
+        assert set(stored.deployments) == {"support-agent", "billing-agent"}
+        assert [entry.id for entry in stored.pending] == [intent.id]
+        assert [version.serial for version in harness.peer().history()] == [1]
+
+    def test_replay_is_idempotent(self, harness: Harness) -> None:
+        """The same group appended twice reads back as if appended once."""
+        doc = _logging(harness)
+        doc.add_intent("create", "ops-agent")
+        doc.forget("support-agent")
+        group = group_of(doc, doc.take_changes())
+        harness.backend.append(group)
+        once = harness.peer().read()
+        harness.backend.append(group)
+        twice = harness.peer().read()
+        assert once is not None and twice is not None
+        assert (twice.deployments, twice.pending) == (once.deployments, once.pending)
+        assert twice.checksum == once.checksum
+
+    def test_compaction_leaves_exactly_one_new_version(self, harness: Harness) -> None:
+        """Writing the replayed document folds every group into one version; the log is
+        gone after it (a read replays nothing)."""
+        doc = _logging(harness)
+        for name in ("a-agent", "b-agent", "c-agent"):
+            doc.record(sample_recorded(name))
+            harness.backend.append(group_of(doc, doc.take_changes()))
+        before = len(harness.backend.history())
+        replayed = harness.peer().read()
+        assert replayed is not None
+        written = harness.backend.write(replayed)
+        assert written.serial == 2 and len(harness.backend.history()) == before + 1
+        stored = harness.peer().read()
+        assert stored is not None and stored.replayed == 0 and stored == written
+        assert set(stored.deployments) == {"support-agent", "a-agent", "b-agent", "c-agent"}
+
+    def test_append_on_a_moved_base_is_refused(self, harness: Harness) -> None:
+        """A group built on a version another writer has replaced is refused, and never
+        read back (compare-and-swap, as for a write)."""
+        doc = _logging(harness)
+        harness.peer().write(doc.model_copy(deep=True))
+        doc.record(sample_recorded("late-agent"))
+        with pytest.raises(StateError, match="moved since this run read it"):
+            harness.backend.append(group_of(doc, doc.take_changes()))
+        stored = harness.peer().read()
+        assert stored is not None and "late-agent" not in stored.deployments
+
+    def test_logged_records_keep_secrets_out(self, harness: Harness) -> None:
+        """A record appended to the log stores digests only, like a versioned write."""
+        doc = _logging(harness)
+        doc.record(sample_recorded("billing-agent"))
+        group = group_of(doc, doc.take_changes())
+        harness.backend.append(group)
+        assert SECRET_VALUE not in group.line() and "hmac-sha256:" in group.line()
+        stored = harness.peer().read()
+        assert stored is not None
+        assert stored.deployments["billing-agent"].secret_digests == (
+            sample_recorded().secret_digests
+        )
+
+
+def _logging(harness: Harness) -> StateDocument:
+    """A stored version 1 holding support-agent, read back with its changes tracked."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.record(sample_recorded())
+    harness.backend.write(doc)
+    doc.track_changes()
+    return doc

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from planner.errors import StateError
 from planner.state import RecordedDeployment, StateDocument, adopt
-from planner.state.document import dump_state, parse_state, sealed
+from planner.state.document import IntentOp, PendingIntent, dump_state, parse_state, sealed
 from tests.state.contract import ENDPOINT, SECRET_VALUE, TENANT, sample_recorded
 
 
@@ -228,7 +228,7 @@ def test_docs_example_is_a_valid_state() -> None:
 )
 def test_canonical_endpoint_normalizes_urls(spelled: str, canonical: str) -> None:
     """Scheme and host are lowercased, a default port and a trailing slash are dropped."""
-    from planner.state.document import canonical_endpoint
+    from planner.state.endpoints import canonical_endpoint
 
     assert canonical_endpoint(spelled) == canonical
 
@@ -237,7 +237,7 @@ def test_canonical_endpoint_resolves_the_embedded_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A relative, a symlinked and an absolute spelling of one database are one endpoint."""
-    from planner.state.document import canonical_endpoint
+    from planner.state.endpoints import canonical_endpoint
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
@@ -263,3 +263,29 @@ def test_old_relative_state_belongs_to_the_absolute_spelling(
     StateDocument(endpoint="HTTPS://Example.com:443/", tenant_id=TENANT).check_belongs_to(
         "https://example.com", TENANT
     )
+
+
+def test_tracked_changes_are_the_deltas_of_each_change() -> None:
+    """With tracking on, each record, forget, intent and clear is noted once, in order,
+    and `take_changes` hands them over only once."""
+    doc = StateDocument.new("http://127.0.0.1:8123", None)
+    doc.record(RecordedDeployment(name="old", id="00000000-0000-4000-8000-0000000000a1"))
+    doc.track_changes()
+    intent = doc.add_intent("create", "new")
+    doc.forget("old")
+    assert doc.clear_intents("absent", IntentOp.UPDATE) is False
+    assert doc.clear_intents("new", IntentOp.CREATE) is True
+    kinds = [next(iter(delta)) for delta in doc.take_changes()]
+    assert kinds == ["intent", "forget", "clear"]
+    assert doc.take_changes() == [] and doc.pending == [] and intent.name == "new"
+
+
+def test_clear_intents_sees_intents_added_behind_its_back() -> None:
+    """The per-name count is rebuilt when the pending list was replaced or appended to
+    directly, so no intent is missed."""
+    doc = StateDocument.new("http://127.0.0.1:8123", None)
+    assert doc.clear_intents("a", IntentOp.DELETE) is False
+    doc.pending.append(PendingIntent(op="delete", name="a", started_at="2026-01-01T00:00:00Z"))
+    assert doc.clear_intents("a", IntentOp.DELETE) is True
+    doc.pending = [PendingIntent(op="delete", name="b", started_at="2026-01-01T00:00:00Z")]
+    assert doc.clear_intents("b", IntentOp.DELETE) is True and doc.pending == []

@@ -14,6 +14,7 @@ import pytest
 
 from planner.errors import StateError, StateLockedError
 from planner.state import LocalFileBackend, StateDocument
+from planner.state.oplog import group_of
 from tests.state.contract import (
     ENDPOINT,
     TENANT,
@@ -345,13 +346,15 @@ def test_immutable_state_file_is_a_clear_state_error(
 
 def test_lock_removes_temp_files_a_killed_writer_left(state_path: Path) -> None:
     """Taking the lock removes this state's own leftover temp files (state, backup, lock
-    info) and nothing else: not another state's, not a name the planner does not make."""
+    info, operation log) and nothing else: not another state's, not a name the planner
+    does not make."""
     state_path.parent.mkdir(parents=True)
     hexes = ["0" * 32, "a" * 32, "b" * 32]
     ours = [
         state_path.parent / f".planner.state.json.{hexes[0]}.tmp",
         state_path.parent / f".planner.state.json.backup.{hexes[1]}.tmp",
         state_path.parent / f".planner.state.json.lock.json.{hexes[2]}.tmp",
+        state_path.parent / f".planner.state.json.journal.{hexes[2]}.tmp",
     ]
     others = [
         state_path.parent / f".other.state.json.{hexes[0]}.tmp",
@@ -387,3 +390,61 @@ def test_a_hostile_state_file_is_a_state_error(tmp_path: Path, text: str) -> Non
     path.write_text(text)
     with pytest.raises(StateError, match=r"planner\.state\.json: (nested deeper|a number has)"):
         LocalFileBackend(path).read()
+
+
+def _logged(state_path: Path, *names: str) -> tuple[LocalFileBackend, StateDocument]:
+    """A state file at version 1 and one journal line per name recorded after it."""
+    backend = LocalFileBackend(state_path)
+    doc = StateDocument.new("http://127.0.0.1:8123", None)
+    backend.write(doc)
+    doc.track_changes()
+    for name in names:
+        doc.record(sample_recorded(name))
+        backend.append(group_of(doc, doc.take_changes()))
+    return backend, doc
+
+
+def test_a_torn_last_journal_line_is_ignored_then_cut_off(state_path: Path) -> None:
+    """A writer killed mid-append leaves half a line: readers ignore it, and the next
+    append (of a new process) cuts it off before writing its own."""
+    _, doc = _logged(state_path, "a-agent")
+    journal = state_path.with_name(state_path.name + ".journal")
+    with journal.open("a", encoding="utf-8") as handle:
+        handle.write('{"lineage":"' + doc.lineage + '","base":1,"deltas":[{"rec')
+    stored = LocalFileBackend(state_path).read()
+    assert stored is not None and set(stored.deployments) == {"a-agent"}
+    doc.record(sample_recorded("b-agent"))
+    LocalFileBackend(state_path).append(group_of(doc, doc.take_changes()))
+    stored = LocalFileBackend(state_path).read()
+    assert stored is not None and set(stored.deployments) == {"a-agent", "b-agent"}
+    assert journal.read_text(encoding="utf-8").count("\n") == 2
+
+
+def test_a_damaged_journal_line_before_the_last_is_a_state_error(state_path: Path) -> None:
+    """Only the last line can be torn by a crash: damage before it is named, not skipped."""
+    _logged(state_path, "a-agent")
+    journal = state_path.with_name(state_path.name + ".journal")
+    journal.write_text("not json\n" + journal.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(StateError, match=r"operation log .*journal is damaged \(line 1\)"):
+        LocalFileBackend(state_path).read()
+
+
+def test_a_journal_left_for_an_older_version_is_ignored_and_replaced(state_path: Path) -> None:
+    """Killed after the compacting write but before the journal was removed: the journal
+    is for the old base, so it is not replayed, and the next append starts a new one."""
+    backend, _ = _logged(state_path, "a-agent")
+    journal = state_path.with_name(state_path.name + ".journal")
+    left = journal.read_text(encoding="utf-8")
+    replayed = backend.read()
+    assert replayed is not None
+    backend.write(replayed)
+    assert not journal.exists()
+    journal.write_text(left, encoding="utf-8")
+    stored = LocalFileBackend(state_path).read()
+    assert stored is not None and stored.serial == 2 and stored.replayed == 0
+    replayed.track_changes()
+    replayed.forget("a-agent")
+    LocalFileBackend(state_path).append(group_of(replayed, replayed.take_changes()))
+    assert '"base":1' not in journal.read_text(encoding="utf-8")
+    stored = LocalFileBackend(state_path).read()
+    assert stored is not None and stored.deployments == {}

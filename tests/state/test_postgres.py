@@ -10,6 +10,7 @@ import pytest
 
 from planner.errors import StateError, StateLockedError
 from planner.state import StateDocument
+from planner.state.oplog import group_of
 from planner.state.postgres import PostgresBackend
 from planner.state.postgres_schema import LOCK_CLASSID, SCHEMA_VERSION
 from tests.postgres import unique_name
@@ -92,6 +93,28 @@ def test_tables_created_once_with_version(
     row = _sql(postgres_url, f"SELECT version FROM {schema}.schema_version")
     assert row == (SCHEMA_VERSION,)
     assert f"#{schema}/app" in backends[0].location
+
+
+def test_version_1_tables_get_the_operations_table(
+    postgres_url: str, backends: list[PostgresBackend]
+) -> None:
+    """Tables of schema version 1 (no operation log) are upgraded on first use: the
+    stored version reads back, and operations can be appended to it."""
+    schema = unique_name("s").replace("-", "_")
+    backends.append(PostgresBackend(postgres_url, name="app", schema=schema))
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    backends[0].write(doc)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"DROP TABLE {schema}.operations")
+    _sql(postgres_url, f"UPDATE {schema}.schema_version SET version = 1 RETURNING 1")
+    later = PostgresBackend(postgres_url, name="app", schema=schema)
+    backends.append(later)
+    doc.track_changes()
+    doc.add_intent("create", "support-agent")
+    later.append(group_of(doc, doc.take_changes()))
+    stored = later.read()
+    assert stored is not None and [i.name for i in stored.pending] == ["support-agent"]
+    assert _sql(postgres_url, f"SELECT version FROM {schema}.schema_version") == (2,)
 
 
 def test_terminated_holder_connection_frees_lock(

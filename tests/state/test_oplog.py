@@ -1,0 +1,70 @@
+"""The operation log's shared rules: lines, replay, and what a replay refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.errors import StateError
+from planner.state import StateDocument
+from planner.state.oplog import Group, check_base, group_of, parse_lines, replay
+from tests.state.contract import ENDPOINT, SECRET_VALUE, TENANT, sample_recorded
+
+
+def based() -> StateDocument:
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    doc.serial = 3
+    return doc
+
+
+def test_a_line_round_trips_and_only_a_torn_last_line_is_skipped() -> None:
+    """Complete lines parse back to their groups; text after the last newline is ignored."""
+    doc = based()
+    group = group_of(doc, [{"forget": "a"}])
+    assert parse_lines(group.line() * 2 + '{"lin', source="log") == [group, group]
+    with pytest.raises(StateError, match=r"log is damaged \(line 2\)"):
+        parse_lines(group.line() + '{"deltas": 1}\n', source="log")
+
+
+def test_groups_of_another_base_are_not_replayed() -> None:
+    """Only groups built on the document's lineage and serial apply; the others (an older
+    version's leftovers) change nothing, not even the checksum."""
+    doc = based()
+    doc.checksum = "sha256:before"
+    stale = Group(doc.lineage, 2, [{"record": sample_recorded().model_dump(mode="json")}])
+    other = Group("another-lineage", 3, [{"forget": "x"}])
+    assert replay(doc, [stale, other]).deployments == {}
+    assert doc.checksum == "sha256:before" and doc.replayed == 0
+
+
+@pytest.mark.parametrize(
+    "delta",
+    [{}, {"forget": "a", "clear": "b"}, {"rename": "a"}, {"intent": {"op": "create"}}],
+)
+def test_a_malformed_delta_is_a_state_error(delta: dict[str, object]) -> None:
+    """Deltas with no key, two keys, an unknown kind or an invalid value are refused."""
+    doc = based()
+    with pytest.raises(StateError, match="holds an invalid entry"):
+        replay(doc, [group_of(doc, [delta])])
+
+
+def test_a_secret_value_in_a_logged_record_is_refused_without_echoing_it() -> None:
+    """A record whose secret is not a keyed digest is refused like a versioned write,
+    and the error does not show the value."""
+    doc = based()
+    record = sample_recorded().model_dump(mode="json")
+    record["secret_digests"] = {"OPENAI_API_KEY": SECRET_VALUE}
+    with pytest.raises(StateError) as caught:
+        replay(doc, [group_of(doc, [{"record": record}])])
+    assert SECRET_VALUE not in str(caught.value) + " ".join(caught.value.details)
+
+
+def test_check_base_refuses_an_absent_or_moved_version() -> None:
+    """A group needs the stored version to be exactly its base."""
+    doc = based()
+    group = group_of(doc, [])
+    check_base(doc, group, "here")
+    with pytest.raises(StateError, match=r"serial - stored, operations recorded against 3"):
+        check_base(None, group, "here")
+    moved = doc.model_copy(update={"serial": 4})
+    with pytest.raises(StateError, match="serial 4 stored"):
+        check_base(moved, group, "here")
