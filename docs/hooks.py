@@ -317,7 +317,8 @@ def apply_events_reference() -> str:
 
 
 def security_page() -> str:
-    return (ROOT / "SECURITY.md").read_text(encoding="utf-8")
+    """SECURITY.md as a page of the site: its links into docs/ made relative to docs/."""
+    return (ROOT / "SECURITY.md").read_text(encoding="utf-8").replace("](docs/", "](")
 
 
 def generated_pages() -> dict[str, str]:
