@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from planner.cli.cmd_apply import use_saved_paths
 from planner.cli.cmd_plan import render
-from planner.cli.common import add_format_option
+from planner.cli.common import add_format_option, opened_state
 from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
-from planner.state.plan_key import read_plan_key
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -45,7 +45,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def load_checked(planfile: str, state: str | None) -> SavedPlan:
-    """The saved plan, its seal verified with its state's plan key."""
+    """The saved plan, its seal verified with its state's plan key (a file beside a file
+    state, a column of a PostgreSQL state): the state is opened, never locked or read."""
     saved = read_saved_plan(planfile)
-    check_seal(saved, read_plan_key(state or saved.state_path), Path(planfile).absolute())
+    where = argparse.Namespace(
+        config=saved.config_path, state=state, env=saved.plan.environment, state_dir=None
+    )
+    use_saved_paths(where, saved)
+    with opened_state(where) as backend:
+        key = backend.plan_key(create=False)
+    check_seal(saved, key, Path(planfile).absolute())
     return saved

@@ -89,11 +89,14 @@ def test_push_moves_a_file_state_to_postgres_and_back(
 
 
 def test_saved_plan_applies_with_its_postgres_state(team: Scenario) -> None:
-    """plan --out seals with a key kept in PostgreSQL; the saved plan applies."""
+    """plan --out seals with a key kept in PostgreSQL; show verifies it; the plan applies."""
     assert team.plan("--out", "changes.plan").code == 0
     saved = json.loads((team.root / "changes.plan").read_text())
     assert saved["saved"]["state_path"].startswith("postgresql://")
     assert ":***@" not in saved["saved"]["state_path"]
+    shown = team.cli("show", "changes.plan", "--format", "json")
+    assert shown.code == 0, shown.err
+    assert json.loads(shown.out)["summary"] == saved["summary"]
     applied = team.cli("apply", "changes.plan")
     assert applied.code == 0, applied.err
     assert team.plan("--detailed-exitcode").code == 0
