@@ -262,6 +262,9 @@ class Plan(PlanModel):
             return "No changes can be planned: the plan has errors."
         if self.mode == "destroy":
             return "No changes. Nothing to destroy."
+        if self.rollouts:  # active is not latest yet: not converged, whatever the config
+            waiting = counted(len(self.rollouts), "rollout")
+            return f"No changes to apply; {waiting} in progress: not converged yet."
         if self.partial:
             return "No changes in the selected deployments."
         return "No changes. The deployments match the configuration."

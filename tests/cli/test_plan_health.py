@@ -14,9 +14,15 @@ from planner.api.models import Deployment, DeploymentCreate
 from tests.cli.conftest import Scenario
 
 
-def settle() -> None:
-    """Let every revision of the embedded plane (0.05 s phases) reach its final status."""
-    time.sleep(0.3)
+def settle(scenario: Scenario) -> None:
+    """Let every revision of the embedded plane (0.05 s phases) reach its final status:
+    until a plan lists no rollout in progress (a loaded machine may take a while)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        if not json.loads(scenario.plan("--format", "json").out).get("rollouts"):
+            return
+    raise AssertionError("revisions still in progress after 30 s")
 
 
 def state_hash(scenario: Scenario) -> str:
@@ -28,7 +34,7 @@ def test_failed_rollout_plan_exits_2_then_fix_apply_and_plan_empty(scenario: Sce
     fix the config -> apply -> the plan is empty (exit 0)."""
     scenario.edit_config("worker:1.0.0", "worker-fail-deploy:1.0.0")
     assert scenario.cli("apply", "--auto-approve").code == 1
-    settle()
+    settle(scenario)
     worker = scenario.state().deployments["worker"]  # type: ignore[union-attr]
     failed = scenario.get(worker.id).latest_revision_id
     before = state_hash(scenario)
@@ -44,7 +50,7 @@ def test_failed_rollout_plan_exits_2_then_fix_apply_and_plan_empty(scenario: Sce
     scenario.edit_config("worker-fail-deploy:1.0.0", "worker:1.0.1")
     applied = scenario.cli("apply", "--auto-approve")
     assert applied.code == 0, applied.out + applied.err
-    settle()
+    settle(scenario)
     result = scenario.plan("--detailed-exitcode")
     assert result.code == 0, result.out
     assert "No changes. The deployments match the configuration." in result.out
@@ -55,7 +61,7 @@ def test_an_unchanged_failed_revision_is_submitted_again_by_one_patch(scenario: 
     a new revision (here it fails again: the trigger is still in the config)."""
     scenario.edit_config("worker:1.0.0", "worker-fail-build:1.0.0")
     scenario.cli("apply", "--auto-approve")
-    settle()
+    settle(scenario)
     worker = scenario.state().deployments["worker"]  # type: ignore[union-attr]
     first = scenario.get(worker.id).latest_revision_id
     result = scenario.cli("apply", "--auto-approve", "--only", "worker")
@@ -69,12 +75,15 @@ def test_an_unchanged_failed_revision_is_submitted_again_by_one_patch(scenario: 
 def test_a_rollout_in_progress_is_shown_and_not_a_change(
     scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A revision still building is listed as in progress; --detailed-exitcode stays 0."""
+    """A revision still building is listed as in progress, never re-submitted and never
+    called a match; --detailed-exitcode stays 0 (apply would send nothing)."""
     monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "60")
     assert scenario.cli("apply", "--auto-approve", "--no-wait").code == 0
     result = scenario.plan("--detailed-exitcode")
     assert result.code == 0, result.out
     assert "Rollouts in progress" in result.out
+    assert "in progress: not converged yet." in result.out
+    assert "match the configuration" not in result.out
     rollouts = json.loads(scenario.plan("--format", "json").out)["rollouts"]
     assert {r["name"] for r in rollouts} <= {"api", "worker"} and rollouts
 
@@ -85,7 +94,7 @@ def test_an_unmanaged_deployment_is_listed_never_an_error(scenario: Scenario) ->
     scenario.adopt("api")
     scenario.adopt("worker")
     made = create_by_hand(scenario, "by-hand")
-    settle()
+    settle(scenario)
     result = scenario.plan("-c", "./planner.toml", "--detailed-exitcode")
     assert result.code == 0, result.out
     assert "Not managed by this state" in result.out
@@ -106,7 +115,7 @@ def test_a_narrowed_plan_says_partial_in_every_format(scenario: Scenario) -> Non
     """--only: text and markdown say "Partial plan", JSON has partial and the filters."""
     scenario.adopt("api")
     scenario.adopt("worker")
-    settle()
+    settle(scenario)
     text = scenario.plan("--only", "api", "--detailed-exitcode")
     assert text.code == 0
     assert "Partial plan (--only api)" in text.out and "match" not in text.out
