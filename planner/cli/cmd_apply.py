@@ -36,6 +36,7 @@ from planner.cli.common import (
     opened_state,
     repeated_args,
     seconds,
+    variables_from,
 )
 from planner.cli.refresh_only import run_refresh_only
 from planner.cli.signals import StopSignals, raise_terminated
@@ -222,6 +223,23 @@ def use_saved_paths(args: argparse.Namespace, saved: SavedPlan) -> None:
             hint="apply it without --env (and PLANNER_ENV), or make a plan for this environment",
         )
     args.env = saved.plan.environment
+    use_saved_variables(args, saved)
+
+
+def use_saved_variables(args: argparse.Namespace, saved: SavedPlan) -> None:
+    """The config is loaded with the variables the plan was made with (`--var`,
+    PLANNER_VAR_NAME then); a `--var` given now must agree, or the plan is not the one
+    reviewed."""
+    given = variables_from(args)
+    for name, value in given.items():
+        if saved.variables.get(name) != value:
+            planned = saved.variables.get(name)
+            was = f"{name}={planned}" if planned is not None else f"no --var {name}"
+            raise PlanError(
+                f"--var {name}={value} differs from the saved plan's variables ({was})",
+                hint="apply the plan without --var, or make a new plan with these values",
+            )
+    args.var = sorted(saved.variables.items())
 
 
 def _given_in_environment(address: str) -> bool:

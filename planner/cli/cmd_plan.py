@@ -173,6 +173,7 @@ def saved_plan(
         state_dir=ws.state_dir,
         options=options,
         desired=ws.config.deployments,
+        variables=ws.config.given_variables,
     )
     return seal_saved_plan(saved, ws.plan_key())
 

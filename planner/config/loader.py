@@ -29,6 +29,7 @@ from planner.config.models import (
 )
 from planner.config.reader import read_raw
 from planner.config.secret_values import missing_variables_hint, resolve_secrets
+from planner.config.variables import given_values
 
 TableT = TypeVar("TableT", ControlPlaneConfig, StateConfig)
 CONFIG_HINT = "fix the problems listed above (the format is described in docs/guides/config.md)"
@@ -81,6 +82,7 @@ def load_config(
         warnings=warnings,
         environment=env,
         state=state,
+        given_variables=given_values(file_data.get("variables"), variables or {}, environ),
     )
 
 

@@ -212,6 +212,8 @@ class Config:
     deployments: dict[str, DesiredDeployment]
     warnings: list[str] = field(default_factory=list)
     environment: str | None = None
+    # Variables given as `--var` or PLANNER_VAR_NAME (a saved plan applies with them).
+    given_variables: dict[str, str] = field(default_factory=dict)
     state: StateConfig = field(default_factory=StateConfig)
 
     @property

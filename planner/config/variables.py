@@ -63,6 +63,20 @@ def declared_variables(raw: Any, problems: list[Problem]) -> dict[str, Mapping[s
     return declared
 
 
+def given_values(
+    raw_variables: Any, overrides: Mapping[str, str], environ: Mapping[str, str]
+) -> dict[str, str]:
+    """The declared variables given from outside the file (`--var`, `PLANNER_VAR_NAME`),
+    as given: what a saved plan must carry to be applied with the same values."""
+    names = raw_variables if isinstance(raw_variables, Mapping) else {}
+    given: dict[str, str] = {}
+    for name in names:
+        text = overrides.get(name, environ.get(ENVIRON_PREFIX + str(name)))
+        if text is not None:
+            given[str(name)] = text
+    return given
+
+
 def variable_values(
     declared: Mapping[str, Mapping[str, Any]],
     *,

@@ -90,6 +90,9 @@ class SavedPlan(BaseModel):
     options: SavedOptions = Field(default_factory=SavedOptions)
     seen: dict[str, SeenDeployment] = Field(default_factory=dict)
     config_digests: dict[str, str] = Field(default_factory=dict)
+    # The variables given as `--var` / PLANNER_VAR_NAME at plan time: apply loads the
+    # config with them, so the reviewed values are the applied ones (not secrets).
+    variables: dict[str, str] = Field(default_factory=dict)
     seal: Seal | None = None
 
 
@@ -129,6 +132,7 @@ def make_saved_plan(
     state_dir: str | os.PathLike[str],
     options: PlanOptions,
     desired: Mapping[str, DesiredDeployment] | None = None,
+    variables: Mapping[str, str] | None = None,
 ) -> SavedPlan:
     """The saved plan, not sealed yet (`seal_saved_plan`); paths are made absolute."""
     return SavedPlan(
@@ -143,6 +147,7 @@ def make_saved_plan(
         options=SavedOptions.of(options),
         seen=seen_deployments(plan, observed),
         config_digests=config_digests(plan, desired or {}),
+        variables=dict(variables or {}),
     )
 
 

@@ -146,3 +146,25 @@ def test_state_commands_use_the_environment_state(fleet: Scenario) -> None:
     assert "canary" in listed.out and "worker" in listed.out
     refused = fleet.cli("state", "list")
     assert refused.code == 1 and "choose one" in refused.err
+
+
+def test_a_saved_plan_applies_with_the_variables_it_was_made_with(
+    fleet: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--var and PLANNER_VAR_NAME at plan time travel in the saved plan: apply needs
+    neither again, and a different --var at apply time is refused."""
+    assert fleet.plan("--env", "dev", "--var", "tag=3.0.0", "--out", "dev.plan").code == 0
+    refused = fleet.cli("apply", "dev.plan", "--var", "tag=4.0.0", "--auto-approve")
+    assert refused.code == 1
+    assert "--var tag=4.0.0 differs from the saved plan's variables (tag=3.0.0)" in refused.err
+    applied = fleet.cli("apply", "dev.plan", "--auto-approve")
+    assert applied.code == 0, applied.err
+    state = json.loads((fleet.root / "state" / "planner.dev.state.json").read_text())
+    image = state["deployments"]["worker"]["managed"]["source_revision_config"]["image_uri"]
+    assert image.endswith(":3.0.0")
+    monkeypatch.setenv("PLANNER_VAR_tag", "5.0.0")
+    assert fleet.plan("--env", "dev", "--out", "env.plan").code == 0
+    monkeypatch.delenv("PLANNER_VAR_tag")
+    applied = fleet.cli("apply", "env.plan", "--auto-approve")
+    assert applied.code == 0, applied.err
+    assert fleet.plan("--env", "dev", "--var", "tag=5.0.0", "--detailed-exitcode").code == 0
