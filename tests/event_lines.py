@@ -25,5 +25,7 @@ def event_lines(stdout: str) -> list[dict[str, Any]]:
         event = json.loads(line)
         errors = [e.message for e in validator().iter_errors(event)]
         assert not errors, f"{line}: {errors}"
+        # PRODUCT.md: every line carries these keys (status: the deployment's or the run's)
+        assert {"type", "time", "deployment", "status"} <= set(event), line
         events.append(event)
     return events

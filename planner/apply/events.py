@@ -5,9 +5,11 @@ from them): `start`, `status` (a deployment's status changed), `operation` (a
 deployment's part ended), `retry` (a request is sent again), `pause` (a 429 held every
 request), `interrupt` (a first SIGINT/SIGTERM), `error` and `summary`.
 
-Invariants: every event has `type`, `time` (ISO 8601 UTC with `Z`, milliseconds) and
-`deployment` (null when it is about none); a run's last line is its `summary`, or an
-`error` when it failed as a whole; both carry the process's `exit_code`.
+Invariants: every event has `type`, `time` (ISO 8601 UTC with `Z`, milliseconds),
+`deployment` (null when it is about none) and `status` (a deployment's status, or the
+run's: `started`, `retrying`, `paused`, `stopping`, `failed`, and the summary's outcome);
+a run's last line is its `summary`, or an `error` when it failed as a whole; both carry
+the process's `exit_code`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class StartEvent(Event):
     """The plan is being executed (nothing was sent before this line)."""
 
     type: Literal["start"] = "start"
+    status: Literal["started"] = "started"
     operation: Operation
     changes: int = Field(description="deployments something will be sent for")
 
@@ -70,6 +73,7 @@ class RetryEvent(Event):
     again after `wait_seconds` (429s are `pause` events)."""
 
     type: Literal["retry"] = "retry"
+    status: Literal["retrying"] = "retrying"
     status_code: int | None = Field(description="the HTTP status; null: no response came")
     wait_seconds: float
     attempt: int = Field(description="the attempt that failed, from 1")
@@ -81,6 +85,7 @@ class PauseEvent(Event):
     pause, however many requests it holds)."""
 
     type: Literal["pause"] = "pause"
+    status: Literal["paused"] = "paused"
     status_code: Literal[429] = 429
     wait_seconds: float
 
@@ -90,6 +95,7 @@ class InterruptEvent(Event):
     recorded (a second signal stops at once)."""
 
     type: Literal["interrupt"] = "interrupt"
+    status: Literal["stopping"] = "stopping"
     signal: SignalName
     message: str
 
@@ -109,6 +115,7 @@ class ErrorEvent(Event):
     """The run failed as a whole (e.g. a stale plan, a locked state): the last line."""
 
     type: Literal["error"] = "error"
+    status: Literal["failed"] = "failed"
     error: ErrorBody
     exit_code: int
 
@@ -131,6 +138,7 @@ class SummaryEvent(Event):
     """The last line of a run that executed (or was stopped while executing)."""
 
     type: Literal["summary"] = "summary"
+    status: Literal["complete", "failed", "interrupted"] = Field(description="= outcome")
     operation: Operation
     outcome: Literal["complete", "failed", "interrupted"]
     exit_code: int = Field(description="0 done, 1 a deployment failed, 130 SIGINT, 143 SIGTERM")

@@ -128,6 +128,7 @@ class EventStream:
             SummaryEvent(
                 time=self._time(),
                 operation=self.operation,
+                status=outcome,
                 outcome=outcome,
                 exit_code=exit_code,
                 seconds=round(result.seconds, 3),
