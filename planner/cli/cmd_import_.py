@@ -125,8 +125,10 @@ async def import_deployment(args: argparse.Namespace) -> tuple[RecordedDeploymen
         if desired is None:
             raise StateError(
                 f"{args.name} is not a deployment of the config {args.config}",
-                hint=f"add [deployments.{args.name}] to the config first; it declares: "
-                + (", ".join(sorted(ws.config.deployments)) or "(nothing)"),
+                hint=f"add [deployments.{args.name}] to the config first (it declares: "
+                + (", ".join(sorted(ws.config.deployments)) or "nothing")
+                + "), or write its config with `planner import --all --name-contains "
+                f"{args.name} --generate-config FILE`",
             )
         deployment = await fetch(ws, args.deployment_id)
         check_adoptable(desired.api_name, deployment)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.api.client import ControlPlaneClient
-from planner.api.models import Deployment, DeploymentStatus
+from planner.api.models import SUCCESS_STATUSES, Deployment, DeploymentStatus
 from planner.config.desired import DesiredDeployment
 from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
@@ -147,7 +147,9 @@ async def read_health(
     client: ControlPlaneClient, managed: Mapping[str, Deployment | None]
 ) -> dict[str, RevisionHealth]:
     """Name -> health of each live deployment whose latest revision is not active: one
-    revision read each, concurrently; converged deployments cost no request."""
+    revision read each, concurrently; converged deployments cost no request. A revision
+    read as DEPLOYED or SKIPPED succeeded (the listing was read before it became active,
+    or it was skipped): converged, nothing to show or submit again."""
     stuck = {n: d for n, d in managed.items() if d is not None and not is_converged(d)}
     revisions = await asyncio.gather(
         *(client.get_revision(d.id, d.latest_revision_id or "") for d in stuck.values())
@@ -155,6 +157,7 @@ async def read_health(
     return {
         name: RevisionHealth(d.id, revision.id, str(revision.status), d.active_revision_id)
         for (name, d), revision in zip(stuck.items(), revisions, strict=True)
+        if revision.status not in SUCCESS_STATUSES
     }
 
 

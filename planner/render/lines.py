@@ -46,7 +46,11 @@ def recovered_text(recovered: Recovered) -> str:
 
 
 ROLLOUTS_TITLE = "Rollouts in progress (not converged yet; nothing to submit again)"
-UNMANAGED_TITLE = "Not managed by this state (never touched; `planner import` adopts one)"
+UNMANAGED_TITLE = (
+    "Not managed by this state (never touched; to adopt one, add [deployments.<name>] to "
+    "the config, then run its `planner import`; `planner import --all --generate-config "
+    "FILE` adopts them all)"
+)
 
 
 def rollout_text(rollout: Rollout) -> str:

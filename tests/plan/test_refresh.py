@@ -20,6 +20,7 @@ from planner.plan.refresh import (
     Observed,
     observed_record,
     pending_create_names,
+    read_health,
     record_drift,
     refresh_observed,
 )
@@ -280,3 +281,20 @@ async def test_whole_workspace_refresh_lists_the_unmanaged_in_one_listing(
     assert observed.unmanaged_existing == {"wanted": wanted.id}
     assert [d.id for d in observed.unmanaged] == [other.id]
     assert len(log.requests) == 1
+
+
+@pytest.mark.anyio
+async def test_a_revision_that_succeeded_after_the_listing_is_converged(
+    client: ControlPlaneClient,
+) -> None:
+    """A listing read just before the latest revision became active (active: none) and a
+    revision read saying DEPLOYED: converged, no health entry (never re-submitted)."""
+    made = await create(client, "racer")
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        live = await client.get_deployment(made.id)
+        if live.active_revision_id == live.latest_revision_id:
+            break
+    assert live.latest_revision_id is not None
+    listed_before = live.model_copy(update={"active_revision_id": None})
+    assert await read_health(client, {"racer": listed_before}) == {}
