@@ -56,10 +56,11 @@ def marker(plan: Plan) -> str:
 
 
 def heading(plan: Plan) -> str:
-    """`### Plan: <config> (environment <env>)` when the config has environments."""
-    if plan.environment is None:
+    """`### Plan: <config>`, with `(environment <env>)` when the config has environments."""
+    if plan.config is None:
         return ""
-    return f"### Plan: `{plan.config}` (environment `{plan.environment}`)\n"
+    where = f" (environment `{plan.environment}`)" if plan.environment else ""
+    return f"### Plan: `{plan.config}`{where}\n"
 
 
 def _fit(head: str, rows: list[str], drift: str, blocks: list[str], budget: int) -> str:

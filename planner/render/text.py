@@ -42,8 +42,9 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
     out = io.StringIO()
     console = make_console(out, force_terminal=color)
     lines: list[Text] = []
-    if plan.environment is not None:
-        lines += [Text(f"Config: {plan.config}, environment: {plan.environment}", "bold"), Text()]
+    if plan.config is not None:
+        where = f", environment: {plan.environment}" if plan.environment else ""
+        lines += [Text(f"Config: {plan.config}{where}", "bold"), Text()]
     for block in plan_blocks(plan, verbose=verbose):
         lines += [*block, Text()]
     lines.append(Text(plan.summary_line(), style="bold"))

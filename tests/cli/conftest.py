@@ -4,7 +4,9 @@ control plane (in-process, tiny timings) and a way to change it "outside the pla
 from __future__ import annotations
 
 import asyncio
+import os
 import textwrap
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +16,7 @@ import pytest
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, DeploymentCreate, DeploymentPatch
-from planner.cli.endpoint import EMBEDDED_DB_NAME, embedded_client
+from planner.cli.endpoint import EMBEDDED_DB_NAME, embedded_client, embedded_timings
 from planner.cli.main import main
 from planner.config import load_config
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
@@ -111,7 +113,8 @@ class Scenario:
         """Run ACTION with a client on the same control plane (an outside change)."""
 
         async def go() -> T:
-            async with embedded_client(self.db_path, DEFAULT_TENANT_ID) as client:
+            timings = embedded_timings(os.environ)  # as fast as the CLI's, in this test
+            async with embedded_client(self.db_path, DEFAULT_TENANT_ID, timings=timings) as client:
                 return await action(client)
 
         return asyncio.run(go())
@@ -128,11 +131,23 @@ class Scenario:
         return self.remote(lambda client: client.create_deployment(create))
 
     def adopt(self, name: str) -> Deployment:
-        """Create NAME remotely as configured and `planner import` it (a managed one)."""
+        """Create NAME remotely as configured, let its first revision finish (a managed
+        deployment at rest), and `planner import` it."""
         deployment = self.create_remote(name)
+        self.wait_until_deployed(deployment.id)
         result = self.cli("import", name, deployment.id)
         assert result.code == 0, result.err
         return deployment
+
+    def wait_until_deployed(self, deployment_id: str) -> Deployment:
+        """The deployment once its latest revision is its active one (fast timings)."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            live = self.get(deployment_id)
+            if live.latest_revision_id == live.active_revision_id:
+                return live
+            time.sleep(0.02)
+        raise AssertionError(f"deployment {deployment_id} still rolling out after 30 s")
 
     def get(self, deployment_id: str) -> Deployment:
         return self.remote(lambda client: client.get_deployment(deployment_id))

@@ -22,7 +22,9 @@ def test_fresh_state_plans_creates_in_every_format(scenario: Scenario) -> None:
     assert "Plan: 2 to create, 0 to update in place, 0 new revisions, 0 to delete." in text.out
     assert "secrets.API_TOKEN = (sensitive)" in text.out
     markdown = scenario.plan("--format", "markdown")
-    assert markdown.out.startswith("<!-- planner-plan: planner.toml -->\n**Plan: ")
+    assert markdown.out.startswith(
+        "<!-- planner-plan: planner.toml -->\n### Plan: `planner.toml`\n\n**Plan: "
+    )
     assert "| + | `api` | create |" in markdown.out
     assert actions(scenario.plan("--format", "json").out) == {"api": "create", "worker": "create"}
     for result in (text, markdown):
