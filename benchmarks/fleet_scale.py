@@ -37,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from bench_apply import (
@@ -132,10 +133,10 @@ async def provider_apply(url: str, sample: int) -> tuple[float, float, float]:
             await poll_until_final(client, deployment_id, patched.latest_revision_id)
 
         cpu, started = time.process_time(), time.monotonic()
-        await bounded([lambda n=n: create(n) for n in range(sample)], PROVIDER_PARALLELISM)
+        await bounded([partial(create, n) for n in range(sample)], PROVIDER_PARALLELISM)
         created = time.monotonic() - started
         started = time.monotonic()
-        await bounded([lambda d=d: revise(d) for d in ids], PROVIDER_PARALLELISM)
+        await bounded([partial(revise, d) for d in ids], PROVIDER_PARALLELISM)
         revised = time.monotonic() - started
         cpu = time.process_time() - cpu
     return created, revised, 1000 * cpu / (2 * sample)
@@ -151,7 +152,7 @@ async def refreshes(url: str, sample: int, fleet: int) -> tuple[float, float]:
             await client.get_deployment(deployment_id)
 
         started = time.monotonic()
-        await bounded([lambda d=d: get(d) for d in ids], PROVIDER_PARALLELISM)
+        await bounded([partial(get, d) for d in ids], PROVIDER_PARALLELISM)
         parallel = waves(time.monotonic() - started, len(ids), fleet, PROVIDER_PARALLELISM)
         few = ids[: max(1, len(ids) // 10)]
         started = time.monotonic()
