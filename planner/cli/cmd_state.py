@@ -20,7 +20,7 @@ from planner.cli.common import (
 from planner.errors import StateError
 from planner.plan.model import suggested_command
 from planner.render.console import make_console
-from planner.render.output import write_lines
+from planner.render.output import write_lines, write_notice
 from planner.render.state_view import (
     empty_list_line,
     list_lines,
@@ -90,7 +90,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_rm(args: argparse.Namespace) -> int:
     with opened_state(args) as backend:
         _require_state(backend)  # before locking: a mistyped --state creates no lock file
-        with backend.lock("state rm", timeout=args.lock_timeout):
+        with backend.lock("state rm", timeout=args.lock_timeout, on_wait=write_notice):
             doc = _require_state(backend)
             forgotten = doc.forget(args.name)
             backend.write(doc)

@@ -17,7 +17,7 @@ from planner.cli.common import add_format_option, add_lock_timeout_option, opene
 from planner.errors import StateError
 from planner.files import read_user_text
 from planner.render.console import make_console
-from planner.render.output import write_lines
+from planner.render.output import write_lines, write_notice
 from planner.render.state_view import history_lines, history_rows
 from planner.state.document import StateDocument, dump_state, parse_state
 from planner.state.localfile import MAX_STATE_BYTES
@@ -56,7 +56,10 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_rollback(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend, backend.lock("state rollback", timeout=args.lock_timeout):
+    with (
+        opened_state(args) as backend,
+        backend.lock("state rollback", timeout=args.lock_timeout, on_wait=write_notice),
+    ):
         written = rollback(backend, args.serial)
     say(
         f"Rolled back the state {backend.location} to version {args.serial}: written as "
@@ -76,7 +79,10 @@ def run_pull(args: argparse.Namespace) -> int:
 
 def run_push(args: argparse.Namespace) -> int:
     doc = read_state_file(Path(args.file))
-    with opened_state(args) as backend, backend.lock("state push", timeout=args.lock_timeout):
+    with (
+        opened_state(args) as backend,
+        backend.lock("state push", timeout=args.lock_timeout, on_wait=write_notice),
+    ):
         written = push(backend, doc, force=args.force)
     if written is None:
         say(f"The state {backend.location} holds this version already: nothing pushed.")

@@ -32,6 +32,7 @@ from planner.controlplane.settings import EMBEDDED_API_KEY
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Plan, Recovered
 from planner.plan.refresh import Observed, observed_record, pending_create_names, refresh_observed
+from planner.render.output import write_notice
 from planner.secrets import digest_key
 from planner.state.backend import StateBackend, read_or_create
 from planner.state.document import IntentOp, StateDocument
@@ -132,8 +133,9 @@ class Workspace:
             self.backend.close()
 
     def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
-        """The state lock (a context manager); fails naming the holder after TIMEOUT s."""
-        return self.backend.lock(operation, timeout=timeout)
+        """The state lock (a context manager); says once on stderr who holds it while it
+        waits, fails naming the holder after TIMEOUT s."""
+        return self.backend.lock(operation, timeout=timeout, on_wait=write_notice)
 
     def read_state(self) -> StateDocument:
         """The state (a new, unwritten one if there is none), refused if it is foreign."""

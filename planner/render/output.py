@@ -27,6 +27,11 @@ def write_warnings(warnings: Iterable[str]) -> None:
         console.print(f"Warning: {warning}", markup=False)
 
 
+def write_notice(lines: Iterable[str]) -> None:
+    """Lines on stderr, as they are (e.g. who holds the lock a command waits for)."""
+    write_lines(make_console(stderr=True), lines)
+
+
 def write_json(console: Console, value: Any) -> None:
     """Pretty JSON (indent 2), as `json.dumps` writes it, on its own line."""
     console.out(json.dumps(value, indent=2), highlight=False)

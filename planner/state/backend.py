@@ -6,7 +6,7 @@ from typing import Protocol
 
 from planner.errors import StateError
 from planner.state.document import StateDocument
-from planner.state.locking import LockHandle, LockInfo
+from planner.state.locking import LockHandle, LockInfo, WaitNotice
 from planner.state.oplog import Group
 from planner.state.versions import StateVersion
 
@@ -61,7 +61,12 @@ class StateBackend(Protocol):
 
     def close(self) -> None: ...
 
-    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle: ...
+    def lock(
+        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+    ) -> LockHandle:
+        """The lock, waiting up to TIMEOUT s; ON_WAIT hears once who holds it when the
+        first try fails (the holder's record, never the waiting process's own)."""
+        ...
 
     def lock_info(self) -> LockInfo | None: ...
 

@@ -24,9 +24,11 @@ from planner.state.document import (
 from planner.state.locking import (
     LockHandle,
     LockInfo,
+    WaitNotice,
     acquire_polling,
     held_lock_error,
     locked_error,
+    waiting_lines,
     wrong_id_error,
 )
 from planner.state.oplog import Group, check_base, parse_lines, replay
@@ -115,9 +117,16 @@ class InMemoryBackend:
     def close(self) -> None:
         """Nothing to let go of."""
 
-    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+    def lock(
+        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+    ) -> LockHandle:
         info = LockInfo.for_this_process(operation)
-        if not acquire_polling(lambda: self._try_take(info), timeout):
+
+        def waiting() -> None:
+            if on_wait is not None:
+                on_wait(waiting_lines(self.location, self.lock_info(), timeout))
+
+        if not acquire_polling(lambda: self._try_take(info), timeout, on_wait=waiting):
             raise locked_error(self.location, self.lock_info(), timeout)
         return LockHandle(info, lambda: self._drop(info, forget=True), lambda: self._drop(info))
 

@@ -41,9 +41,11 @@ from planner.state.journalfile import FileLog
 from planner.state.locking import (
     LockHandle,
     LockInfo,
+    WaitNotice,
     acquire_polling,
     held_lock_error,
     locked_error,
+    waiting_lines,
     wrong_id_error,
 )
 from planner.state.oplog import Group, replay
@@ -132,11 +134,18 @@ class LocalFileBackend:
     def close(self) -> None:
         """Nothing to let go of: every call opens and closes its files."""
 
-    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+    def lock(
+        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+    ) -> LockHandle:
         self._check_regular_file()  # before a lock file is made beside a FIFO or device
         fd = self._open_lock_file()
+
+        def waiting() -> None:
+            if on_wait is not None:
+                on_wait(waiting_lines(self.location, self._read_lock_info(), timeout))
+
         try:
-            if not acquire_polling(lambda: _try_flock(fd), timeout):
+            if not acquire_polling(lambda: _try_flock(fd), timeout, on_wait=waiting):
                 raise locked_error(self.location, self._read_lock_info(), timeout)
             info = LockInfo.for_this_process(operation)
             write_atomic(self.lock_info_path, info.model_dump_json(indent=2) + "\n")

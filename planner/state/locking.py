@@ -117,16 +117,33 @@ def acquire_polling(
     *,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    on_wait: Callable[[], None] | None = None,
 ) -> bool:
-    """Call TRY_ACQUIRE until it succeeds or TIMEOUT seconds pass (0: try once)."""
+    """Call TRY_ACQUIRE until it succeeds or TIMEOUT seconds pass (0: try once); ON_WAIT
+    is called once, when the first try failed and there is time to wait."""
     deadline = clock() + max(timeout, 0.0)
+    waiting = False
     while True:
         if try_acquire():
             return True
         remaining = deadline - clock()
         if remaining <= 0:
             return False
+        if not waiting and on_wait is not None:
+            on_wait()
+        waiting = True
         sleep(min(POLL_SECONDS, remaining))
+
+
+WaitNotice = Callable[[list[str]], None]
+
+
+def waiting_lines(source: str, holder: LockInfo | None, timeout: float) -> list[str]:
+    """What a process waiting for the lock says once: for how long, and who holds it."""
+    lines = [f"Waiting up to {timeout:g} s for the state lock ({source}), held by:"]
+    if holder is None:
+        return [*lines, "  another process (it has not recorded who it is yet)"]
+    return lines + [f"  {line}" for line in holder.describe()]
 
 
 def locked_error(source: str, holder: LockInfo | None, timeout: float) -> StateLockedError:

@@ -33,9 +33,11 @@ from planner.state.location import DEFAULT_SCHEMA
 from planner.state.locking import (
     LockHandle,
     LockInfo,
+    WaitNotice,
     acquire_polling,
     held_lock_error,
     locked_error,
+    waiting_lines,
     wrong_id_error,
 )
 from planner.state.oplog import Group, base_moved_error, parse_lines, replay
@@ -182,12 +184,21 @@ class PostgresBackend:
         if conn is not None:
             conn.close()
 
-    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+    def lock(
+        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+    ) -> LockHandle:
         state_id = self._state_id(create=True)
         assert state_id is not None
         conn = connect(self.url)  # its own: the lock lives as long as this connection
+
+        def waiting() -> None:
+            if on_wait is not None:
+                on_wait(waiting_lines(self.location, self._live_holder(state_id), timeout))
+
         try:
-            if not acquire_polling(lambda: try_advisory_lock(conn, self.url, state_id), timeout):
+            if not acquire_polling(
+                lambda: try_advisory_lock(conn, self.url, state_id), timeout, on_wait=waiting
+            ):
                 raise locked_error(self.location, self._live_holder(state_id), timeout)
             info = LockInfo.for_this_process(operation)
             record_holder(conn, self.url, self.schema, state_id, info)

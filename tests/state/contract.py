@@ -161,16 +161,22 @@ class BackendContract:
         assert harness.backend.lock_info() is None
 
     def test_lock_timeout_waits_for_release(self, harness: Harness) -> None:
-        """A contender with a timeout gets the lock once the holder releases it."""
+        """A contender with a timeout says once, while it waits, who holds the lock (the
+        holder's record, not its own), then gets the lock once the holder releases it."""
         held = harness.backend.lock("apply")
-        releaser = threading.Timer(0.2, held.release)
+        releaser = threading.Timer(0.3, held.release)
+        notices: list[list[str]] = []
         releaser.start()
         try:
-            with harness.peer().lock("plan", timeout=10) as handle:
+            with harness.peer().lock("plan", timeout=10, on_wait=notices.append) as handle:
                 assert handle.is_held
         finally:
             releaser.join()
         assert not held.is_held
+        assert len(notices) == 1
+        assert notices[0][0].startswith("Waiting up to 10 s for the state lock")
+        said = "\n".join(notices[0])
+        assert held.info.id in said and "apply" in said and handle.info.id not in said
 
     def test_lock_timeout_expires(self, harness: Harness) -> None:
         """A contender whose timeout passes gets StateLockedError saying it waited."""
