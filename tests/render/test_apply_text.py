@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import io
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.plan.model import Action
-from planner.render.apply_text import render_apply_result
+from planner.render.apply_text import plain_table, render_apply_result, result_table
+from planner.render.console import make_console
 
 
 def test_result_table_lists_changed_deployments_failures_and_the_summary() -> None:
@@ -39,3 +45,27 @@ def test_result_table_lists_changed_deployments_failures_and_the_summary() -> No
     assert "quiet" not in "\n".join(lines)
     assert lines[3] == "✗ [x]: revision 22386db1 ended BUILD_FAILED"
     assert lines[4] == "Apply complete: 1 created, 0 updated, 0 new revisions, 0 deleted, 1 failed."
+
+
+@given(
+    st.lists(
+        st.builds(
+            DeploymentResult,
+            name=st.from_regex(r"[a-z][a-z0-9-]{0,29}", fullmatch=True),
+            action=st.sampled_from(list(Action)),
+            revision_id=st.one_of(st.none(), st.from_regex(r"[0-9a-f]{8,36}", fullmatch=True)),
+            status=st.sampled_from(["DEPLOYED", "BUILD_FAILED", "pending", "deleted"]),
+            outcome=st.sampled_from(list(Outcome)),
+            seconds=st.floats(min_value=0, max_value=9999),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_the_plain_table_of_a_log_is_the_rich_table_without_its_cost(
+    rows: list[DeploymentResult],
+) -> None:
+    """Without colour the table is written directly: the same text rich lays out."""
+    out = io.StringIO()
+    make_console(out, force_terminal=False).print(result_table(rows))
+    assert plain_table(rows) == out.getvalue().rstrip("\n")
