@@ -90,14 +90,15 @@ async def run_with_retries(
     before_retry: Callable[[], Awaitable[T | None]] | None = None,
     on_retry: RetryObserver | None = None,
 ) -> T:
-    """`operation()` until it succeeds, fails for good, or the attempts/time run out.
+    """`operation()` until it succeeds, fails for good, or the attempts/time run out
+    (429s count against the time only: a rate limit slows a run down, never fails it).
 
     `before_retry` runs before each retry; a non-None result is returned instead of
     retrying (the first attempt did the work after all). `on_retry` hears of each retry
     before its wait.
     """
     started = policy.clock()
-    attempts = 0
+    attempts = failures = 0
     while True:
         attempts += 1
         try:
@@ -105,9 +106,13 @@ async def run_with_retries(
         except ApiError as error:
             if not is_retryable(error):
                 raise
+            # A 429 asks to slow down, not to give up: it spends time, not attempts
+            # (with retries on at all: one attempt means one).
+            slowed = isinstance(error, RateLimitedError) and policy.max_attempts > 1
+            failures += 0 if slowed else 1
             delay = policy.delay_for(error, attempts)
             elapsed = policy.clock() - started
-            if attempts >= policy.max_attempts or elapsed + delay > policy.max_total_seconds:
+            if failures >= policy.max_attempts or elapsed + delay > policy.max_total_seconds:
                 raise _give_up(error, attempts, elapsed) from None
             logger.info("retrying in %.2f s after: %s", delay, error.message)
             if on_retry is not None:
