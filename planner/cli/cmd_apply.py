@@ -27,11 +27,8 @@ from planner.cli.common import (
     DEFAULT_CONFIG,
     EXIT_ERROR,
     EXIT_OK,
-    add_config_option,
-    add_endpoint_options,
-    add_environment_options,
     add_lock_timeout_option,
-    add_state_option,
+    add_workspace_options,
     environment_from,
     opened_state,
     repeated_args,
@@ -83,10 +80,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options `apply` and `destroy` share."""
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    add_endpoint_options(parser)
+    add_workspace_options(parser)
     parser.add_argument(
         "--auto-approve", action="store_true", help="apply without asking for confirmation"
     )

@@ -13,11 +13,8 @@ from typing import Any
 
 from planner.cli.common import (
     EXIT_OK,
-    add_config_option,
-    add_endpoint_options,
-    add_environment_options,
     add_format_option,
-    add_state_option,
+    add_workspace_options,
 )
 from planner.cli.workspace import Workspace
 from planner.plan.status import HistoryEntry, history_entries
@@ -35,10 +32,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "fields that changed from one to the next.",
     )
     parser.add_argument("name", metavar="NAME")
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    add_endpoint_options(parser)
+    add_workspace_options(parser)
     add_format_option(parser, ["text", "json"])
     parser.set_defaults(func=run)
 

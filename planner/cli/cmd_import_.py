@@ -16,11 +16,8 @@ from typing import Any
 from planner.api.errors import NotFoundError
 from planner.api.models import Deployment, DeploymentStatus
 from planner.cli.common import (
-    add_config_option,
-    add_endpoint_options,
-    add_environment_options,
     add_lock_timeout_option,
-    add_state_option,
+    add_workspace_options,
     repeated_args,
 )
 from planner.cli.import_all import Adopted, adopted_lines, run_import_all
@@ -63,10 +60,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="with --all: write the config declaring them to FILE (its own state)",
     )
     parser.add_argument("--force", action="store_true", help="with --all: replace FILE")
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    add_endpoint_options(parser)
+    add_workspace_options(parser)
     add_lock_timeout_option(parser)
     parser.set_defaults(func=run)
 

@@ -22,12 +22,9 @@ from planner.cli.common import (
     EXIT_CHANGES,
     EXIT_ERROR,
     EXIT_OK,
-    add_config_option,
-    add_endpoint_options,
-    add_environment_options,
     add_format_option,
     add_lock_timeout_option,
-    add_state_option,
+    add_workspace_options,
     repeated_args,
     run_async,
 )
@@ -68,10 +65,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Compare the config with the state and the live control plane and "
         "show, field by field, what apply would change.",
     )
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    add_endpoint_options(parser)
+    add_workspace_options(parser)
     parser.add_argument("--out", metavar="PLANFILE", help="save the plan for `planner apply`")
     add_format_option(parser, ["text", "markdown", "json"])
     parser.add_argument(

@@ -12,11 +12,8 @@ from typing import Any
 
 from planner.cli.common import (
     EXIT_OK,
-    add_config_option,
-    add_endpoint_options,
-    add_environment_options,
     add_format_option,
-    add_state_option,
+    add_workspace_options,
     run_async,
 )
 from planner.cli.workspace import Workspace
@@ -34,10 +31,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="One row per managed deployment: id, active and latest revision with "
         "their status, last update, url where known, and whether it drifted.",
     )
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    add_endpoint_options(parser)
+    add_workspace_options(parser)
     add_format_option(parser, ["text", "json"])
     parser.set_defaults(func=run)
 

@@ -94,6 +94,14 @@ def variables_from(args: argparse.Namespace) -> dict[str, str]:
     return dict(getattr(args, "var", None) or [])
 
 
+def add_workspace_options(parser: argparse.ArgumentParser) -> None:
+    """`-c`, `--state`, `--env`/`--var` and the endpoint: what `Workspace.from_args` reads."""
+    add_config_option(parser)
+    add_state_option(parser)
+    add_environment_options(parser)
+    add_endpoint_options(parser)
+
+
 def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-url",

@@ -69,7 +69,7 @@ def plain_table(rows: list[DeploymentResult]) -> str:
     return "\n".join(
         "  ".join(
             [
-                *(c.ljust(w) for c, w in zip(line[:-1], widths, strict=False)),
+                *(c.ljust(w) for c, w in zip(line[:-1], widths[:-1], strict=True)),
                 line[-1].rjust(widths[-1]),
             ]
         )
