@@ -38,7 +38,8 @@ _NOTICE_RESERVE = 300
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
     changes = ordered_changes(plan, verbose=verbose)
-    parts = (marker(plan), heading(plan), f"**{plan.summary_line()}**", *alerts(plan))
+    summary = f"**{plan.summary_line()}**"
+    parts = (marker(plan), heading(plan), summary, record_line(plan), *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
     drift = drift_details(plan) + recovered_details(plan) + listed_details(plan)
@@ -90,6 +91,13 @@ def _notice(count: int, what: str) -> str:
     if not what:
         return _NOTICE.format(what=f"{count} more deployment(s) not shown")
     return _NOTICE.format(what=f"{what} {count} deployment(s) are not shown")
+
+
+def record_line(plan: Plan) -> str:
+    """How a refresh-only plan's drift gets into the state (empty for other plans)."""
+    if not plan.record_command:
+        return ""
+    return f"\nTo record it into the state: {code(plan.record_command)}"
 
 
 def alerts(plan: Plan) -> list[str]:

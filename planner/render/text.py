@@ -99,6 +99,8 @@ def drift_block(plan: Plan) -> list[Text]:
         else:
             text = f"  {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
         lines.append(Text(text, style="yellow"))
+    if plan.record_command:
+        lines.append(Text(f"To record it into the state: {plan.record_command}"))
     return lines
 
 
