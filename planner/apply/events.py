@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from planner.apply.results import Outcome
+from planner.apply.results import Outcome, RunOutcome
 from planner.plan.model import Action
 
 ISO_UTC = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
@@ -138,9 +138,9 @@ class SummaryEvent(Event):
     """The last line of a run that executed (or was stopped while executing)."""
 
     type: Literal["summary"] = "summary"
-    status: Literal["complete", "failed", "interrupted"] = Field(description="= outcome")
+    status: RunOutcome = Field(description="= outcome")
     operation: Operation
-    outcome: Literal["complete", "failed", "interrupted"]
+    outcome: RunOutcome
     exit_code: int = Field(description="0 done, 1 a deployment failed, 130 SIGINT, 143 SIGTERM")
     seconds: float
     counts: Counts

@@ -34,6 +34,7 @@ from planner.errors import PlannerError
 from planner.plan.model import Action
 from planner.render.errors import error_document
 from planner.render.progress import elapsed
+from planner.render.summary import apply_summary
 from planner.state.document import iso_utc, utc_now
 
 
@@ -123,17 +124,16 @@ class EventStream:
         self._emit(InterruptEvent(time=self._time(), signal=signal_name, message=message))
 
     def summary(self, result: ApplyResult, exit_code: int) -> None:
-        outcome = "interrupted" if result.interrupted else "failed" if result.failed else "complete"
         self._emit(
             SummaryEvent(
                 time=self._time(),
                 operation=self.operation,
-                status=outcome,
-                outcome=outcome,
+                status=result.outcome,
+                outcome=result.outcome,
                 exit_code=exit_code,
                 seconds=round(result.seconds, 3),
                 counts=counts(result),
-                message=result.summary_line(),
+                message=apply_summary(result),
             )
         )
 

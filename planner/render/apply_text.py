@@ -13,6 +13,7 @@ from rich.text import Text
 
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.render.console import make_console
+from planner.render.summary import apply_summary
 
 _HEADERS = ("Deployment", "Action", "Revision", "Status", "Time")
 _STYLES = {
@@ -34,7 +35,7 @@ def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     for row in result.failed:
         console.print(Text.assemble(("✗ ", "red"), f"{row.name}: {row.error or row.status}"))
     style = "red" if result.failed else "yellow" if result.interrupted else "green"
-    console.print(Text(result.summary_line(), style=f"bold {style}"))
+    console.print(Text(apply_summary(result), style=f"bold {style}"))
     return out.getvalue()
 
 

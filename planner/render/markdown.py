@@ -26,6 +26,7 @@ from planner.render.lines import (
     rollout_text,
     unmanaged_text,
 )
+from planner.render.summary import plan_summary
 
 MARKER = "<!-- planner-plan -->"
 BUDGET = 65_000
@@ -38,7 +39,7 @@ _NOTICE_RESERVE = 300
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
     changes = ordered_changes(plan, verbose=verbose)
-    parts = (marker(plan), heading(plan), f"**{plan.summary_line()}**", *alerts(plan))
+    parts = (marker(plan), heading(plan), f"**{plan_summary(plan)}**", *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
     drift = drift_details(plan) + recovered_details(plan) + listed_details(plan)

@@ -26,6 +26,7 @@ from planner.render.lines import (
     rollout_text,
     unmanaged_text,
 )
+from planner.render.summary import plan_summary
 
 STYLES = {
     Action.CREATE: "green",
@@ -47,7 +48,7 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
         lines += [Text(f"Config: {plan.config}{where}", "bold"), Text()]
     for block in plan_blocks(plan, verbose=verbose):
         lines += [*block, Text()]
-    lines.append(Text(plan.summary_line(), style="bold"))
+    lines.append(Text(plan_summary(plan), style="bold"))
     # One print of the whole text: a print per line costs rich's layout per line (a
     # second at 10,000 deployments).
     console.print(Text("\n").join(lines))

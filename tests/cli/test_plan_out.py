@@ -48,7 +48,7 @@ def test_out_writes_the_json_plan_and_what_apply_needs(scenario: Scenario) -> No
     path = scenario.root / "plan.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     raw = json.loads(path.read_text())
-    assert raw["format_version"] == "1.0" and raw["summary"]["new_revision"] == 1
+    assert raw["format_version"] == "1.1" and raw["summary"]["new_revision"] == 1
     saved = read_saved_plan(path)
     state = scenario.state()
     assert state is not None
