@@ -68,6 +68,7 @@ def counts(result: ApplyResult) -> Counts:
         replaced=result.count(Action.REPLACE),
         failed=len(result.failed),
         not_started=result.not_started,
+        rollouts=len(result.rollouts),
     )
 
 
@@ -91,10 +92,14 @@ class EventStream:
 
     def begin(self, results: Sequence[DeploymentResult]) -> None:
         changes = sum(1 for r in results if r.changed)
-        self._emit(StartEvent(time=self._time(), operation=self.operation, changes=changes))
+        rollouts = sum(1 for r in results if r.rollout)
+        start = StartEvent(
+            time=self._time(), operation=self.operation, changes=changes, rollouts=rollouts
+        )
+        self._emit(start)
 
     def update(self, result: DeploymentResult) -> None:
-        if not result.changed:  # a no-op is bookkeeping, not progress
+        if not result.shown:  # a no-op is bookkeeping, not progress (a rollout's wait is)
             return
         seen = (result.status, result.outcome, result.error)
         if self._last.get(result.name) == seen:
@@ -134,6 +139,7 @@ class EventStream:
                 seconds=round(result.seconds, 3),
                 counts=counts(result),
                 message=apply_summary(result),
+                recovered=result.recovered,
             )
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from planner.apply.results import ApplyResult, Outcome
 from planner.render.apply_text import short_id
+from planner.render.lines import recovered_headline
 from planner.render.markdown import code, inline
 from planner.render.summary import apply_summary
 
@@ -18,12 +19,14 @@ _ICONS = {
 
 
 def render_apply_markdown(result: ApplyResult, *, title: str = "planner apply") -> str:
-    rows = [r for r in result.results if r.changed]
+    rows = [r for r in result.results if r.shown]
     lines = [f"### {inline(title)}", ""]
+    if result.recovered:
+        lines += [inline(recovered_headline(result.recovered)), ""]
     if rows:
         lines += ["| Deployment | Action | Revision | Status | Time |", "|---|---|---|---|---:|"]
         for row in rows:
-            action = row.action.value.replace("_", " ")
+            action = "rollout" if row.rollout else row.action.value.replace("_", " ")
             status = f"{_ICONS[row.outcome]} {inline(row.status)}"
             if row.error:
                 status += f": {inline(row.error)}"

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.render.console import make_console
+from planner.render.lines import recovered_headline
 from planner.render.summary import apply_summary
 
 _HEADERS = ("Deployment", "Action", "Revision", "Status", "Time")
@@ -27,7 +28,9 @@ _STYLES = {
 def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     out = io.StringIO()
     console = make_console(out, force_terminal=color)
-    rows = [r for r in result.results if r.changed]
+    if result.recovered:
+        console.print(Text(recovered_headline(result.recovered), style="bold"))
+    rows = [r for r in result.results if r.shown]
     if rows and color:
         console.print(result_table(rows))
     elif rows:  # a log: the same columns without rich's layout (0.4 s per 1,000 rows)
@@ -46,7 +49,7 @@ def result_table(rows: list[DeploymentResult]) -> Table:
     for row in rows:
         table.add_row(
             Text(row.name),
-            Text(f"{row.action.symbol} {row.action.value}"),
+            Text(action_text(row)),
             Text(short_id(row.revision_id)),
             Text(row.status, style=_STYLES[row.outcome]),
             Text(f"{row.seconds:.1f}s"),
@@ -59,7 +62,7 @@ def plain_table(rows: list[DeploymentResult]) -> str:
     cells = [_HEADERS] + [
         (
             row.name,
-            f"{row.action.symbol} {row.action.value}",
+            action_text(row),
             short_id(row.revision_id),
             row.status,
             f"{row.seconds:.1f}s",
@@ -76,6 +79,11 @@ def plain_table(rows: list[DeploymentResult]) -> str:
         )
         for line in cells
     )
+
+
+def action_text(row: DeploymentResult) -> str:
+    """`+ create`; a rollout an earlier apply started, waited for: `… rollout`."""
+    return "… rollout" if row.rollout else f"{row.action.symbol} {row.action.value}"
 
 
 def short_id(value: str | None) -> str:

@@ -12,16 +12,16 @@ from __future__ import annotations
 import re
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, Plan
+from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render.lines import (
     HEADLINES,
-    RECOVERED_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
     change_lines,
     drift_text,
     ordered_changes,
+    recovered_headline,
     recovered_text,
     rollout_text,
     unmanaged_text,
@@ -42,7 +42,7 @@ def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) 
     parts = (marker(plan), heading(plan), f"**{plan_summary(plan)}**", *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
-    drift = drift_details(plan) + recovered_details(plan) + listed_details(plan)
+    drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
 
@@ -136,11 +136,13 @@ def details(change: Change, *, verbose: bool) -> str:
     return _details_block(summary, lines)
 
 
-def recovered_details(plan: Plan) -> str:
-    if not plan.recovered:
+def recovered_details(recovered: list[Recovered], *, applying: bool = False) -> str:
+    """`Recovered from an interrupted apply: api (ID), ...` (visible), what each one was
+    inside."""
+    if not recovered:
         return ""
-    lines = [f"# {recovered_text(r)}" for r in plan.recovered]
-    return _details_block(f"{RECOVERED_TITLE}: {len(plan.recovered)} operation(s)", lines)
+    lines = [f"# {recovered_text(r, applying=applying)}" for r in recovered]
+    return _details_block(recovered_headline(recovered), lines)
 
 
 def listed_details(plan: Plan) -> str:

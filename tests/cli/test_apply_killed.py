@@ -44,16 +44,20 @@ def apply_killed_after(scenario: Scenario, method: str) -> None:
 
 
 def assert_recovered_not_drift(scenario: Scenario, name: str, operation: str) -> None:
-    """The next plan names NAME's OPERATION as recovered, in text and JSON; no drift."""
-    text = scenario.plan()
-    assert text.code == 0, text.err
-    assert "Recovered from an interrupted apply" in text.out
-    assert "outside the planner" not in text.out, text.out
+    """The next plan names NAME's OPERATION as recovered, in JSON, and NAME with its id
+    in text and markdown (`Recovered from an interrupted apply: NAME (ID)`); no drift."""
     plan = json.loads(scenario.plan("--format", "json").out)
     assert plan["drift"] == []
     assert [(r["name"], r["operation"]) for r in plan["recovered"]] == [(name, operation)]
+    headline = (
+        f"Recovered from an interrupted apply: {name} ({plan['recovered'][0]['deployment_id']})"
+    )
+    text = scenario.plan()
+    assert text.code == 0, text.err
+    assert headline in text.out.splitlines()
+    assert "outside the planner" not in text.out, text.out
     markdown = scenario.plan("--format", "markdown").out
-    assert "Recovered from an interrupted apply" in markdown
+    assert headline in markdown
     assert "outside the planner" not in markdown
 
 
@@ -94,3 +98,19 @@ def test_killed_after_a_create_is_recovered(scenario: Scenario) -> None:
     apply_killed_after(scenario, "create_deployment")
     assert_recovered_not_drift(scenario, "api", "create")
     assert_converges(scenario)
+
+
+def test_a_saved_plan_that_adopts_a_create_says_so_when_applied(scenario: Scenario) -> None:
+    """A plan saved after a kill -9 between a create and its record carries the create
+    in `recovered`; its apply names it in the result (text) and converges."""
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    assert scenario.plan("--out", "p.json").code == 0
+    saved = json.loads((scenario.root / "p.json").read_text())
+    [recovered] = saved["recovered"]
+    result = scenario.cli("apply", "p.json")
+    assert result.code == 0, result.out + result.err
+    headline = f"Recovered from an interrupted apply: api ({recovered['deployment_id']})"
+    assert headline in result.out.splitlines()
+    after = scenario.plan("--detailed-exitcode")
+    assert after.code == 0, after.out
