@@ -114,3 +114,24 @@ def test_a_saved_plan_that_adopts_a_create_says_so_when_applied(scenario: Scenar
     assert headline in result.out.splitlines()
     after = scenario.plan("--detailed-exitcode")
     assert after.code == 0, after.out
+
+
+def test_the_apply_after_a_kill_waits_for_the_rollout_it_started(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a kill -9 right after a create, the next apply (nothing else to change)
+    waits for the revision that create started before it reports success: its events
+    end the deployment DEPLOYED, and the server has it active when the apply returns."""
+    monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "1.5")
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    result = scenario.cli("apply", "--auto-approve", "--format", "json")
+    assert result.code == 0, result.out + result.err
+    events = [json.loads(line) for line in result.out.splitlines()]
+    assert events[0]["rollouts"] == 1
+    [end] = [e for e in events if e["type"] == "operation"]
+    assert (end["deployment"], end["action"], end["status"]) == ("api", "no_op", "DEPLOYED")
+    state = scenario.state()
+    assert state is not None
+    live = scenario.get(state.deployments["api"].id)
+    assert live.active_revision_id == live.latest_revision_id == end["revision_id"]
