@@ -129,7 +129,8 @@ def check_applicable(
                 f"the plan is stale: {change.name} is no longer in the config",
                 hint="run `planner plan` again",
             )
-        if change.send_secrets:
+    for change in plan.changes:  # the digests apply records must be of the values planned
+        if change.secret_digests and change.name in desired:
             check_secret_values(change, desired[change.name].secret_values(), digest_key)
 
 
@@ -148,7 +149,7 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
             doc.forget(change.name)
             outcome_status, changed = "forgotten", True
         else:
-            fresh = rerecorded(wanted, recorded, run.digest_key)
+            fresh = rerecorded(wanted, recorded, change.secret_digests)
             if fresh != recorded:
                 doc.record(fresh)
                 changed = True

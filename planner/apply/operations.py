@@ -65,7 +65,9 @@ async def create(
     deployment = await sent_journalled(run, result, intent, lambda: post(run, result, create_body))
     if deployment is None:
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    await run.recorder.record(
+        recorded_from(desired, deployment, change.secret_digests), done=intent
+    )
     result.deployment_id = deployment.id
     await follow(run, result, deployment.latest_revision_id)
 
@@ -131,7 +133,9 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     deployment = await sent_journalled(run, result, intent, lambda: run.submit(send))
     if deployment is None:
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    await run.recorder.record(
+        recorded_from(desired, deployment, change.secret_digests), done=intent
+    )
     if change.action is Action.UPDATE:
         run.finish(result, Outcome.SUCCEEDED, "updated")
         return

@@ -257,6 +257,23 @@ async def test_released_field_is_rerecorded_without_a_request(harness: Harness) 
     assert plan.changes[0].notes == []
 
 
+async def test_a_secret_that_moved_after_planning_refuses_even_a_no_op(harness: Harness) -> None:
+    """A plan that sends no secret still records its digests, so a value that changed
+    since it was planned refuses the plan before anything is sent or recorded."""
+    harness.environ["TOKEN"] = "planned-value"
+    tables = docker("alpha", extra='secrets = { TOKEN = { env = "TOKEN" } }\n')
+    harness.configure(tables)
+    await harness.apply()
+    plan, doc = await harness.plan()
+    assert not plan.has_changes and plan.changes[0].secret_digests
+    harness.environ["TOKEN"] = "another-value"
+    harness.configure(tables)
+    with pytest.raises(PlanStaleError, match="secrets of alpha changed") as caught:
+        await harness.execute(plan, doc)
+    assert caught.value.details == ["secrets.TOKEN"]
+    assert "another-value" not in str(caught.value)
+
+
 @pytest.mark.parametrize("plane_settings", [0.5], indirect=True)
 async def test_a_name_held_by_a_deployment_being_deleted_is_waited_out(
     harness: Harness,

@@ -25,7 +25,7 @@ NO_WAIT = replace(FAST, wait=False)
 @pytest.fixture
 def plane_settings(tmp_path: Path) -> ServerSettings:
     """Revisions slow enough to be still in progress when the next apply plans."""
-    return ServerSettings(db_path=tmp_path / "cp.db", build_seconds=0.8, deploy_seconds=0.2)
+    return ServerSettings(db_path=tmp_path / "cp.db", build_seconds=2.0, deploy_seconds=0.2)
 
 
 async def left_rolling_out(harness: Harness, image: str = "registry.example.com/app:1") -> str:

@@ -122,7 +122,7 @@ def test_the_apply_after_a_kill_waits_for_the_rollout_it_started(
     """After a kill -9 right after a create, the next apply (nothing else to change)
     waits for the revision that create started before it reports success: its events
     end the deployment DEPLOYED, and the server has it active when the apply returns."""
-    monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "1.5")
+    monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "3")
     scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
     apply_killed_after(scenario, "create_deployment")
     result = scenario.cli("apply", "--auto-approve", "--format", "json")

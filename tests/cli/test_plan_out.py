@@ -265,9 +265,35 @@ def test_a_secret_changed_since_the_plan_makes_it_stale(
     monkeypatch.setenv("API_TOKEN", "sk-live-another-value")
     result = scenario.cli("apply", "plan.json")
     assert result.code == 1
-    assert "secrets of api changed since it was made" in result.err
+    assert "the plan is stale: the secret API_TOKEN of api changed since the plan" in result.err
     assert "sk-live-another-value" not in result.out + result.err
     assert names_on_server(scenario) == []
+
+
+def test_a_secret_changed_for_a_plan_that_sends_none_is_stale_and_never_recorded(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A saved change that sends no secret (max_scale), yet a secret value that differs at apply
+    time makes it stale (named, its value never shown); the state keeps the digest of
+    the value on the server, so a plan with that value shows no secret change or drift."""
+    scenario.adopt("api")
+    state = scenario.state()
+    assert state is not None
+    recorded = state.deployments["api"].secret_digests
+    scenario.edit_config("max_scale = 2", "max_scale = 7")
+    assert scenario.plan("--out", "plan.json").code == 0
+    monkeypatch.setenv("API_TOKEN", "sk-live-another-value")
+    result = scenario.cli("apply", "plan.json", "--format", "json")
+    assert result.code == 1
+    assert "the secret API_TOKEN of api changed since the plan" in result.out
+    assert "sk-live-another-value" not in result.out + result.err
+    after = scenario.state()
+    assert after is not None and after.deployments["api"].secret_digests == recorded
+    monkeypatch.setenv("API_TOKEN", SECRET_VALUE)
+    plan = json.loads(scenario.plan("--format", "json").out)
+    assert plan["drift"] == []
+    [api] = [c for c in plan["changes"] if c["name"] == "api"]
+    assert [f["path"] for f in api["fields"]] == ["source_config.resource_spec.max_scale"]
 
 
 def test_an_update_applies_and_records_exactly_the_planned_values(scenario: Scenario) -> None:
