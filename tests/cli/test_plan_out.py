@@ -388,3 +388,23 @@ def test_a_plan_with_errors_and_out_writes_no_state(scenario: Scenario) -> None:
     assert result.code == 1
     assert not (scenario.root / "tfplan.json").exists()
     assert not scenario.state_path.exists()
+
+
+def test_a_plan_file_of_the_previous_format_is_refused_clearly(scenario: Scenario) -> None:
+    """A saved plan as format 1.0 wrote it (no `drifted` keys) is refused before
+    anything is sent, naming both format versions and the way out."""
+    assert scenario.plan("--out", "plan.json").code == 0
+
+    def as_1_0(raw: dict[str, Any]) -> None:
+        raw["format_version"] = "1.0"
+        for change in raw["changes"]:
+            for field in change["fields"]:
+                del field["drifted"]
+
+    edit_plan(scenario.root / "plan.json", as_1_0)
+    for argv in (("apply", "plan.json"), ("show", "plan.json")):
+        result = scenario.cli(*argv)
+        assert result.code == 1
+        assert "has plan format_version '1.0'; this planner reads '1.1'" in result.err
+        assert "planner plan --out" in result.err
+    assert names_on_server(scenario) == []
