@@ -29,7 +29,7 @@ def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     out = io.StringIO()
     console = make_console(out, force_terminal=color)
     if result.recovered:
-        console.print(Text(recovered_headline(result.recovered), style="bold"))
+        console.print(Text(recovered_headline(result.recovered) + "\n", style="bold"))
     rows = [r for r in result.results if r.shown]
     if rows and color:
         console.print(result_table(rows))

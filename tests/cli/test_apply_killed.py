@@ -100,18 +100,26 @@ def test_killed_after_a_create_is_recovered(scenario: Scenario) -> None:
     assert_converges(scenario)
 
 
-def test_a_saved_plan_that_adopts_a_create_says_so_when_applied(scenario: Scenario) -> None:
+def test_a_saved_plan_that_adopts_a_create_says_so_when_applied(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A plan saved after a kill -9 between a create and its record carries the create
-    in `recovered`; its apply names it in the result (text) and converges."""
+    in `recovered` and the revision it started in `rollouts`; its apply names the
+    create in the result (text), waits for that revision and converges."""
+    monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "3")
     scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
     apply_killed_after(scenario, "create_deployment")
     assert scenario.plan("--out", "p.json").code == 0
     saved = json.loads((scenario.root / "p.json").read_text())
     [recovered] = saved["recovered"]
+    assert [r["name"] for r in saved["rollouts"]] == ["api"]
     result = scenario.cli("apply", "p.json")
     assert result.code == 0, result.out + result.err
     headline = f"Recovered from an interrupted apply: api ({recovered['deployment_id']})"
     assert headline in result.out.splitlines()
+    assert "waited for 1 rollout" in result.out
+    live = scenario.get(recovered["deployment_id"])
+    assert live.active_revision_id == live.latest_revision_id
     after = scenario.plan("--detailed-exitcode")
     assert after.code == 0, after.out
 
