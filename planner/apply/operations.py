@@ -25,7 +25,7 @@ from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd
 from planner.errors import ApiError, ApplyError
 from planner.plan.body import planned_create_body, planned_patch_body
-from planner.plan.model import Action, Change
+from planner.plan.model import Action, Change, Plan, Rollout
 from planner.plan.recovery import update_intent_details
 from planner.state.document import PendingIntent
 
@@ -65,7 +65,9 @@ async def create(
     deployment = await sent_journalled(run, result, intent, lambda: post(run, result, create_body))
     if deployment is None:
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    await run.recorder.record(
+        recorded_from(desired, deployment, change.secret_digests), done=intent
+    )
     result.deployment_id = deployment.id
     await follow(run, result, deployment.latest_revision_id)
 
@@ -131,7 +133,9 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     deployment = await sent_journalled(run, result, intent, lambda: run.submit(send))
     if deployment is None:
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    await run.recorder.record(
+        recorded_from(desired, deployment, change.secret_digests), done=intent
+    )
     if change.action is Action.UPDATE:
         run.finish(result, Outcome.SUCCEEDED, "updated")
         return
@@ -158,6 +162,29 @@ async def recreate(
         run.fail(result, message)
         return
     await create(run, change, result, intent)
+
+
+def rollouts_to_wait(plan: Plan, wait: bool) -> list[Rollout]:
+    """The rollouts an apply waits for though it sends nothing for them: the latest
+    revisions still in progress (an earlier apply, interrupted or `--no-wait`, submitted
+    them) of deployments the plan leaves alone; none with `--no-wait`."""
+    if not wait or plan.mode != "normal":
+        return []
+    idle = {change.name for change in plan.changes_with(Action.NO_OP)}
+    return [rollout for rollout in plan.rollouts if rollout.name in idle]
+
+
+async def wait_for_rollout(run: Run, rollout: Rollout) -> None:
+    """Wait for ROLLOUT's revision like for one this run submitted (deadline, stop,
+    failure), and record it once it is deployed."""
+    result = run.results[rollout.name]
+    working_on.set(rollout.name)
+    result.deployment_id = rollout.deployment_id
+    run.begin(result, rollout.status)
+    try:
+        await follow(run, result, rollout.revision_id)
+    except Exception as error:  # one deployment's failure must not stop the others
+        run.fail(result, error)
 
 
 async def follow(run: Run, result: DeploymentResult, revision_id: str | None) -> None:

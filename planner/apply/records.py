@@ -2,41 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.refresh import revision_fields
-from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
 
 
-def desired_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
-    """Keyed digests of the desired secrets (the only form a secret is recorded in)."""
-    return {n: secret_digest(key, n, v) for n, v in sorted(desired.secret_values().items())}
-
-
 def recorded_from(
-    desired: DesiredDeployment, deployment: Deployment, key: bytes
+    desired: DesiredDeployment, deployment: Deployment, secret_digests: Mapping[str, str]
 ) -> RecordedDeployment:
-    """The record after a create or PATCH: the config's values, the server's ids."""
+    """The record after a create or PATCH: the config's values, the server's ids, and the
+    planned SECRET_DIGESTS (of the values sent, or of those the plan saw on the server)."""
     return RecordedDeployment(
         name=desired.name,
         id=deployment.id,
         managed=desired.managed(),
-        secret_digests=desired_digests(desired, key),
+        secret_digests=dict(secret_digests),
         protect=desired.lifecycle.protect,
         **revision_fields(deployment),
     )
 
 
 def rerecorded(
-    desired: DesiredDeployment, previous: RecordedDeployment, key: bytes
+    desired: DesiredDeployment, previous: RecordedDeployment, secret_digests: Mapping[str, str]
 ) -> RecordedDeployment:
     """The record of a deployment the plan leaves alone: the config's current values
-    (so released fields and accepted drift stop showing), the ids as they were."""
+    (so released fields and accepted drift stop showing), the ids as they were, and the
+    planned SECRET_DIGESTS (the values the plan saw on the server; never a value given
+    only at apply time, which was not sent)."""
     return previous.model_copy(
         update={
             "managed": desired.managed(),
-            "secret_digests": desired_digests(desired, key),
+            "secret_digests": dict(secret_digests),
             "protect": desired.lifecycle.protect,
         }
     )

@@ -175,7 +175,7 @@ async def apply_locked(
             doc = ws.read_state()
             if saved is not None:
                 observed = await ws.refresh(doc, set(ws.config.deployments) - set(doc.deployments))
-                check_plan_fresh(saved, doc, observed, ws.config.deployments)
+                check_plan_fresh(saved, doc, observed, ws.config.deployments, ws.digest_key(doc))
                 await adopt_pending(ws, doc)
                 plan = saved.plan
             else:

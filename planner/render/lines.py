@@ -7,7 +7,7 @@ one line, not as a whole new list.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,17 +40,27 @@ HEADLINES = {
 
 RECOVERED_TITLE = "Recovered from an interrupted apply"
 _RECOVERED = {
-    IntentOp.CREATE: "created{id} but never recorded; the next apply records it",
-    IntentOp.UPDATE: "updated{paths} but never recorded; the next apply records it",
-    IntentOp.DELETE: "deleted{id} but never recorded; the next apply forgets it",
+    IntentOp.CREATE: "created but never recorded; {next} records it",
+    IntentOp.UPDATE: "updated{paths} but never recorded; {next} records it",
+    IntentOp.DELETE: "deleted but never recorded; {next} forgets it",
 }
 
 
-def recovered_text(recovered: Recovered) -> str:
-    """One line for an operation an interrupted apply sent but never recorded."""
-    ident = f" (id {recovered.deployment_id})" if recovered.deployment_id else ""
+def recovered_headline(recovered: Sequence[Recovered]) -> str:
+    """`Recovered from an interrupted apply: api (ID), worker (ID)`: each deployment
+    once, in order, with its id when known."""
+    named = dict.fromkeys(
+        f"{r.name} ({r.deployment_id})" if r.deployment_id else r.name for r in recovered
+    )
+    return f"{RECOVERED_TITLE}: {', '.join(named)}"
+
+
+def recovered_text(recovered: Recovered, *, applying: bool = False) -> str:
+    """What an interrupted apply did to one deployment and never recorded; APPLYING:
+    said by the apply that records it now (else: by a plan, for the next apply)."""
     paths = f" ({', '.join(recovered.paths)})" if recovered.paths else ""
-    what = _RECOVERED[recovered.operation].format(id=ident, paths=paths)
+    after = "this apply" if applying else "the next apply"
+    what = _RECOVERED[recovered.operation].format(paths=paths, next=after)
     return f"{recovered.name}: {what}"
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, Plan
+from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render import lines as plan_lines
+from planner.render.summary import plan_summary
 
 MARKER = "<!-- planner-plan -->"
 BUDGET = 65_000
@@ -26,11 +27,11 @@ _NOTICE_RESERVE = 300
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
     changes = plan_lines.ordered_changes(plan, verbose=verbose)
-    summary = f"**{plan.summary_line()}**"
+    summary = f"**{plan_summary(plan)}**"
     parts = (marker(plan), heading(plan), summary, record_line(plan), *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
-    drift = drift_details(plan) + recovered_details(plan) + listed_details(plan)
+    drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
 
@@ -131,12 +132,13 @@ def details(change: Change, *, verbose: bool) -> str:
     return _details_block(summary, lines)
 
 
-def recovered_details(plan: Plan) -> str:
-    if not plan.recovered:
+def recovered_details(recovered: list[Recovered], *, applying: bool = False) -> str:
+    """`Recovered from an interrupted apply: api (ID), ...` (visible), what each one was
+    inside."""
+    if not recovered:
         return ""
-    lines = [f"# {plan_lines.recovered_text(r)}" for r in plan.recovered]
-    title = f"{plan_lines.RECOVERED_TITLE}: {len(plan.recovered)} operation(s)"
-    return _details_block(title, lines)
+    lines = [f"# {plan_lines.recovered_text(r, applying=applying)}" for r in recovered]
+    return _details_block(plan_lines.recovered_headline(recovered), lines)
 
 
 def listed_details(plan: Plan) -> str:
