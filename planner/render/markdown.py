@@ -14,12 +14,13 @@ import re
 from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan
 from planner.render.lines import (
-    HEADLINES,
     RECOVERED_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
+    action_label,
     change_lines,
+    change_title,
     drift_text,
     ordered_changes,
     recovered_text,
@@ -122,16 +123,24 @@ def table_rows(changes: list[Change]) -> list[str]:
     for change in changes:
         symbol = change.action.symbol if change.action is not Action.NO_OP else ""
         rows.append(
-            f"| {symbol} | {code(change.name)} | {change.action.label} | {len(change.fields)} |"
+            f"| {symbol} | {deployment_cell(change)} | {action_label(change)} "
+            f"| {len(change.fields)} |"
         )
     return rows
+
+
+def deployment_cell(change: Change) -> str:
+    """`` `api` ``; a move `` `sales` -> `sales-agent` (moved) ``."""
+    if change.moved_from is None:
+        return code(change.name)
+    return f"{code(change.moved_from)} -> {code(change.name)} (moved)"
 
 
 def details(change: Change, *, verbose: bool) -> str:
     lines = [f"# reason: {change.reason}"] if change.reason else []
     lines += [diff_line(line) for line in change_lines(change, verbose=verbose)]
     lines += [f"# note: {note}" for note in change.notes]
-    summary = f"{change.action.symbol} {change.name} {HEADLINES[change.action]}".strip()
+    summary = f"{change.action.symbol} {change_title(change)}".strip()
     return _details_block(summary, lines)
 
 

@@ -14,12 +14,12 @@ from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan
 from planner.render.console import make_console
 from planner.render.lines import (
-    HEADLINES,
     RECOVERED_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
     change_lines,
+    change_title,
     drift_text,
     ordered_changes,
     recovered_text,
@@ -112,7 +112,7 @@ def recovered_block(plan: Plan) -> list[Text]:
 
 def change_block(change: Change, *, verbose: bool) -> list[Text]:
     style = STYLES[change.action]
-    head = Text(f"{change.action.symbol} {change.name} {HEADLINES[change.action]}", style=style)
+    head = Text(f"{change.action.symbol} {change_title(change)}", style=style)
     if change.deployment_id:
         head.append(f"  (id {change.deployment_id})", style="dim")
     lines = [head]
