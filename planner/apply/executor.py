@@ -78,9 +78,10 @@ async def execute_plan(
     try:
         run.poller.start()  # here: its retries are no one deployment's
         with observed(client, client.gate, reporter):
-            await record_moves(run, plan)
+            result.moved = await record_moves(run, plan)
             await record_no_ops(run, plan)
-            intents = await delete_all(run, plan.changes_with(*_DELETES))
+            deletes = [c for c in plan.changes_with(*_DELETES) if not c.create_before_destroy]
+            intents = await delete_all(run, deletes)
             work = plan.changes_with(*_NEEDS_CONFIG)
             await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
     finally:
@@ -152,7 +153,7 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
         await run.recorder.commit()
 
 
-async def record_moves(run: Run, plan: Plan) -> None:
+async def record_moves(run: Run, plan: Plan) -> int:
     """Re-key the record of every moved deployment (nothing is sent for a move), in one
     write before anything else, so each change then finds its record where it plans it."""
     doc = run.recorder.doc
@@ -162,6 +163,7 @@ async def record_moves(run: Run, plan: Plan) -> None:
         move_recorded(doc, change.moved_from, change.name)
     if moved:
         await run.recorder.commit()
+    return len(moved)
 
 
 async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent]:

@@ -54,6 +54,7 @@ class ApplyResult:
     interrupted: bool = False
     mode: PlanMode = "normal"
     seconds: float = 0.0
+    moved: int = 0  # records re-keyed to a new address (nothing sent for them)
 
     @property
     def failed(self) -> list[DeploymentResult]:
@@ -85,6 +86,8 @@ class ApplyResult:
         replaced = self.count(Action.REPLACE)
         if replaced:
             parts.append(f"{replaced} replaced")
+        if self.moved:
+            parts.append(f"{self.moved} moved")
         parts.append(f"{len(self.failed)} failed")
         not_started = self.not_started
         if not_started:

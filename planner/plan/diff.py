@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.plan.changes import build_create, build_delete, build_replace
+from planner.plan.changes import build_create, build_delete, build_replace, replace_first
 from planner.plan.drift import deployment_drift
 from planner.plan.elsewhere import not_managed_elsewhere, owned_elsewhere_problem
 from planner.plan.health import RevisionHealth, resubmitted, rollout_of
@@ -180,7 +180,11 @@ def plan_deployment(
         out.changes.append(build_delete(recorded, observed))
     elif subject.name in options.replace:
         _protect(out, subject, "replaced")
-        out.changes.append(build_replace(desired, recorded, observed, key))
+        change, problems = replace_first(
+            build_replace(desired, recorded, observed, key), desired, observed
+        )
+        out.changes.append(change)
+        out.errors += problems
     else:
         drifted = {d.path for d in drift if d.path is not None}
         result = build_update(desired, recorded, observed, key=key, drifted=drifted)

@@ -120,6 +120,10 @@ class Change(PlanModel):
     secret_digests: dict[str, str] = Field(default_factory=dict)
     gone: bool = False  # the recorded deployment no longer exists remotely
     reason: str | None = None  # why a change no field explains is planned (a failed revision)
+    create_before_destroy: bool = Field(
+        default=False,
+        description="a replace that creates the new deployment first, then deletes the old one",
+    )
     moved_from: str | None = Field(
         default=None,
         description="the address the state recorded it under (a move: nothing is sent for it)",

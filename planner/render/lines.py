@@ -73,10 +73,13 @@ def unmanaged_text(unmanaged: Unmanaged) -> str:
 def change_title(change: Change) -> str:
     """`api will be created`; a move `sales -> sales-agent (moved)`, followed by what else
     is planned for it (`will be updated in place`), if anything."""
+    headline = HEADLINES[change.action]
+    if change.create_before_destroy:
+        headline = "will be replaced (created first, then the old one deleted)"
     if change.moved_from is None:
-        return f"{change.name} {HEADLINES[change.action]}"
+        return f"{change.name} {headline}"
     moved = f"{change.moved_from} -> {change.name} (moved)"
-    return moved if change.action is Action.NO_OP else f"{moved}, {HEADLINES[change.action]}"
+    return moved if change.action is Action.NO_OP else f"{moved}, {headline}"
 
 
 def action_label(change: Change) -> str:

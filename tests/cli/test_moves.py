@@ -29,7 +29,8 @@ def test_a_renamed_address_with_the_remote_name_kept_is_a_move(scenario: Scenari
     (change,) = [c for c in planned["changes"] if c["name"] == "runner"]
     assert change["moved_from"] == "worker" and change["action"] == "no_op"
     assert planned["summary"]["moved"] == 1 and planned["summary"]["create"] == 0
-    assert scenario.cli("apply", "--auto-approve").code == 0
+    applied = scenario.cli("apply", "--auto-approve")
+    assert applied.code == 0 and "1 moved" in applied.out
     assert recorded(scenario) == {"api": before["api"], "runner": before["worker"]}
     assert scenario.plan("--detailed-exitcode").code == 0
 
