@@ -28,7 +28,7 @@ from planner.plan.model import (
     suggested_command,
     summarize,
 )
-from planner.plan.moves import find_moves, moved_inputs
+from planner.plan.moves import find_moves, moved_inputs, unrecorded_found, with_moves
 from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
 from planner.plan.options import check_option_names, selected_names
 from planner.plan.recovery import split_recovered
@@ -87,10 +87,10 @@ def make_plan(
     """
     opts = options or PlanOptions()
     healths, owners = health or {}, managed_elsewhere or {}
-    check_option_names(desired, recorded, opts)
     moves = {} if opts.destroy or opts.refresh_only else find_moves(desired, recorded)
+    check_option_names(desired, set(recorded) | set(moves), opts)
     recorded, observed = moved_inputs(moves, recorded, observed)
-    existing = _not_recorded(unmanaged_existing or {}, recorded)
+    existing = unrecorded_found(unmanaged_existing or {}, recorded)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):
         journalled = tuple(i for i in intents if i.name == name)
@@ -106,7 +106,7 @@ def make_plan(
             owners.get(found or ""),
         )
         plan_deployment(out, subject, opts, digest_key, found)
-    changes = sorted(_with_moves(out.changes, moves), key=lambda c: c.name)
+    changes = sorted(with_moves(out.changes, moves), key=lambda c: c.name)
     return Plan(
         mode=opts.mode,
         summary=summarize(changes),
@@ -121,27 +121,6 @@ def make_plan(
         only=sorted(opts.only),
         exclude=sorted(opts.exclude),
     )
-
-
-def _not_recorded(
-    existing: Mapping[str, str], recorded: Mapping[str, RecordedDeployment]
-) -> dict[str, str]:
-    """The names found remotely, less those found as the very deployment recorded under
-    that name (a moved entry: looked up by its new address, it is the one it moves)."""
-    return {
-        name: found
-        for name, found in existing.items()
-        if name not in recorded or recorded[name].id != found
-    }
-
-
-def _with_moves(changes: list[Change], moves: Mapping[str, str]) -> list[Change]:
-    if not moves:
-        return changes
-    return [
-        c.model_copy(update={"moved_from": moves[c.name]}) if c.name in moves else c
-        for c in changes
-    ]
 
 
 def unmanaged_entries(deployments: Sequence[Deployment], args: tuple[str, ...]) -> list[Unmanaged]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.config.desired import DesiredDeployment
+from planner.plan.model import Change
 from planner.state.records import RecordedDeployment
 
 _Identity = tuple[str, Any]  # (remote name, source)
@@ -45,6 +46,28 @@ def moved_inputs(
         records[new] = records.pop(old).model_copy(update={"name": new})
         live[new] = live.pop(old, None)
     return records, live
+
+
+def unrecorded_found(
+    existing: Mapping[str, str], recorded: Mapping[str, RecordedDeployment]
+) -> dict[str, str]:
+    """The names found remotely, less those found as the very deployment recorded under
+    that name (a moved entry: looked up by its new address, it is the one it moves)."""
+    return {
+        name: found
+        for name, found in existing.items()
+        if name not in recorded or recorded[name].id != found
+    }
+
+
+def with_moves(changes: list[Change], moves: Mapping[str, str]) -> list[Change]:
+    """CHANGES, each of a moved address carrying the address it moves from."""
+    if not moves:
+        return changes
+    return [
+        c.model_copy(update={"moved_from": moves[c.name]}) if c.name in moves else c
+        for c in changes
+    ]
 
 
 def _by_identity(pairs: Any) -> dict[_Identity, list[str]]:

@@ -54,3 +54,21 @@ def test_a_destroy_plan_never_moves() -> None:
     assert [(c.name, c.action, c.moved_from) for c in plan.changes] == [
         ("api", Action.DELETE, None)
     ]
+
+
+def test_replace_names_the_moved_address() -> None:
+    """`--replace gateway` on a moved deployment is known: it replaces the moved one."""
+    old = git_desired("api")
+    plan = make_plan(
+        {"gateway": renamed("gateway", "api")},
+        {"api": recorded_from(old)},
+        {"api": observed_from(old)},
+        digest_key=KEY,
+        options=PlanOptions(replace={"gateway"}),
+    )
+    (change,) = plan.changes
+    assert (change.action, change.moved_from, change.deployment_id) == (
+        Action.REPLACE,
+        "api",
+        recorded_from(old).id,
+    )
