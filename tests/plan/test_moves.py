@@ -72,3 +72,17 @@ def test_replace_names_the_moved_address() -> None:
         "api",
         recorded_from(old).id,
     )
+
+
+def test_a_move_with_an_in_place_change_is_an_update_of_the_moved_deployment() -> None:
+    """`build_on_push` flipped with the rename: one in-place update carrying `moved_from`."""
+    old = git_desired("api")
+    source_config = {**old.source_config.model_dump(exclude_unset=True), "build_on_push": True}
+    new = renamed("gateway", "api", source_config=source_config)
+    plan = make_plan(
+        {"gateway": new}, {"api": recorded_from(old)}, {"api": observed_from(old)}, digest_key=KEY
+    )
+    (change,) = plan.changes
+    assert (change.action, change.moved_from) == (Action.UPDATE, "api")
+    assert [f.path for f in change.fields] == ["source_config.build_on_push"]
+    assert change.request_body == {"source_config": {"build_on_push": True}}
