@@ -2,30 +2,11 @@
 
 from __future__ import annotations
 
-from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.plan.refresh import revision_fields
-from planner.secrets import secret_digest
+from planner.plan.records import desired_digests, recorded_from
 from planner.state.records import RecordedDeployment
 
-
-def desired_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
-    """Keyed digests of the desired secrets (the only form a secret is recorded in)."""
-    return {n: secret_digest(key, n, v) for n, v in sorted(desired.secret_values().items())}
-
-
-def recorded_from(
-    desired: DesiredDeployment, deployment: Deployment, key: bytes
-) -> RecordedDeployment:
-    """The record after a create or PATCH: the config's values, the server's ids."""
-    return RecordedDeployment(
-        name=desired.name,
-        id=deployment.id,
-        managed=desired.managed(),
-        secret_digests=desired_digests(desired, key),
-        protect=desired.lifecycle.protect,
-        **revision_fields(deployment),
-    )
+__all__ = ["recorded_from", "rerecorded", "with_revision"]
 
 
 def rerecorded(
