@@ -21,7 +21,12 @@ from planner.apply import ApplyOptions, ApplyResult, execute_plan
 from planner.apply.events import Operation
 from planner.apply.reporter import Reporter
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
-from planner.cli.options import RunOptions, WorkspaceOptions, add_run_options
+from planner.cli.options import (
+    RunOptions,
+    WorkspaceOptions,
+    add_run_options,
+    add_selection_options,
+)
 from planner.cli.prompt import confirm
 from planner.cli.refresh_only import run_refresh_only
 from planner.cli.saved_target import load_sealed_plan
@@ -50,16 +55,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("planfile", nargs="?", metavar="PLANFILE", help="a saved plan to apply")
     add_run_options(parser)
-    for flag, text in (
-        ("--only", "apply only NAME (repeatable)"),
-        ("--exclude", "leave NAME out (repeatable)"),
-        ("--replace", "delete and re-create NAME (repeatable)"),
-    ):
-        parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
-    parser.add_argument(
-        "--refresh-only",
-        action="store_true",
-        help="record what changed outside the planner into the state; change nothing remotely",
+    add_selection_options(
+        parser,
+        "apply",
+        refresh_only="record what changed outside the planner into the state; "
+        "change nothing remotely",
     )
     parser.set_defaults(func=run)
 

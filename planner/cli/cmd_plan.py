@@ -25,6 +25,7 @@ from planner.cli.options import (
     WorkspaceOptions,
     add_format_option,
     add_lock_timeout_option,
+    add_selection_options,
     add_workspace_options,
 )
 from planner.cli.step_summary import append_step_summary
@@ -73,16 +74,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="exit 0 when there are no changes, 2 when there are, 1 on error",
     )
-    for flag, text in (
-        ("--only", "plan only NAME (repeatable)"),
-        ("--exclude", "leave NAME out of the plan (repeatable)"),
-        ("--replace", "delete and re-create NAME (repeatable)"),
-    ):
-        parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
-    parser.add_argument(
-        "--refresh-only",
-        action="store_true",
-        help="only show what changed outside the planner (read-only: "
+    add_selection_options(
+        parser,
+        "plan",
+        refresh_only="only show what changed outside the planner (read-only: "
         "`planner apply --refresh-only` records it into the state)",
     )
     parser.add_argument("--destroy", action="store_true", help="plan to delete every managed one")

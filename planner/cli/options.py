@@ -177,6 +177,17 @@ def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_selection_options(parser: argparse.ArgumentParser, verb: str, refresh_only: str) -> None:
+    """`--only`, `--exclude`, `--replace` (the names VERB works on) and `--refresh-only`."""
+    for flag, text in (
+        ("--only", f"{verb} only NAME (repeatable)"),
+        ("--exclude", "leave NAME out (repeatable)"),
+        ("--replace", "delete and re-create NAME (repeatable)"),
+    ):
+        parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
+    parser.add_argument("--refresh-only", action="store_true", help=refresh_only)
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options `apply` and `destroy` share (a `WorkspaceOptions` and `RunOptions`)."""
     from planner.apply.context import DEFAULT_PARALLELISM  # the apply layer: only here
