@@ -15,12 +15,13 @@ import os
 from typing import Any
 
 from planner.api.errors import NotFoundError
-from planner.api.models import Deployment, DeploymentStatus
+from planner.api.models import Deployment
 from planner.cli.import_all import ImportAllOptions, adopted_lines, run_import_all
 from planner.cli.options import WorkspaceOptions, add_lock_timeout_option, add_workspace_options
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
+from planner.plan.adopt import check_adoptable
 from planner.plan.model import suggested_command
 from planner.plan.records import observed_record
 from planner.render.console import make_console
@@ -154,16 +155,3 @@ async def fetch(ws: Workspace, deployment_id: str) -> Deployment:
             hint="check the id (`planner state list` shows the managed ones); "
             "PLANNER_TENANT_ID selects the workspace",
         ) from None
-
-
-def check_adoptable(name: str, deployment: Deployment) -> None:
-    if deployment.name != name:
-        raise StateError(
-            f"deployment {deployment.id} is named {deployment.name!r}, not {name!r}",
-            hint=f"names cannot change: import it under its own name "
-            f"(`planner import {deployment.name} {deployment.id}`, with "
-            f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
-            "in the deployment's table)",
-        )
-    if deployment.status == DeploymentStatus.AWAITING_DELETE:
-        raise StateError(f"deployment {deployment.id} ({name}) is being deleted")

@@ -31,7 +31,7 @@ from typing import Any
 
 from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
-from planner.api.models import Deployment, DeploymentStatus, Source
+from planner.api.models import Deployment, Source
 from planner.api.rules import Mode
 from planner.cli.endpoint import open_client
 from planner.cli.options import WorkspaceOptions
@@ -43,7 +43,12 @@ from planner.config.secret_values import NotingMissing
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import PlannerError, StateError
 from planner.files import os_reason
-from planner.plan.adopt import GeneratedConfig, adoptable, duplicate_names, generated_config
+from planner.plan.adopt import (
+    GeneratedConfig,
+    duplicate_names,
+    generated_config,
+    split_unmanaged,
+)
 from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
 from planner.state.backend import StateBackend
@@ -125,16 +130,9 @@ async def list_unmanaged(
 ) -> tuple[list[Deployment], list[str]]:
     """The live deployments to adopt, and the names skipped (declared by `-c`)."""
     filters = {"name_contains": name_contains} if name_contains else {}
-    found: list[Deployment] = []
     async with aclosing(client.iter_deployments(**filters)) as deployments:  # type: ignore[arg-type]
-        async for deployment in deployments:
-            if deployment.status == DeploymentStatus.AWAITING_DELETE:
-                continue
-            if deployment.id not in source.managed_ids:
-                found.append(deployment)
-    skipped = sorted(d.name for d in found if d.name in source.declared)
-    kept = adoptable((d for d in found if d.name not in source.declared), name_contains)
-    return kept, skipped
+        listed = [deployment async for deployment in deployments]
+    return split_unmanaged(listed, source.managed_ids, source.declared, name_contains)
 
 
 def generated_control_plane(source: AdoptFrom, observed: list[Deployment]) -> dict[str, Any]:

@@ -3,16 +3,15 @@
 A thin composer, no plan logic: `Workspace.open(target)` loads the config of a resolved
 `Target` (`planner.cli.target.resolve_target`), opens its endpoint's client and its
 state backend. Use it as `async with` (it closes both). Commands take `lock(...)` around
-a read-change-write, `read_state()` inside it, then `refresh` / `make_plan`, which call
-the engine (`planner.plan`).
+a read-change-write, `read_state()` inside it, then `refresh` / `make_plan`, which hand
+the workspace's parts to the engine (`planner.plan.engine`).
 """
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractAsyncContextManager, contextmanager
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,10 +19,11 @@ from planner.api.client import ControlPlaneClient
 from planner.cli.endpoint import announce_on_stderr, open_client
 from planner.cli.target import Target
 from planner.config import Config, load_config
-from planner.plan.diff import PlanOptions, make_plan
+from planner.plan import engine
+from planner.plan.engine import long_lived_objects
 from planner.plan.model import Plan, Recovered
-from planner.plan.recovery import adopt_interrupted_creates, with_recovered
-from planner.plan.refresh import Observed, pending_create_names, refresh_observed
+from planner.plan.options import PlanOptions
+from planner.plan.refresh import Observed
 from planner.render.output import write_notice
 from planner.secrets import digest_key
 from planner.state.backend import StateBackend, read_or_create
@@ -104,62 +104,28 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
     async def refresh(
         self, doc: StateDocument, names_to_create: Iterable[str], *, whole_workspace: bool = False
     ) -> Observed:
-        """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may
-        be passed: recorded ones are looked up only when gone remotely); WHOLE_WORKSPACE:
-        from one listing of the workspace, which also finds the unmanaged deployments."""
-        return await refresh_observed(
-            self.client,
-            doc.deployments,
-            names_to_create,
-            pending_creates=pending_create_names(doc),
-            remote_names={n: d.api_name for n, d in self.config.deployments.items()},
-            whole_workspace=whole_workspace,
+        """Refresh the recorded deployments and look up NAMES_TO_CREATE (`engine.refresh`)."""
+        desired = self.config.deployments
+        return await engine.refresh(
+            self.client, doc, desired, names_to_create, whole_workspace=whole_workspace
         )
 
     async def adopt_interrupted(self, doc: StateDocument) -> list[Recovered]:
         """Adopt into DOC (in memory) what an interrupted apply created and never recorded."""
-        if not pending_create_names(doc):
-            return []
-        found = (await self.refresh(doc, [])).pending_found
-        return adopt_interrupted_creates(doc, found, self.config.deployments, self.digest_key(doc))
+        desired, key = self.config.deployments, self.digest_key(doc)
+        return await engine.adopt_interrupted(self.client, doc, desired, key)
 
     async def make_plan(
         self, options: PlanOptions, doc: StateDocument, *, whole_workspace: bool = False
     ) -> tuple[Plan, Observed]:
-        """Refresh, adopt into DOC (in memory) the creates an interrupted apply never
-        recorded, then plan the config against DOC and what is live (WHOLE_WORKSPACE:
-        and list the deployments no state manages). The adopted ones, and whatever else
-        the state's journal explains, are the plan's `recovered`, not drift."""
-        desired = self.config.deployments
-        observed = await self.refresh(doc, desired, whole_workspace=whole_workspace)
-        key = self.digest_key(doc)
-        adopted = adopt_interrupted_creates(doc, observed.pending_found, desired, key)
-        with long_lived_objects():
-            plan = make_plan(
-                desired,
-                dict(doc.deployments),
-                {**observed.by_name, **observed.pending_found},
-                options=options,
-                digest_key=key,
-                unmanaged_existing=observed.unmanaged_existing,
-                intents=doc.pending,
-                health=observed.health,
-                unmanaged=observed.unmanaged,
-            )
+        """The plan of the config against DOC (`engine.plan_state`), naming its config."""
+        plan, observed = await engine.plan_state(
+            self.client,
+            self.config.deployments,
+            doc,
+            self.digest_key(doc),
+            options,
+            whole_workspace=whole_workspace,
+        )
         origin = {"config": str(self.config.path), "environment": self.config.environment}
-        return with_recovered(plan.model_copy(update=origin), adopted), observed
-
-
-@contextmanager
-def long_lived_objects() -> Iterator[None]:
-    """Build objects that live as long as the command (a config, a plan) without the
-    cyclic garbage collector: at 10,000 deployments its passes over them cost a quarter of
-    a plan's CPU. They are then frozen out of later collections (`gc.freeze`)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
+        return plan.model_copy(update=origin), observed
