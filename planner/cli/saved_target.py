@@ -70,7 +70,8 @@ def saved_config(saved: SavedPlan, planfile: Path) -> str:
     """The plan's config: by its path relative to the plan file, else its absolute one."""
     candidates = [saved.config_path]
     if saved.config_relative is not None:
-        candidates.insert(0, os.path.join(planfile.parent, saved.config_relative))
+        plan_dir = os.path.dirname(os.path.realpath(planfile))
+        candidates.insert(0, os.path.normpath(os.path.join(plan_dir, saved.config_relative)))
     for candidate in candidates:
         if Path(candidate).is_file():
             return candidate

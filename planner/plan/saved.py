@@ -142,7 +142,8 @@ def make_saved_plan(
     """The saved plan, not sealed yet (`seal_saved_plan`), to be written at PLAN_PATH;
     paths are made absolute, the config's also relative to PLAN_PATH's directory."""
     config = os.path.abspath(config_path)
-    plan_dir = os.path.dirname(os.path.realpath(plan_path))
+    plan_dir = os.path.dirname(os.path.realpath(plan_path))  # where the file is written
+    config_dir = os.path.realpath(os.path.dirname(config))
     return SavedPlan(
         plan=plan,
         lineage=doc.lineage,
@@ -150,7 +151,9 @@ def make_saved_plan(
         endpoint=doc.endpoint,
         tenant_id=doc.tenant_id,
         config_path=config,
-        config_relative=os.path.relpath(config, plan_dir),
+        config_relative=os.path.normpath(
+            os.path.join(os.path.relpath(config_dir, plan_dir), os.path.basename(config))
+        ),
         state_path=_state_address(state_path),
         state_dir=os.path.abspath(state_dir),
         options=SavedOptions.of(options),
