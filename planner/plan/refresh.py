@@ -52,7 +52,8 @@ class Observed:
     `by_name`: every recorded name -> its live deployment, None when gone (or being
     deleted). `unmanaged_existing`: wanted names not in the state that exist remotely ->
     id. `pending_found`: names with a pending create intent that exist remotely.
-    `health`: recorded names whose latest revision is not the active one.
+    `health`: recorded names (and `pending_found` ones) whose latest revision is not the
+    active one.
     `unmanaged`: (whole-workspace refresh only) the live deployments of the workspace
     that are neither recorded, nor wanted by name, nor pending, sorted by name.
     """
@@ -96,12 +97,15 @@ async def refresh_observed(
         found |= read_listed(listing, recorded, gone, remote)[1]
     else:
         found |= await find_names(client, gone, remote)
-    observed = Observed(by_name=managed, health=await read_health(client, managed))
+    observed = Observed(by_name=managed)
     for name, deployment in sorted(found.items()):
         if name in pending:
             observed.pending_found[name] = deployment
         else:
             observed.unmanaged_existing[name] = deployment.id
+    # A recovered create is planned as recorded: its rollout counts as a recorded one's
+    # (apply records it first, then submits a failed revision again).
+    observed.health = await read_health(client, {**managed, **observed.pending_found})
     if whole_workspace:
         observed.unmanaged = not_managed(listing, recorded, found)
     return observed
