@@ -161,16 +161,16 @@ class PlanApplyMachine(PromiseWorld, RuleBasedStateMachine):
         self.converge()
 
     @precondition(lambda self: self.specs and not self.has_failing())
-    @rule(index=indexes, kill=kill_points, source=machine_sources)
-    def interrupted_apply(self, index: int, kill: str, source: str) -> None:
+    @rule(index=indexes, kill=kill_points, source=machine_sources, mark=rollout_marks)
+    def interrupted_apply(self, index: int, kill: str, source: str, mark: str) -> None:
         if kill == "delete_deployments" and len(self.specs) < 2:
             kill = "create_deployment"
         if kill == "create_deployment":
-            spec = self.add_spec(source, "")
+            spec = self.add_spec(source, mark)
         else:
             spec = self.pick(index)
             if kill == "patch_deployment":
-                spec.artifact += 1
+                spec.artifact, spec.mark = spec.artifact + 1, mark
                 self.expect(spec.address, "new_revision")
             else:
                 self.specs.remove(spec)
@@ -229,5 +229,8 @@ def test_every_kind_of_step_keeps_the_promise(new_machine: Callable[[], PlanAppl
         machine.rename(index=1, keep_name=True)
     machine.remove(index=2)
     for kill in ("create_deployment", "patch_deployment", "delete_deployments"):
-        machine.interrupted_apply(index=0, kill=kill, source="git_host")
+        machine.interrupted_apply(index=0, kill=kill, source="git_host", mark="")
+    machine.interrupted_apply(
+        index=0, kill="create_deployment", source="internal_docker", mark="fail-deploy"
+    )
     machine.teardown()
