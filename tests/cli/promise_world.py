@@ -61,8 +61,12 @@ class PromiseWorld:
         return list(ENVIRONMENTS) if self.environments else [None]
 
     def expect(self, address: str, action: str, env: str | None = "all") -> None:
+        """ADDRESS's change in ENV ("all": every environment) is ACTION, after what this
+        step made it already: a create stays one, a new revision takes in-place edits."""
         for each in self.envs if env == "all" else [env]:
-            self.expected.setdefault(each, {})[address] = action
+            before = self.expected.setdefault(each, {}).get(address)
+            if before != "create" and not (before == "new_revision" and action == "update"):
+                self.expected[each][address] = action
 
     def pick(self, index: int, *, git: bool = False, working: bool = False) -> Spec:
         """The INDEXth deployment (modulo) of those from git / with a working rollout."""

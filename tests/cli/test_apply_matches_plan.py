@@ -31,9 +31,13 @@ from tests.strategies import (
     machine_sources,
     new_revision_fields,
     rollout_marks,
+    several_edits,
 )
 
-pytestmark = pytest.mark.slow  # an interrupted apply is a process killed with SIGKILL
+# slow: an interrupted apply is a process killed with SIGKILL. The timeout: each run
+# waits on tens of simulated rollouts, so its wall time follows the machine's load (a
+# loaded 2-core CI box has taken 90 s for what takes 30 s alone).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 # Bounded (well under a minute on one core) and the same sequences on every run. No
 # shrinking: a failing run's steps are printed as they ran, and shrinking a sequence that
@@ -72,14 +76,38 @@ class PlanApplyMachine(PromiseWorld, RuleBasedStateMachine):
     @precondition(lambda self: self.has(git=True))
     @rule(index=indexes)
     def change_in_place(self, index: int) -> None:
-        spec = self.pick(index, git=True)
-        spec.build_on_push = not spec.build_on_push
-        self.expect(spec.address, "update")
+        self.edit_in_place(index)
         self.save()
         self.converge()
 
     @rule(index=indexes, field=new_revision_fields, mark=rollout_marks)
     def change_new_revision(self, index: int, field: str, mark: str) -> None:
+        self.edit_new_revision(index, field, mark)
+        self.save()
+        self.converge()
+
+    @rule(edits=several_edits)
+    def change_several(self, edits: list[tuple[str, int, str, str]]) -> None:
+        """Edits of several kinds, deployments or classes, then one plan and one apply
+        (one deployment's in-place and new-revision edits go in one PATCH)."""
+        for kind, index, field, mark in edits:
+            if kind == "in_place" and self.has(git=True):
+                self.edit_in_place(index)
+            elif kind == "one_environment" and self.environments:
+                self.edit_one_environment(index)
+            elif kind == "add" and len(self.specs) < 4:
+                self.add_spec(("git_host", "internal_docker")[index % 2], mark)
+            else:
+                self.edit_new_revision(index, field, mark)
+        self.save()
+        self.converge()
+
+    def edit_in_place(self, index: int) -> None:
+        spec = self.pick(index, git=True)
+        spec.build_on_push = not spec.build_on_push
+        self.expect(spec.address, "update")
+
+    def edit_new_revision(self, index: int, field: str, mark: str) -> None:
         spec = self.pick(index)
         if field == "max_scale":
             spec.max_scale += 1
@@ -88,8 +116,11 @@ class PlanApplyMachine(PromiseWorld, RuleBasedStateMachine):
         else:
             spec.artifact, spec.mark = spec.artifact + 1, self.rollout_mark(mark, spec)
         self.expect(spec.address, "new_revision")
-        self.save()
-        self.converge()
+
+    def edit_one_environment(self, index: int) -> None:
+        spec = self.pick(index)
+        spec.prod_scale = (spec.prod_scale or spec.max_scale) + 5
+        self.expect(spec.address, "new_revision", "prod")
 
     @precondition(lambda self: self.has(git=True))
     @rule(index=indexes)
@@ -105,9 +136,7 @@ class PlanApplyMachine(PromiseWorld, RuleBasedStateMachine):
     @precondition(lambda self: self.environments)
     @rule(index=indexes)
     def change_one_environment(self, index: int) -> None:
-        spec = self.pick(index)
-        spec.prod_scale = (spec.prod_scale or spec.max_scale) + 5
-        self.expect(spec.address, "new_revision", "prod")
+        self.edit_one_environment(index)
         self.save()
         self.converge()
 
@@ -220,6 +249,7 @@ def test_every_kind_of_step_keeps_the_promise(new_machine: Callable[[], PlanAppl
     machine.change_new_revision(index=2, field="artifact", mark="")
     machine.change_new_revision(index=0, field="secret", mark="")
     machine.change_new_revision(index=1, field="max_scale", mark="")
+    machine.change_several([("in_place", 0, "", ""), ("new_revision", 0, "max_scale", "")])
     machine.change_immutable(index=0)
     machine.change_one_environment(index=1)
     for field in ("build_on_push", "max_scale", "artifact", "deleted"):
