@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from planner.cli.endpoint import EMBEDDED_DB_NAME
 from tests.cli.conftest import Result, Scenario
 from tests.cli.promise import (
     ENVIRONMENTS,
@@ -118,6 +119,7 @@ class PromiseWorld:
         for env in self.envs:
             after = self.plan_as_expected(env, self.expected_actions(env), ("--detailed-exitcode",))
             assert after["drift"] == [] and not after.get("recovered"), after
+        self.assert_no_secret_in_files()
 
     def expected_actions(self, env: str | None) -> dict[str, str]:
         """This step's actions in ENV, and a new revision for every failing rollout."""
@@ -194,6 +196,13 @@ class PromiseWorld:
 
     def target(self, env: str | None) -> list[str]:
         return ["-c", str(self.scenario.config_path)] + (["--env", env] if env else [])
+
+    def assert_no_secret_in_files(self) -> None:
+        """States, their journals and backups, and saved plans hold digests, never values
+        (the server's database holds them: it is the control plane)."""
+        for path in self.scenario.root.rglob("*"):
+            if path.is_file() and not path.name.startswith(EMBEDDED_DB_NAME):
+                self.assert_no_secret(path.read_text(encoding="utf-8", errors="replace"))
 
     def assert_no_secret(self, output: str) -> None:
         leaked = [variable for variable, value in self.secrets.items() if value in output]
