@@ -108,15 +108,15 @@ def state_of(scenario: Scenario, env: str | None) -> StateDocument:
 
 
 def settle(scenario: Scenario) -> None:
-    """Wait until no revision of the workspace is in progress (hand edits and interrupted
-    applies leave some building), so plan and apply see the same world."""
+    """Wait until no revision of the workspace is in progress and no deployment is being
+    deleted (hand edits and interrupted applies leave some), so plan and apply see the
+    same world whatever the machine's load."""
 
     async def busy(client: ControlPlaneClient) -> list[str]:
         names = []
         async for deployment in client.iter_deployments():
-            if deployment.status is DeploymentStatus.AWAITING_DELETE:
-                continue
-            if deployment.latest_revision_id is None:
+            deleting = deployment.status is DeploymentStatus.AWAITING_DELETE
+            if deleting or deployment.latest_revision_id is None:
                 names.append(deployment.name)
                 continue
             try:

@@ -168,25 +168,17 @@ class PlanApplyMachine(PromiseWorld, RuleBasedStateMachine):
     @precondition(lambda self: self.has(working=True))
     @rule(index=indexes, field=hand_edited_fields, mark=rollout_marks)
     def hand_edit(self, index: int, field: str, mark: str) -> None:
+        """A change on the server (in the last environment): drift the plan sets back."""
         spec = self.pick(index, working=True)
         env = self.envs[-1]
         deployment_id = state_of(self.scenario, env).deployments[spec.address].id
         if field == "deleted":
             self.scenario.delete(deployment_id)
             self.expect(spec.address, "create", env)
-            self.converge()
-            return
-        if field == "build_on_push" and spec.source == "git_host":
-            body: dict[str, Any] = {"source_config": {"build_on_push": not spec.build_on_push}}
-            self.expect(spec.address, "update", env)
-        elif field == "artifact":
-            edited = Spec(**{**vars(spec), "artifact": spec.artifact + 100, "mark": mark})
-            body = {"source_revision_config": edited.table(False)["source_revision_config"]}
-            self.expect(spec.address, "new_revision", env)
-        else:  # max_scale (or build_on_push of a deployment that has none)
-            body = {"source_config": {"resource_spec": {"max_scale": spec.max_scale + 100}}}
-            self.expect(spec.address, "new_revision", env)
-        self.scenario.patch(deployment_id, body)
+        else:
+            body, action = hand_patch(spec, field, mark)
+            self.scenario.patch(deployment_id, body)
+            self.expect(spec.address, action, env)
         self.converge()
 
     @precondition(lambda self: self.specs and not self.has_failing())
@@ -210,6 +202,19 @@ class PlanApplyMachine(PromiseWorld, RuleBasedStateMachine):
         self.expected[env] = {}
         self.recovered[env] = [(spec.address, RECOVERED_AS[kill])]
         self.converge()
+
+
+def hand_patch(spec: Spec, field: str, mark: str) -> tuple[dict[str, Any], str]:
+    """The PATCH body of a hand edit of FIELD of SPEC's deployment, and the action that
+    sets it back (build_on_push of a deployment without one edits max_scale)."""
+    if field == "build_on_push" and spec.source == "git_host":
+        return {"source_config": {"build_on_push": not spec.build_on_push}}, "update"
+    if field == "artifact":
+        edited = Spec(**{**vars(spec), "artifact": spec.artifact + 100, "mark": mark})
+        revision = edited.table(False)["source_revision_config"]
+        return {"source_revision_config": revision}, "new_revision"
+    scale = spec.max_scale + 100
+    return {"source_config": {"resource_spec": {"max_scale": scale}}}, "new_revision"
 
 
 @pytest.fixture
