@@ -265,3 +265,29 @@ json_values = st.recursive(
     ),
     max_leaves=8,
 )
+
+
+# --- The machine of tests/cli/test_apply_matches_plan.py ---------------------------------
+
+# The sources whose fields cover every change class (git_host: in place and immutable too).
+machine_sources = st.sampled_from(("internal_docker", "git_host"))
+# The local control plane's failure triggers in an artifact ("" twice: most rollouts work).
+rollout_marks = st.sampled_from(("", "", "fail-build", "fail-deploy"))
+# Fields a new revision comes from, and fields edited by hand on the server (drift).
+new_revision_fields = st.sampled_from(("max_scale", "artifact", "secret"))
+hand_edited_fields = st.sampled_from(("build_on_push", "max_scale", "artifact", "deleted"))
+# Several config edits made before one plan: (kind, deployment index, field, mark).
+several_edits = st.lists(
+    st.tuples(
+        st.sampled_from(("in_place", "new_revision", "one_environment", "add")),
+        st.integers(min_value=0, max_value=3),
+        new_revision_fields,
+        rollout_marks,
+    ),
+    min_size=2,
+    max_size=4,
+)
+# Which deployment a step is about (modulo the number there are).
+indexes = st.integers(min_value=0, max_value=3)
+# The client call after whose answer an interrupted apply is killed (SIGKILL).
+kill_points = st.sampled_from(("create_deployment", "patch_deployment", "delete_deployments"))

@@ -150,7 +150,9 @@ async def confirmed_plan(
         ws.backend.write(doc)  # the creates adopted from an interrupted apply
     view.show_plan(plan)
     if plan.has_errors:
-        raise PlanError("the plan has errors (listed above): nothing was applied")
+        # text shows them above; the JSON stream's error event must carry them itself
+        listed = [f"{e.name}: {e.message}" for e in plan.errors] if run.format == "json" else []
+        raise PlanError("the plan has errors (listed above): nothing was applied", details=listed)
     if plan.has_changes:
         confirm(run.auto_approve, operation, output_format=run.format)
     return plan
