@@ -27,6 +27,7 @@ from planner.plan.model import suggested_command
 from planner.plan.refresh import observed_record
 from planner.render.console import make_console
 from planner.state.document import adopt
+from planner.state.endpoints import target_text
 from planner.state.records import RecordedDeployment
 
 
@@ -139,7 +140,7 @@ async def fetch(ws: Workspace, deployment_id: str) -> Deployment:
         return await ws.client.get_deployment(deployment_id)
     except NotFoundError:
         raise PlannerError(
-            f"no deployment {deployment_id} on {ws.endpoint} (workspace {ws.tenant_id or '-'})",
+            f"no deployment {deployment_id} on {target_text(ws.endpoint, ws.tenant_id)}",
             hint="check the id (`planner state list` shows the managed ones); "
             "PLANNER_TENANT_ID selects the workspace",
         ) from None

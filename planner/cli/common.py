@@ -15,6 +15,7 @@ from planner.config.environments import ENVIRONMENTS_HINT, environment_names
 from planner.config.loader import load_state_table
 from planner.config.models import StateConfig
 from planner.config.reader import read_raw
+from planner.config.var_files import GivenVariables, VarFile, given_variables
 from planner.errors import ConfigError
 from planner.state.backend import StateBackend
 from planner.state.location import (
@@ -74,6 +75,15 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="set a config variable (repeatable; wins over PLANNER_VAR_NAME)",
     )
+    parser.add_argument(
+        "--var-file",
+        action="append",
+        dest="var",
+        type=VarFile,
+        metavar="FILE",
+        help="set config variables from a TOML or JSON file of NAME = value (repeatable; "
+        "with --var, the later one on the command line wins)",
+    )
 
 
 def variable_assignment(text: str) -> tuple[str, str]:
@@ -89,9 +99,10 @@ def environment_from(args: argparse.Namespace, environ: Mapping[str, str]) -> st
     return getattr(args, "env", None) or environ.get(ENV_VAR) or None
 
 
-def variables_from(args: argparse.Namespace) -> dict[str, str]:
-    """The `--var NAME=VALUE` overrides (the last of a name wins)."""
-    return dict(getattr(args, "var", None) or [])
+def variables_from(args: argparse.Namespace) -> GivenVariables:
+    """The `--var NAME=VALUE` and `--var-file FILE` overrides, in command-line order (the
+    last of a name wins)."""
+    return given_variables(getattr(args, "var", None) or [])
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,7 @@ from planner.plan.model import (
     summarize,
 )
 from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
-from planner.plan.options import check_option_names, selected_names
+from planner.plan.options import check_option_names, record_command, selected_names
 from planner.plan.recovery import split_recovered
 from planner.plan.update import build_update
 from planner.state.document import IntentOp, PendingIntent, iso_utc
@@ -99,6 +99,7 @@ def make_plan(
         warnings=out.warnings,
         rollouts=sorted(out.rollouts, key=lambda r: r.name),
         unmanaged=unmanaged_entries(unmanaged, opts.command_args),
+        record_command=record_command(opts, out.drift),
         partial=bool(opts.only or opts.exclude),
         only=sorted(opts.only),
         exclude=sorted(opts.exclude),

@@ -197,6 +197,11 @@ class Plan(PlanModel):
     warnings: list[PlanWarning] = Field(default_factory=list)
     rollouts: list[Rollout] = Field(default_factory=list)
     unmanaged: list[Unmanaged] = Field(default_factory=list)
+    record_command: str | None = Field(
+        default=None,
+        description="a refresh-only plan with drift: the command that records the drift "
+        "into the state (`planner apply --refresh-only`, with the options given)",
+    )
     partial: bool = Field(
         default=False, description="narrowed by --only/--exclude: other deployments not planned"
     )

@@ -21,6 +21,7 @@ from planner.plan.model import Plan
 from planner.plan.refresh import Observed
 from planner.plan.saved import SavedPlan, SeenDeployment, config_digest
 from planner.state.document import StateDocument, iso_utc
+from planner.state.endpoints import target_text
 
 STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
 
@@ -40,15 +41,17 @@ def check_plan_fresh(
     if desired is not None and digest_key is not None:
         moved += secret_moves(saved.plan, desired, digest_key)
     if moved:
-        raise PlanStaleError(f"the plan is stale: {moved[0]}", details=moved, hint=STALE_HINT)
+        # the first move is the headline; the details list the others, once each
+        first, *others = moved
+        raise PlanStaleError(f"the plan is stale: {first}", details=others, hint=STALE_HINT)
 
 
 def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
     moves = []
     if (saved.endpoint.rstrip("/"), saved.tenant_id) != (doc.endpoint.rstrip("/"), doc.tenant_id):
         moves.append(
-            f"the plan was made for {saved.endpoint} (workspace {saved.tenant_id or '-'}), "
-            f"the state is for {doc.endpoint} (workspace {doc.tenant_id or '-'})"
+            f"the plan was made for {target_text(saved.endpoint, saved.tenant_id)}, "
+            f"the state is for {target_text(doc.endpoint, doc.tenant_id)}"
         )
     if doc.lineage != saved.lineage:
         moves.append(

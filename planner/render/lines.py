@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, FieldChange, Plan, Recovered, Rollout, Unmanaged
+from planner.plan.model import (
+    Action,
+    Change,
+    Drift,
+    FieldChange,
+    Plan,
+    Recovered,
+    Rollout,
+    Unmanaged,
+)
 from planner.plan.paths import flatten
 from planner.secrets import SENSITIVE
 from planner.state.document import IntentOp
@@ -173,6 +182,18 @@ def _member_lines(
             yield from _element_lines(f"{label}.{key}", was, now, note)
         else:
             yield Line(_sign(was, now), f"{label}.{key}", was, now, note)
+
+
+def headline(change: Change) -> str:
+    """`+ api will be created`: the action's symbol, the name, what happens to it."""
+    return f"{change.action.symbol} {change.name} {HEADLINES[change.action]}"
+
+
+def drift_line(drift: Drift) -> str:
+    """`api: source_config.cpu: 1 → 2`, or `api: deleted outside the planner (was id X)`."""
+    if drift.path is None:
+        return f"{drift.name}: deleted outside the planner (was id {drift.recorded})"
+    return f"{drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
 
 
 def drift_text(recorded: Any, observed: Any) -> str:

@@ -13,19 +13,7 @@ import re
 
 from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
-from planner.render.lines import (
-    HEADLINES,
-    ROLLOUTS_TITLE,
-    UNMANAGED_TITLE,
-    Line,
-    change_lines,
-    drift_text,
-    ordered_changes,
-    recovered_headline,
-    recovered_text,
-    rollout_text,
-    unmanaged_text,
-)
+from planner.render import lines as plan_lines
 from planner.render.summary import plan_summary
 
 MARKER = "<!-- planner-plan -->"
@@ -38,8 +26,9 @@ _NOTICE_RESERVE = 300
 
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
-    changes = ordered_changes(plan, verbose=verbose)
-    parts = (marker(plan), heading(plan), f"**{plan_summary(plan)}**", *alerts(plan))
+    changes = plan_lines.ordered_changes(plan, verbose=verbose)
+    summary = f"**{plan_summary(plan)}**"
+    parts = (marker(plan), heading(plan), summary, record_line(plan), *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
     drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
@@ -93,6 +82,13 @@ def _notice(count: int, what: str) -> str:
     return _NOTICE.format(what=f"{what} {count} deployment(s) are not shown")
 
 
+def record_line(plan: Plan) -> str:
+    """How a refresh-only plan's drift gets into the state (empty for other plans)."""
+    if not plan.record_command:
+        return ""
+    return f"\nTo record it into the state: {code(plan.record_command)}"
+
+
 def alerts(plan: Plan) -> list[str]:
     parts = []
     if plan.errors:
@@ -130,9 +126,9 @@ def table_rows(changes: list[Change]) -> list[str]:
 
 def details(change: Change, *, verbose: bool) -> str:
     lines = [f"# reason: {change.reason}"] if change.reason else []
-    lines += [diff_line(line) for line in change_lines(change, verbose=verbose)]
+    lines += [diff_line(line) for line in plan_lines.change_lines(change, verbose=verbose)]
     lines += [f"# note: {note}" for note in change.notes]
-    summary = f"{change.action.symbol} {change.name} {HEADLINES[change.action]}".strip()
+    summary = plan_lines.headline(change).strip()
     return _details_block(summary, lines)
 
 
@@ -141,32 +137,27 @@ def recovered_details(recovered: list[Recovered], *, applying: bool = False) -> 
     inside."""
     if not recovered:
         return ""
-    lines = [f"# {recovered_text(r, applying=applying)}" for r in recovered]
-    return _details_block(recovered_headline(recovered), lines)
+    lines = [f"# {plan_lines.recovered_text(r, applying=applying)}" for r in recovered]
+    return _details_block(plan_lines.recovered_headline(recovered), lines)
 
 
 def listed_details(plan: Plan) -> str:
     """The rollouts in progress and the deployments not managed, one block each."""
     out = ""
     if plan.rollouts:
-        out += _details_block(ROLLOUTS_TITLE, [f"# {rollout_text(r)}" for r in plan.rollouts])
+        rollouts = [f"# {plan_lines.rollout_text(r)}" for r in plan.rollouts]
+        out += _details_block(plan_lines.ROLLOUTS_TITLE, rollouts)
     if plan.unmanaged:
-        title = f"{UNMANAGED_TITLE}: {len(plan.unmanaged)} deployment(s)"
-        out += _details_block(title, [f"# {unmanaged_text(u)}" for u in plan.unmanaged])
+        title = f"{plan_lines.UNMANAGED_TITLE}: {len(plan.unmanaged)} deployment(s)"
+        unmanaged = [f"# {plan_lines.unmanaged_text(u)}" for u in plan.unmanaged]
+        out += _details_block(title, unmanaged)
     return out
 
 
 def drift_details(plan: Plan) -> str:
     if not plan.drift:
         return ""
-    lines = []
-    for drift in plan.drift:
-        if drift.path is None:
-            lines.append(f"! {drift.name}: deleted outside the planner (was id {drift.recorded})")
-        else:
-            lines.append(
-                f"! {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
-            )
+    lines = [f"! {plan_lines.drift_line(drift)}" for drift in plan.drift]
     return _details_block(f"Drift: {len(plan.drift)} change(s) outside the planner", lines)
 
 
@@ -179,7 +170,7 @@ def _details_block(summary: str, lines: list[str]) -> str:
     )
 
 
-def diff_line(line: Line) -> str:
+def diff_line(line: plan_lines.Line) -> str:
     note = f"  # {line.note}" if line.note else ""
     if line.sign == "~":
         return f"- {line.path}: {show(line.before)}\n+ {line.path}: {show(line.after)}{note}"

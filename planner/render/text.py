@@ -14,12 +14,12 @@ from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render.console import make_console
 from planner.render.lines import (
-    HEADLINES,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
     change_lines,
-    drift_text,
+    drift_line,
+    headline,
     ordered_changes,
     recovered_headline,
     recovered_text,
@@ -99,12 +99,9 @@ def drift_block(plan: Plan) -> list[Text]:
     if not plan.drift:
         return []
     lines = [Text("Drift: changed outside the planner (recorded → observed)", style="bold yellow")]
-    for drift in plan.drift:
-        if drift.path is None:
-            text = f"  {drift.name}: deleted outside the planner (was id {drift.recorded})"
-        else:
-            text = f"  {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
-        lines.append(Text(text, style="yellow"))
+    lines += [Text(f"  {drift_line(drift)}", style="yellow") for drift in plan.drift]
+    if plan.record_command:
+        lines.append(Text(f"To record it into the state: {plan.record_command}"))
     return lines
 
 
@@ -119,7 +116,7 @@ def recovered_block(recovered: list[Recovered], *, applying: bool = False) -> li
 
 def change_block(change: Change, *, verbose: bool) -> list[Text]:
     style = STYLES[change.action]
-    head = Text(f"{change.action.symbol} {change.name} {HEADLINES[change.action]}", style=style)
+    head = Text(headline(change), style=style)
     if change.deployment_id:
         head.append(f"  (id {change.deployment_id})", style="dim")
     lines = [head]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from planner.errors import StateError
-from planner.state.document import StateDocument
+from planner.state.document import StateDocument, sealed
 from planner.state.locking import LockHandle, LockInfo, WaitNotice
 from planner.state.oplog import Group
 from planner.state.versions import StateVersion
@@ -95,6 +95,13 @@ def next_serial(
             hint="run the command again, so it plans from the current state",
         )
     return max(doc.serial, current.serial) + 1
+
+
+def next_version(
+    current: StateDocument | None, doc: StateDocument, location: str, *, force: bool = False
+) -> StateDocument:
+    """DOC sealed as the next write over CURRENT (see `next_serial`), ready to store."""
+    return sealed(doc, next_serial(current, doc, location, force=force))
 
 
 def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:

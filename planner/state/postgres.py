@@ -21,24 +21,23 @@ from __future__ import annotations
 
 import secrets
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any
 
 import psycopg
 
 from planner.errors import StateError
 from planner.secrets import redact_url, url_without_password
-from planner.state.backend import next_serial
-from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state, sealed
+from planner.state.backend import next_version
+from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state
 from planner.state.location import DEFAULT_SCHEMA
 from planner.state.locking import (
     LockHandle,
     LockInfo,
     WaitNotice,
     acquire_polling,
-    held_lock_error,
-    locked_error,
-    waiting_lines,
-    wrong_id_error,
+    check_unlock,
+    wait_for_lock,
 )
 from planner.state.oplog import Group, base_moved_error, parse_lines, replay
 from planner.state.postgres_db import (
@@ -125,7 +124,7 @@ class PostgresBackend:
                 self._head(state_id)  # locks the state row: no append slips in between
                 current = self.read()
                 expected = 0 if current is None else current.serial
-                written = sealed(doc, next_serial(current, doc, self.location, force=force))
+                written = next_version(current, doc, self.location, force=force)
                 self._insert_version(state_id, written)
         except psycopg.errors.UniqueViolation:
             raise self._moved_error(expected) from None
@@ -190,16 +189,10 @@ class PostgresBackend:
         state_id = self._state_id(create=True)
         assert state_id is not None
         conn = connect(self.url)  # its own: the lock lives as long as this connection
-
-        def waiting() -> None:
-            if on_wait is not None:
-                on_wait(waiting_lines(self.location, self._live_holder(state_id), timeout))
-
         try:
-            if not acquire_polling(
-                lambda: try_advisory_lock(conn, self.url, state_id), timeout, on_wait=waiting
-            ):
-                raise locked_error(self.location, self._live_holder(state_id), timeout)
+            taken = partial(try_advisory_lock, conn, self.url, state_id)
+            holder = partial(self._live_holder, state_id)
+            wait_for_lock(self.location, taken, holder, timeout, on_wait)
             info = LockInfo.for_this_process(operation)
             record_holder(conn, self.url, self.schema, state_id, info)
         except BaseException:
@@ -219,10 +212,7 @@ class PostgresBackend:
         pid = None if state_id is None else self._lock_pid(state_id)
         live = pid is not None
         recorded = None if state_id is None else self._holder(state_id, pid, any_row=not live)
-        if live and recorded is not None and recorded.id == lock_id:
-            raise held_lock_error(self.location, recorded)
-        if recorded is None or recorded.id != lock_id or live:
-            raise wrong_id_error(self.location, lock_id, recorded, live=live)
+        recorded = check_unlock(self.location, lock_id, recorded, live=live)
         self._one("DELETE FROM {s}.locks WHERE state_id = %s RETURNING 1", (state_id,))
         return recorded
 
