@@ -39,6 +39,7 @@ from planner.plan.body import check_secret_values
 from planner.plan.model import Action, Change, Plan
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, PendingIntent, StateDocument
+from planner.state.moves import move_recorded
 
 _NEEDS_CONFIG = (Action.CREATE, Action.UPDATE, Action.NEW_REVISION, Action.REPLACE)
 _DELETES = (Action.DELETE, Action.REPLACE)
@@ -84,8 +85,10 @@ async def execute_plan(
     try:
         run.poller.start()  # here: its retries are no one deployment's
         with observed(client, client.gate, reporter):
+            result.moved = await record_moves(run, plan)
             await record_no_ops(run, plan)
-            intents = await delete_all(run, plan.changes_with(*_DELETES))
+            deletes = [c for c in plan.changes_with(*_DELETES) if not c.create_before_destroy]
+            intents = await delete_all(run, deletes)
             work = plan.changes_with(*_NEEDS_CONFIG)
             operations = [apply_change(run, c, intents.get(c.name)) for c in work]
             operations += [wait_for_rollout(run, rollout) for rollout in rollouts]
@@ -142,7 +145,7 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
     for change in plan.changes_with(Action.NO_OP):
         recorded = doc.deployments.get(change.name)
         wanted = run.desired.get(change.name)
-        outcome_status = "no changes"
+        outcome_status = f"moved from {change.moved_from}" if change.moved_from else "no changes"
         if recorded is None:
             pass
         elif wanted is None or plan.mode == "destroy" or change.gone:
@@ -159,6 +162,19 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
             run.finish(run.results[change.name], Outcome.SUCCEEDED, outcome_status)
     if changed:
         await run.recorder.commit()
+
+
+async def record_moves(run: Run, plan: Plan) -> int:
+    """Re-key the record of every moved deployment (nothing is sent for a move), in one
+    write before anything else, so each change then finds its record where it plans it."""
+    doc = run.recorder.doc
+    moved = [c for c in plan.changes if c.moved_from in doc.deployments]
+    for change in moved:
+        assert change.moved_from is not None
+        move_recorded(doc, change.moved_from, change.name)
+    if moved:
+        await run.recorder.commit()
+    return len(moved)
 
 
 async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent]:

@@ -79,6 +79,8 @@ class ApplyResult:
             return RunOutcome.INTERRUPTED
         return RunOutcome.FAILED if self.failed else RunOutcome.COMPLETE
 
+    moved: int = 0  # records re-keyed to a new address (nothing sent for them)
+
     @property
     def failed(self) -> list[DeploymentResult]:
         return [r for r in self.results if r.failed]

@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import Any
 
+from planner.cli.cmd_state_mv import register_mv
 from planner.cli.cmd_state_versions import register_versions
 from planner.cli.common import (
     add_config_option,
@@ -49,6 +50,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     remove.add_argument("name", metavar="NAME")
     add_lock_timeout_option(remove)
     register_versions(lambda name, text, func: _action(actions, parents, name, text, func))
+    register_mv(lambda name, text, func: _action(actions, parents, name, text, func))
 
 
 def _action(

@@ -89,8 +89,10 @@ def read_source(args: argparse.Namespace, target: Path) -> AdoptFrom:
     config = load_config(
         path, environ=NotingMissing(os.environ), env=environment, variables=variables_from(args)
     )
-    state = LocalFileBackend(resolve_state_path(None, path, environment=environment)).read()
+    backend = LocalFileBackend(resolve_state_path(None, path, environment=environment))
+    state = backend.read()
     managed = {r.id for r in state.deployments.values()} if state else set()
+    managed |= set(backend.managed_elsewhere(path.stem))  # MOVES (issue 19): other states'
     same_file = target.resolve() == path.resolve()
     declared = set() if same_file else set(config.deployments)
     plane = config.control_plane.model_dump(mode="json", exclude_none=True)

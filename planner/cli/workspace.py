@@ -203,6 +203,8 @@ class Workspace:
             intents=doc.pending,
             health=observed.health,
             unmanaged=observed.unmanaged,
+            # MOVES (issue 19): other states of this config own these; see plan/elsewhere.py
+            managed_elsewhere=self.backend.managed_elsewhere(self.config.path.stem),
         )
 
 

@@ -110,6 +110,14 @@ class Change(PlanModel):
     secret_digests: dict[str, str] = Field(default_factory=dict)
     gone: bool = False  # the recorded deployment no longer exists remotely
     reason: str | None = None  # why a change no field explains is planned (a failed revision)
+    create_before_destroy: bool = Field(
+        default=False,
+        description="a replace that creates the new deployment first, then deletes the old one",
+    )
+    moved_from: str | None = Field(
+        default=None,
+        description="the address the state recorded it under (a move: nothing is sent for it)",
+    )
 
 
 class Drift(PlanModel):
@@ -177,6 +185,7 @@ class Summary(PlanModel):
     delete: int = 0
     replace: int = 0
     no_op: int = 0
+    moved: int = 0
 
 
 PlanMode = Literal["normal", "destroy", "refresh-only"]
@@ -210,7 +219,10 @@ class Plan(PlanModel):
 
     @property
     def has_changes(self) -> bool:
-        return any(change.action is not Action.NO_OP for change in self.changes)
+        return any(
+            change.action is not Action.NO_OP or change.moved_from is not None
+            for change in self.changes
+        )
 
     @property
     def has_errors(self) -> bool:
@@ -224,7 +236,8 @@ def summarize(changes: list[Change]) -> Summary:
     counts = {action.value: 0 for action in Action}
     for change in changes:
         counts[change.action.value] += 1
-    return Summary(**counts)
+    moved = sum(change.moved_from is not None for change in changes)
+    return Summary(**counts, moved=moved)
 
 
 def plan_json_schema() -> dict[str, Any]:

@@ -112,7 +112,8 @@ def seen_deployments(plan: Plan, observed: Observed) -> dict[str, SeenDeployment
     """The live deployments the plan's changes are about, as seen now."""
     seen = {}
     for change in plan.changes:
-        live = observed.by_name.get(change.name)
+        # a move's live deployment is read under its old address
+        live = observed.by_name.get(change.moved_from or change.name)
         if live is not None:
             seen[change.name] = SeenDeployment(
                 id=live.id,

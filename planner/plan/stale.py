@@ -92,7 +92,7 @@ def deployment_moves(saved: SavedPlan, observed: Observed) -> list[str]:
     moves = []
     for change in saved.plan.changes:
         name, seen = change.name, saved.seen.get(change.name)
-        live = observed.by_name.get(name)
+        live = observed.by_name.get(change.moved_from or name)  # a move's: its old address
         if seen is None:
             appeared = observed.unmanaged_existing.get(name) or (
                 live.id if live is not None else None

@@ -89,6 +89,25 @@ def unmanaged_text(unmanaged: Unmanaged) -> str:
     )
 
 
+def change_title(change: Change) -> str:
+    """`api will be created`; a move `sales -> sales-agent (moved)`, followed by what else
+    is planned for it (`will be updated in place`), if anything."""
+    headline = HEADLINES[change.action]
+    if change.create_before_destroy:
+        headline = "will be replaced (created first, then the old one deleted)"
+    if change.moved_from is None:
+        return f"{change.name} {headline}"
+    moved = f"{change.moved_from} -> {change.name} (moved)"
+    return moved if change.action is Action.NO_OP else f"{moved}, {headline}"
+
+
+def action_label(change: Change) -> str:
+    """The action as a table cell reads it (`update in place`; a bare move: `move`)."""
+    if change.moved_from is not None and change.action is Action.NO_OP:
+        return "move"
+    return change.action.label
+
+
 @dataclass(frozen=True)
 class Line:
     """One row of a diff: `sign` is `+`, `-`, `~` or ` ` (unchanged, verbose only)."""
@@ -101,8 +120,13 @@ class Line:
 
 
 def ordered_changes(plan: Plan, *, verbose: bool = False) -> list[Change]:
-    """Deletions and replacements first, then the rest by name; quiet no-ops left out."""
-    shown = [c for c in plan.changes if c.action is not Action.NO_OP or c.notes or verbose]
+    """Deletions and replacements first, then the rest by name; quiet no-ops (not moved)
+    left out."""
+    shown = [
+        c
+        for c in plan.changes
+        if c.action is not Action.NO_OP or c.notes or c.moved_from or verbose
+    ]
     first = [c for c in shown if c.action in _FIRST]
     return first + [c for c in shown if c.action not in _FIRST]
 
@@ -186,7 +210,7 @@ def _member_lines(
 
 def headline(change: Change) -> str:
     """`+ api will be created`: the action's symbol, the name, what happens to it."""
-    return f"{change.action.symbol} {change.name} {HEADLINES[change.action]}"
+    return f"{change.action.symbol} {change_title(change)}"
 
 
 def drift_line(drift: Drift) -> str:

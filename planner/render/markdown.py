@@ -119,9 +119,17 @@ def table_rows(changes: list[Change]) -> list[str]:
     for change in changes:
         symbol = change.action.symbol if change.action is not Action.NO_OP else ""
         rows.append(
-            f"| {symbol} | {code(change.name)} | {change.action.label} | {len(change.fields)} |"
+            f"| {symbol} | {deployment_cell(change)} | {plan_lines.action_label(change)} "
+            f"| {len(change.fields)} |"
         )
     return rows
+
+
+def deployment_cell(change: Change) -> str:
+    """`` `api` ``; a move `` `sales` -> `sales-agent` (moved) ``."""
+    if change.moved_from is None:
+        return code(change.name)
+    return f"{code(change.moved_from)} -> {code(change.name)} (moved)"
 
 
 def details(change: Change, *, verbose: bool) -> str:

@@ -44,6 +44,8 @@ def _plan_counts(plan: Plan) -> str:
     ]
     if s.replace:
         parts.append(f"{s.replace} to replace")
+    if s.moved:
+        parts.append(f"{s.moved} to move")
     return f"Plan: {', '.join(parts)}."
 
 
@@ -92,6 +94,8 @@ def _apply_counts(result: ApplyResult) -> list[str]:
     replaced = result.count(Action.REPLACE)
     if replaced and result.mode != "destroy":
         parts.append(f"{replaced} replaced")
+    if result.moved:
+        parts.append(f"{result.moved} moved")
     parts.append(f"{len(result.failed)} failed")
     if result.not_started:
         parts.append(f"{result.not_started} not started")

@@ -63,6 +63,10 @@ class InMemoryBackend:
             return None
         return replay(self._parse(text), parse_lines(log, source=f"{self.name}.journal"))
 
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
+        """A store in memory has no siblings."""
+        return {}
+
     def append(self, group: Group) -> None:
         with self.store.mutex:
             if self.store.head != (group.lineage, group.base):  # parse only when it may fail

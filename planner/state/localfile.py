@@ -41,6 +41,7 @@ from planner.state.journalfile import FileLog
 from planner.state.locking import LockHandle, LockInfo, WaitNotice, check_unlock, wait_for_lock
 from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, read_plan_key
+from planner.state.siblings import owned_by, sibling_paths
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
 FILE_MODE = 0o600
@@ -77,6 +78,12 @@ class LocalFileBackend:
             if _identity(self.path) == before:
                 break
         return None if text is None else replay(self._parse(text), groups)
+
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
+        """Deployment id -> the state file beside this one (same config stem) recording it."""
+        shown = self.typed_path.parent  # named as this state is, beside it
+        siblings = sibling_paths(self.path, config_stem)
+        return owned_by((str(shown / p.name), LocalFileBackend(p).read) for p in siblings)
 
     def append(self, group: Group) -> None:
         try:

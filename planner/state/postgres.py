@@ -51,6 +51,7 @@ from planner.state.postgres_db import (
     try_advisory_lock,
 )
 from planner.state.postgres_schema import ensure_schema, query
+from planner.state.siblings import owned_by
 from planner.state.versions import StateVersion, missing_version_error
 
 # How long a contender waits for a new holder's record before saying it has none yet.
@@ -77,8 +78,15 @@ class PostgresBackend:
 
     def read(self) -> StateDocument | None:
         state_id = self._state_id(create=False)
-        if state_id is None:
-            return None
+        return None if state_id is None else self._read_state(state_id)
+
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
+        """Deployment id -> the name of every other state of the schema recording it."""
+        del config_stem  # a schema is one team's: every state in it counts
+        rows = self._all("SELECT id, name FROM {s}.states WHERE name <> %s", (self.name,))
+        return owned_by((str(name), partial(self._read_state, int(i))) for i, name in rows)
+
+    def _read_state(self, state_id: int) -> StateDocument | None:
         row = self._one(
             "SELECT v.serial, v.document, (SELECT string_agg(o.line, '' ORDER BY o.seq) "
             "FROM {s}.operations o WHERE o.state_id = v.state_id AND o.base_serial = v.serial) "

@@ -45,6 +45,7 @@ def test_json_keys_follow_the_product_contract() -> None:
         "delete",
         "replace",
         "no_op",
+        "moved",
     }
     assert {"format_version", "summary", "changes", "drift", "errors", "warnings"} <= set(data)
     change = next(c for c in data["changes"] if c["fields"])

@@ -1,0 +1,55 @@
+"""`planner state mv OLD NEW`: record a deployment under another address, by hand.
+
+What a move in the plan does (planner.plan.moves), for the cases it cannot see: the
+remote deployment is not touched, the state is written under its lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from planner.cli.common import add_lock_timeout_option, opened_state
+from planner.config.checks import check_name
+from planner.errors import StateError
+from planner.render.console import make_console
+from planner.render.output import write_lines, write_notice
+from planner.state.backend import StateBackend
+from planner.state.document import StateDocument
+from planner.state.moves import move_recorded
+
+Action = Callable[[str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
+
+
+def register_mv(action: Action) -> None:
+    """Add `mv` to `planner state` (ACTION(name, help, run) makes one)."""
+    move = action("mv", "record a deployment under another address (nothing remote)", run_mv)
+    move.add_argument("old", metavar="OLD", help="the address the state records it under")
+    move.add_argument("new", metavar="NEW", help="the address to record it under")
+    add_lock_timeout_option(move)
+
+
+def run_mv(args: argparse.Namespace) -> int:
+    problems = check_name(args.new)
+    if problems:
+        raise StateError(f"cannot move {args.old} to {args.new}: {problems[0].message}")
+    with opened_state(args) as backend:
+        # checked before locking (a refused move takes no lock), then again under it
+        move_recorded(_stored(backend), args.old, args.new)
+        with backend.lock("state mv", timeout=args.lock_timeout, on_wait=write_notice):
+            doc = _stored(backend)
+            moved = move_recorded(doc, args.old, args.new)
+            backend.write(doc)
+    lines = [
+        f"Moved {args.old} to {args.new} (deployment {moved.id}) in the state {backend.location}.",
+        "Nothing was sent to the control plane; rename the table in the config to match.",
+    ]
+    write_lines(make_console(), lines)
+    return 0
+
+
+def _stored(backend: StateBackend) -> StateDocument:
+    doc = backend.read()
+    if doc is None:
+        raise StateError(f"no state at {backend.location}: nothing to move")
+    return doc
