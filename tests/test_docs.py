@@ -137,6 +137,21 @@ def test_field_behaviour_page_is_the_table() -> None:
     assert "| `source_config.resource_spec` and every key below it | new-revision |" in page
 
 
+def test_plan_format_page_names_every_top_level_key_and_mode() -> None:
+    """docs/reference/plan-format.md has a row for each key of the JSON plan, and its
+    `mode` row names every mode the model allows."""
+    from typing import get_args
+
+    from planner.plan.model import Plan, PlanMode
+
+    page = (ROOT / "docs" / "reference" / "plan-format.md").read_text(encoding="utf-8")
+    rows = {row.split("|")[1].strip() for row in page.splitlines() if row.startswith("| `")}
+    keys = {key.strip("`").removesuffix("[]") for row in rows for key in row.split(", ")}
+    assert set(Plan.model_fields) <= keys
+    mode_row = next(row for row in page.splitlines() if row.startswith("| `mode` |"))
+    assert all(f"`{mode}`" in mode_row for mode in get_args(PlanMode))
+
+
 def test_generated_pages_are_not_checked_in() -> None:
     """Generated pages exist only at build time, so none can be stale in the repository."""
     hooks = load_hooks()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from contextlib import aclosing
 from types import TracebackType
 from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
@@ -21,7 +21,7 @@ import httpx2
 from pydantic import TypeAdapter, ValidationError
 
 from planner.api import bulk_delete
-from planner.api.auth import URL_HINT, KeyAuth, check_base_url, display_url
+from planner.api.auth import KeyAuth, display_url
 from planner.api.bulk_delete import DeleteOutcome
 from planner.api.chunks import chunked
 from planner.api.errors import (
@@ -169,33 +169,6 @@ class ControlPlaneClient:
         if self._on_close is not None:
             self._on_close()
             self._on_close = None
-
-    @classmethod
-    def from_environment(
-        cls,
-        environ: Mapping[str, str],
-        config_base_url: str | None = None,
-        config_tenant_id: str | None = None,
-        base_url_flag: str | None = None,
-        **kwargs: Any,
-    ) -> ControlPlaneClient:
-        """A client for `--base-url`, else PLANNER_BASE_URL, else the config's base_url.
-
-        The key comes only from PLANNER_API_KEY; the workspace from PLANNER_TENANT_ID,
-        else the config's tenant_id.
-        """
-        base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or config_base_url
-        if not base_url:
-            raise ConfigError("no control plane URL configured", hint=URL_HINT)
-        check_base_url(base_url)
-        api_key = environ.get("PLANNER_API_KEY")
-        if not api_key:
-            raise ConfigError(
-                f"PLANNER_API_KEY is not set (needed for {display_url(base_url)})",
-                hint="export PLANNER_API_KEY=<your key>; it is never read from the config file",
-            )
-        tenant_id = environ.get("PLANNER_TENANT_ID") or config_tenant_id
-        return cls(base_url, api_key, tenant_id, **kwargs)
 
     # --- the one request path ---------------------------------------------------------
 

@@ -145,6 +145,17 @@ def check_table() -> None:
 check_table()
 
 
+def read_only_keys(table: str) -> tuple[str, ...]:
+    """The keys of a request table (`source_revision_config`) the service sets: read-only
+    in the table, so neither a config nor a PATCH sets them (`repo_commit_sha`)."""
+    prefix = f"{table}."
+    return tuple(
+        path.removeprefix(prefix)
+        for path, found in FIELD_BEHAVIOUR.items()
+        if path.startswith(prefix) and found is ChangeClass.READ_ONLY
+    )
+
+
 def classify(path: str) -> ChangeClass:
     """The change class of a dotted field path (the one table entry covering it).
 

@@ -4,25 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.plan.refresh import revision_fields
+from planner.plan.records import recorded_from
 from planner.state.records import RecordedDeployment
 
-
-def recorded_from(
-    desired: DesiredDeployment, deployment: Deployment, secret_digests: Mapping[str, str]
-) -> RecordedDeployment:
-    """The record after a create or PATCH: the config's values, the server's ids, and the
-    planned SECRET_DIGESTS (of the values sent, or of those the plan saw on the server)."""
-    return RecordedDeployment(
-        name=desired.name,
-        id=deployment.id,
-        managed=desired.managed(),
-        secret_digests=dict(secret_digests),
-        protect=desired.lifecycle.protect,
-        **revision_fields(deployment),
-    )
+__all__ = ["recorded_from", "rerecorded", "with_revision"]
 
 
 def rerecorded(

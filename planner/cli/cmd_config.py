@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from planner.cli.common import (
+from planner.cli.options import (
+    WorkspaceOptions,
     add_config_option,
     add_environment_options,
     add_format_option,
-    environment_from,
-    variables_from,
 )
 from planner.config import load_config
 from planner.config.secret_values import NotingMissing
@@ -39,11 +38,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    options = WorkspaceOptions.of(vars(args))
     config = load_config(
-        Path(args.config),
+        Path(options.config),
         environ=NotingMissing(os.environ),
-        env=environment_from(args, os.environ),
-        variables=variables_from(args),
+        env=options.environment(os.environ),
+        variables=options.variable_values(),
     )
     sys.stdout.write(render_config(config, args.format))
     return 0

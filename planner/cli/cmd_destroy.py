@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
-from planner.cli.cmd_apply import add_run_options, run_apply
-from planner.cli.common import repeated_args
+from planner.cli.cmd_apply import run_apply
+from planner.cli.options import RunOptions, WorkspaceOptions, add_run_options
+from planner.cli.target import resolve_target
 from planner.plan.diff import PlanOptions
 
 
@@ -23,12 +25,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Delete every deployment the state manages (never any other one).",
     )
     add_run_options(parser)
-    parser.set_defaults(func=run, planfile=None)
+    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    return asyncio.run(
-        run_apply(
-            args, PlanOptions(destroy=True, command_args=repeated_args(args)), operation="destroy"
-        )
-    )
+    workspace, options = WorkspaceOptions.of(vars(args)), RunOptions.of(vars(args))
+    plan_options = PlanOptions(destroy=True, command_args=workspace.command_args(os.environ))
+    target = resolve_target(workspace, os.environ)
+    return asyncio.run(run_apply(target, options, plan_options, operation="destroy"))

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
-from planner.cli.common import (
-    EXIT_OK,
-    add_format_option,
-    add_workspace_options,
-)
+from planner.cli.exits import EXIT_OK
+from planner.cli.options import WorkspaceOptions, add_format_option, add_workspace_options
+from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.plan.status import HistoryEntry, history_entries
 from planner.render.console import make_console
@@ -38,7 +37,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    entries = asyncio.run(read_history(args))
+    target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
+    entries = asyncio.run(read_history(target, args.name))
     console = make_console()
     if args.format == "json":
         write_json(console, rows_json(entries))
@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def read_history(args: argparse.Namespace) -> list[HistoryEntry]:
-    async with Workspace.from_args(args) as ws:
+async def read_history(target: Target, name: str) -> list[HistoryEntry]:
+    async with Workspace.open(target) as ws:
         doc = ws.read_state()
-        recorded = doc.get(args.name)  # a StateError listing the known names
+        recorded = doc.get(name)  # a StateError listing the known names
         deployment = await ws.client.get_deployment(recorded.id)
         revisions = await ws.client.list_revisions(recorded.id)
     return history_entries(revisions, deployment.active_revision_id)

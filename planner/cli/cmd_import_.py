@@ -11,21 +11,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
 from planner.api.errors import NotFoundError
-from planner.api.models import Deployment, DeploymentStatus
-from planner.cli.common import (
-    add_lock_timeout_option,
-    add_workspace_options,
-    repeated_args,
-)
-from planner.cli.import_all import Adopted, adopted_lines, run_import_all
+from planner.api.models import Deployment
+from planner.cli.import_all import ImportAllOptions, adopted_lines, run_import_all
+from planner.cli.options import WorkspaceOptions, add_lock_timeout_option, add_workspace_options
+from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
+from planner.plan.adopt import check_adoptable
 from planner.plan.model import suggested_command
-from planner.plan.refresh import observed_record
+from planner.plan.records import observed_record
 from planner.render.console import make_console
+from planner.render.output import write_lines
 from planner.state.document import adopt
 from planner.state.endpoints import target_text
 from planner.state.records import RecordedDeployment
@@ -67,68 +67,80 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_arguments(args)
-    if args.all:
-        report_adopted(run_import_all(args), args)
-        return 0
-    recorded, location = asyncio.run(import_deployment(args))
-    plan_command = suggested_command("plan", command_args=repeated_args(args))
+    options = ImportAllOptions(
+        args.generate_config, args.name_contains, args.force, args.lock_timeout
+    )
+    check_arguments(args.all, args.name, args.deployment_id, options)
+    workspace = WorkspaceOptions.of(vars(args))
     console = make_console()
-    for line in (
-        f"Imported {recorded.name} (deployment {recorded.id}) into the state {location}.",
-        "Nothing was changed on the control plane.",
-        f"Run `{plan_command}` to see how it differs from the config.",
-    ):
-        console.print(line, markup=False)
+    if args.all:
+        adopted = run_import_all(workspace, options, os.environ)
+        env = workspace.environment(os.environ)
+        write_lines(console, adopted_lines(adopted, workspace, env))
+        return 0
+    target = resolve_target(workspace, os.environ)
+    imported = asyncio.run(
+        import_deployment(target, args.name, args.deployment_id, args.lock_timeout)
+    )
+    recorded, location = imported
+    plan_command = suggested_command("plan", command_args=workspace.command_args(os.environ))
+    write_lines(
+        console,
+        [
+            f"Imported {recorded.name} (deployment {recorded.id}) into the state {location}.",
+            "Nothing was changed on the control plane.",
+            f"Run `{plan_command}` to see how it differs from the config.",
+        ],
+    )
     return 0
 
 
-def check_arguments(args: argparse.Namespace) -> None:
+def check_arguments(
+    adopt_all: bool, name: str | None, deployment_id: str | None, options: ImportAllOptions
+) -> None:
     """Either NAME DEPLOYMENT_ID, or --all --generate-config FILE."""
-    if args.all:
-        if args.name or args.deployment_id:
+    if adopt_all:
+        if name or deployment_id:
             raise PlannerError("--all adopts every unmanaged deployment: give no NAME or ID")
-        if not args.generate_config:
+        if not options.generate_config:
             raise PlannerError(
                 "--all needs --generate-config FILE (the config it writes)",
                 hint="planner import --all --generate-config planner.toml",
             )
         return
     for flag, value in (
-        ("--generate-config", args.generate_config),
-        ("--name-contains", args.name_contains),
-        ("--force", args.force),
+        ("--generate-config", options.generate_config),
+        ("--name-contains", options.name_contains),
+        ("--force", options.force),
     ):
         if value:
             raise PlannerError(f"{flag} goes with --all")
-    if not (args.name and args.deployment_id):
+    if not (name and deployment_id):
         raise PlannerError(
             "give NAME and DEPLOYMENT_ID, or --all --generate-config FILE",
             hint="planner import NAME DEPLOYMENT_ID",
         )
 
 
-def report_adopted(adopted: Adopted, args: argparse.Namespace) -> None:
-    console = make_console()
-    for line in adopted_lines(adopted, args):
-        console.print(line, markup=False)
-
-
-async def import_deployment(args: argparse.Namespace) -> tuple[RecordedDeployment, str]:
-    async with Workspace.from_args(args) as ws:
-        desired = ws.config.deployments.get(args.name)
+async def import_deployment(
+    target: Target, name: str, deployment_id: str, lock_timeout: float
+) -> tuple[RecordedDeployment, str]:
+    """Record DEPLOYMENT_ID as NAME (after adopting what an interrupted apply created)."""
+    async with Workspace.open(target) as ws:
+        desired = ws.config.deployments.get(name)
         if desired is None:
             raise StateError(
-                f"{args.name} is not a deployment of the config {args.config}",
-                hint=f"add [deployments.{args.name}] to the config first (it declares: "
+                f"{name} is not a deployment of the config {target.config_path}",
+                hint=f"add [deployments.{name}] to the config first (it declares: "
                 + (", ".join(sorted(ws.config.deployments)) or "nothing")
                 + "), or write its config with `planner import --all --name-contains "
-                f"{args.name} --generate-config FILE`",
+                f"{name} --generate-config FILE`",
             )
-        deployment = await fetch(ws, args.deployment_id)
+        deployment = await fetch(ws, deployment_id)
         check_adoptable(desired.api_name, deployment)
-        with ws.lock("import", timeout=args.lock_timeout):
+        with ws.lock("import", timeout=lock_timeout):
             doc = ws.read_state()
+            await ws.adopt_interrupted(doc)
             recorded = observed_record(desired, deployment, ws.digest_key(doc))
             adopt(doc, recorded)
             ws.backend.write(doc)
@@ -144,16 +156,3 @@ async def fetch(ws: Workspace, deployment_id: str) -> Deployment:
             hint="check the id (`planner state list` shows the managed ones); "
             "PLANNER_TENANT_ID selects the workspace",
         ) from None
-
-
-def check_adoptable(name: str, deployment: Deployment) -> None:
-    if deployment.name != name:
-        raise StateError(
-            f"deployment {deployment.id} is named {deployment.name!r}, not {name!r}",
-            hint=f"names cannot change: import it under its own name "
-            f"(`planner import {deployment.name} {deployment.id}`, with "
-            f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
-            "in the deployment's table)",
-        )
-    if deployment.status == DeploymentStatus.AWAITING_DELETE:
-        raise StateError(f"deployment {deployment.id} ({name}) is being deleted")

@@ -18,17 +18,18 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from planner.cli.common import (
-    EXIT_CHANGES,
-    EXIT_ERROR,
-    EXIT_OK,
+from planner.cli.common import run_async
+from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
+from planner.cli.options import (
+    OutputOptions,
+    WorkspaceOptions,
     add_format_option,
     add_lock_timeout_option,
+    add_selection_options,
     add_workspace_options,
-    repeated_args,
-    run_async,
 )
 from planner.cli.step_summary import append_step_summary
+from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
@@ -73,16 +74,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="exit 0 when there are no changes, 2 when there are, 1 on error",
     )
-    for flag, text in (
-        ("--only", "plan only NAME (repeatable)"),
-        ("--exclude", "leave NAME out of the plan (repeatable)"),
-        ("--replace", "delete and re-create NAME (repeatable)"),
-    ):
-        parser.add_argument(flag, action="append", default=[], metavar="NAME", help=text)
-    parser.add_argument(
-        "--refresh-only",
-        action="store_true",
-        help="only show what changed outside the planner (read-only: "
+    add_selection_options(
+        parser,
+        "plan",
+        refresh_only="only show what changed outside the planner (read-only: "
         "`planner apply --refresh-only` records it into the state)",
     )
     parser.add_argument("--destroy", action="store_true", help="plan to delete every managed one")
@@ -92,12 +87,22 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = plan_options(args)
-    result = run_async(run_plan(args, options))
-    sys.stdout.write(render(result.plan, args))
+    workspace, output = WorkspaceOptions.of(vars(args)), OutputOptions.of(vars(args))
+    options = plan_options(
+        only=args.only,
+        exclude=args.exclude,
+        replace=args.replace,
+        destroy=args.destroy,
+        refresh_only=args.refresh_only,
+        command_args=workspace.command_args(os.environ),
+    )
+    check_out(args.out, options)
+    target = resolve_target(workspace, os.environ)
+    result = run_async(run_plan(target, options, args.out, args.lock_timeout))
+    sys.stdout.write(render(result.plan, output))
     sys.stdout.flush()
-    append_step_summary(render_markdown(result.plan, verbose=args.verbose))
-    report_side_effects(result, args)
+    append_step_summary(render_markdown(result.plan, verbose=output.verbose))
+    report_side_effects(result, args.out, output)
     if result.plan.has_errors:
         return EXIT_ERROR
     if args.detailed_exitcode and is_changed(result.plan):
@@ -113,56 +118,58 @@ def is_changed(plan: Plan) -> bool:
     return plan.has_changes
 
 
-def plan_options(args: argparse.Namespace) -> PlanOptions:
-    if args.refresh_only:
-        for flag, value in (("--destroy", args.destroy), ("--replace", args.replace)):
-            if value:
+def plan_options(**given: Any) -> PlanOptions:
+    """The plan's options, refused when `--refresh-only` is combined with a change."""
+    if given["refresh_only"]:
+        for flag, key in (("--destroy", "destroy"), ("--replace", "replace")):
+            if given[key]:
                 raise PlanError(f"--refresh-only cannot be combined with {flag}")
-        if args.out:
-            raise PlanError(
-                "--refresh-only cannot be combined with --out",
-                hint="`planner apply --refresh-only` records the drift into the state",
-            )
-    return PlanOptions(
-        only=args.only,
-        exclude=args.exclude,
-        replace=args.replace,
-        destroy=args.destroy,
-        refresh_only=args.refresh_only,
-        command_args=repeated_args(args),
-    )
+    return PlanOptions(**given)
 
 
-async def run_plan(args: argparse.Namespace, options: PlanOptions) -> PlanRun:
-    if args.out:
-        plan_file_target(args.out)  # refuse a bad --out before any work
-    async with Workspace.from_args(args) as ws:
+def check_out(out: str | None, options: PlanOptions) -> None:
+    """Refuse a bad `--out` before any work."""
+    if out is None:
+        return
+    if options.refresh_only:
+        raise PlanError(
+            "--refresh-only cannot be combined with --out",
+            hint="`planner apply --refresh-only` records the drift into the state",
+        )
+    plan_file_target(out)
+
+
+async def run_plan(
+    target: Target, options: PlanOptions, out: str | None, lock_timeout: float
+) -> PlanRun:
+    async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
-        with ws.lock("plan", timeout=args.lock_timeout):
+        with ws.lock("plan", timeout=lock_timeout):
             doc = ws.read_state()
             plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
-            if args.out and doc.serial == 0 and not plan.has_errors:
+            if out and doc.serial == 0 and not plan.has_errors:
                 ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
             result = PlanRun(plan=plan)
-            if args.out and not plan.has_errors:
-                result.saved = saved_plan(ws, args, plan, doc, observed, options)
+            if out and not plan.has_errors:
+                result.saved = saved_plan(ws, out, plan, doc, observed, options)
     return result
 
 
 def saved_plan(
     ws: Workspace,
-    args: argparse.Namespace,
+    out: str,
     plan: Plan,
     doc: StateDocument,
     observed: Observed,
     options: PlanOptions,
 ) -> SavedPlan:
-    """The plan to save, sealed with the state's plan key (made now if there is none)."""
+    """The plan to save at OUT, sealed with the state's plan key (made now if there is none)."""
     saved = make_saved_plan(
         plan,
         doc,
         observed,
-        config_path=args.config,
+        config_path=ws.config.path,
+        plan_path=out,
         state_path=ws.backend.address,
         state_dir=ws.state_dir,
         options=options,
@@ -172,12 +179,12 @@ def saved_plan(
     return seal_saved_plan(saved, ws.plan_key())
 
 
-def render(plan: Plan, args: argparse.Namespace) -> str:
-    if args.format == "json":
+def render(plan: Plan, output: OutputOptions) -> str:
+    if output.format == "json":
         return render_json(plan)
-    if args.format == "markdown":
-        return render_markdown(plan, verbose=args.verbose)
-    return render_text(plan, color=is_color_terminal(), verbose=args.verbose)
+    if output.format == "markdown":
+        return render_markdown(plan, verbose=output.verbose)
+    return render_text(plan, color=is_color_terminal(), verbose=output.verbose)
 
 
 def is_color_terminal() -> bool:
@@ -185,18 +192,15 @@ def is_color_terminal() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def report_side_effects(result: PlanRun, args: argparse.Namespace) -> None:
+def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions) -> None:
     """The saved plan file, said apart from the plan itself."""
-    out = make_console(stderr=args.format != "text")
-    if not args.out:
+    if not out:
         return
     if result.saved is None:
-        make_console(stderr=True).print(
-            f"The plan has errors: not saved to {args.out}.", markup=False
-        )
+        make_console(stderr=True).print(f"The plan has errors: not saved to {out}.", markup=False)
         return
-    write_saved_plan(args.out, result.saved)
-    out.print(
-        f"\nSaved the plan to {args.out}. To apply exactly this plan: planner apply {args.out}",
+    write_saved_plan(out, result.saved)
+    make_console(stderr=output.format != "text").print(
+        f"\nSaved the plan to {out}. To apply exactly this plan: planner apply {out}",
         markup=False,
     )

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
 from planner.api.models import OAuthProvider
-from planner.cli.common import add_config_option, add_endpoint_options, add_format_option
-from planner.cli.connect import open_cli_client
+from planner.cli.endpoint import Endpoint, open_client
+from planner.cli.options import (
+    WorkspaceOptions,
+    add_config_option,
+    add_endpoint_options,
+    add_format_option,
+)
+from planner.cli.target import resolve_target
 from planner.render.console import make_console
 from planner.render.providers import write_providers
 
@@ -21,12 +28,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(func=run)
 
 
-async def fetch_providers(args: argparse.Namespace) -> list[OAuthProvider]:
-    async with open_cli_client(args) as client:
+async def fetch_providers(endpoint: Endpoint) -> list[OAuthProvider]:
+    async with open_client(endpoint) as client:
         return await client.list_providers()
 
 
 def run(args: argparse.Namespace) -> int:
-    providers = asyncio.run(fetch_providers(args))
+    target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
+    providers = asyncio.run(fetch_providers(target.endpoint))
     write_providers(make_console(), providers, args.format)
     return 0

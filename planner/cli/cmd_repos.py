@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
 from planner.api.errors import NotFoundError
 from planner.api.models import Repository
-from planner.cli.common import add_config_option, add_endpoint_options, add_format_option
-from planner.cli.connect import open_cli_client
+from planner.cli.endpoint import Endpoint, open_client
+from planner.cli.options import (
+    WorkspaceOptions,
+    add_config_option,
+    add_endpoint_options,
+    add_format_option,
+)
+from planner.cli.target import resolve_target
 from planner.render.console import make_console
 from planner.render.repos import write_repositories
 
@@ -29,11 +36,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(func=run)
 
 
-async def fetch_repositories(args: argparse.Namespace) -> list[Repository]:
+async def fetch_repositories(endpoint: Endpoint, integration_id: str) -> list[Repository]:
     """The repositories; an unknown integration's error lists the known ones."""
-    async with open_cli_client(args) as client:
+    async with open_client(endpoint) as client:
         try:
-            return await client.list_repositories(args.integration_id)
+            return await client.list_repositories(integration_id)
         except NotFoundError as error:
             known = await client.list_integrations()
             names = ", ".join(f"{i.id} ({i.name})" for i in known) or "none"
@@ -42,6 +49,7 @@ async def fetch_repositories(args: argparse.Namespace) -> list[Repository]:
 
 
 def run(args: argparse.Namespace) -> int:
-    repositories = asyncio.run(fetch_repositories(args))
+    target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
+    repositories = asyncio.run(fetch_repositories(target.endpoint, args.integration_id))
     write_repositories(make_console(), repositories, args.format)
     return 0

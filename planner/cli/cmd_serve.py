@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.rules import Mode
-from planner.cli.common import seconds
+from planner.cli.options import seconds
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
 from planner.files import os_reason
@@ -174,22 +174,6 @@ def key_grants(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
     return grants
 
 
-def settings_from_args(args: argparse.Namespace, api_keys: dict[str, list[str]]) -> ServerSettings:
-    return ServerSettings(
-        db_path=args.db,
-        api_keys=api_keys,
-        build_seconds=args.build_seconds,
-        deploy_seconds=args.deploy_seconds,
-        delete_seconds=args.delete_seconds,
-        latency_ms=args.latency_ms,
-        error_rate=args.error_rate,
-        rate_limit=args.rate_limit,
-        mode=Mode(args.mode),
-        seed_file=args.seed,
-        random_seed=args.random_seed,
-    )
-
-
 def open_app(settings: ServerSettings) -> Any:
     # FastAPI and uvicorn load only when serving: every other command starts faster.
     from planner.controlplane.app import create_app
@@ -224,7 +208,19 @@ def base_url(host: str, port: int) -> str:
 def run(args: argparse.Namespace) -> int:
     generated = None if args.api_keys else secrets.token_urlsafe(24)
     grants = key_grants(args.api_keys or [(str(generated), DEFAULT_TENANT_ID)])
-    settings = settings_from_args(args, grants)
+    settings = ServerSettings(
+        db_path=args.db,
+        api_keys=grants,
+        build_seconds=args.build_seconds,
+        deploy_seconds=args.deploy_seconds,
+        delete_seconds=args.delete_seconds,
+        latency_ms=args.latency_ms,
+        error_rate=args.error_rate,
+        rate_limit=args.rate_limit,
+        mode=Mode(args.mode),
+        seed_file=args.seed,
+        random_seed=args.random_seed,
+    )
     app = open_app(settings)  # a bad seed file or db fails here, before listening
     sock = bind_socket(args.host, args.port)
     url = base_url(args.host, sock.getsockname()[1])

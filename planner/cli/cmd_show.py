@@ -8,14 +8,13 @@ refused. Nothing is locked, refreshed or written.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 from typing import Any
 
-from planner.cli.cmd_apply import use_saved_paths
 from planner.cli.cmd_plan import render
-from planner.cli.common import add_format_option, opened_state
-from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
+from planner.cli.options import OutputOptions, WorkspaceOptions, add_format_option
+from planner.cli.saved_target import load_sealed_plan
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -39,20 +38,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    saved = load_checked(args.planfile, args.state)
-    sys.stdout.write(render(saved.plan, args))
+    workspace = WorkspaceOptions.of(vars(args))
+    sealed = load_sealed_plan(args.planfile, workspace, os.environ)
+    sys.stdout.write(render(sealed.saved.plan, OutputOptions.of(vars(args))))
     return 0
-
-
-def load_checked(planfile: str, state: str | None) -> SavedPlan:
-    """The saved plan, its seal verified with its state's plan key (a file beside a file
-    state, a column of a PostgreSQL state): the state is opened, never locked or read."""
-    saved = read_saved_plan(planfile)
-    where = argparse.Namespace(
-        config=saved.config_path, state=state, env=saved.plan.environment, state_dir=None
-    )
-    use_saved_paths(where, saved)
-    with opened_state(where) as backend:
-        key = backend.plan_key(create=False)
-    check_seal(saved, key, Path(planfile).absolute())
-    return saved

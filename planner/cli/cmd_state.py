@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from collections.abc import Callable
 from typing import Any
 
-from planner.cli.cmd_state_mv import register_mv
-from planner.cli.cmd_state_versions import register_versions
-from planner.cli.common import (
+from planner.cli.cmd_state_mv import register_mv, run_mv
+from planner.cli.cmd_state_versions import VERSION_ACTIONS, StateAction, register_versions
+from planner.cli.options import (
+    WorkspaceOptions,
     add_config_option,
     add_environment_options,
     add_format_option,
     add_lock_timeout_option,
     add_state_option,
-    opened_state,
-    repeated_args,
 )
+from planner.cli.target import resolve_target
 from planner.errors import StateError
 from planner.plan.model import suggested_command
 from planner.render.console import make_console
@@ -39,36 +41,45 @@ from planner.state.location import is_postgres_url
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("state", parents=parents, help="inspect or edit the state")
     actions = parser.add_subparsers(dest="state_command", metavar="ACTION", required=True)
-    listing = _action(actions, parents, "list", "list the managed deployments", run_list)
+    listing = _action(actions, parents, "list", "list the managed deployments")
     add_format_option(listing, ["text", "json"])
-    show = _action(actions, parents, "show", "show what is recorded for one deployment", run_show)
+    show = _action(actions, parents, "show", "show what is recorded for one deployment")
     show.add_argument("name", metavar="NAME")
     add_format_option(show, ["text", "json"])
-    remove = _action(
-        actions, parents, "rm", "forget a deployment (it is not deleted remotely)", run_rm
-    )
+    remove = _action(actions, parents, "rm", "forget a deployment (it is not deleted remotely)")
     remove.add_argument("name", metavar="NAME")
     add_lock_timeout_option(remove)
-    register_versions(lambda name, text, func: _action(actions, parents, name, text, func))
-    register_mv(lambda name, text, func: _action(actions, parents, name, text, func))
+    register_versions(lambda name, text: _action(actions, parents, name, text))
+    register_mv(lambda name, text: _action(actions, parents, name, text))
 
 
 def _action(
-    actions: Any, parents: list[argparse.ArgumentParser], name: str, help: str, func: Any
+    actions: Any, parents: list[argparse.ArgumentParser], name: str, help: str
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = actions.add_parser(name, parents=parents, help=help)
     add_config_option(parser)
     add_state_option(parser)
     add_environment_options(parser)
-    parser.set_defaults(func=func)
+    parser.set_defaults(func=run)
     return parser
 
 
-def run_list(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend:
-        doc = backend.read()
+def run(args: argparse.Namespace) -> int:
+    """Open the state the options point at, run the ACTION on it."""
+    workspace = WorkspaceOptions.of(vars(args))
+    target = resolve_target(workspace, os.environ)
+    action = ACTIONS[args.state_command]
+    backend = target.state.open()
+    try:
+        return action(backend, StateAction.of(vars(args)), workspace)
+    finally:
+        backend.close()
+
+
+def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    doc = backend.read()
     console = make_console()
-    if args.format == "json":
+    if action.format == "json":
         console.print_json(json.dumps(list_rows(doc)))
     elif doc is None or not doc.deployments:
         console.print(empty_list_line(backend.location, doc))
@@ -77,30 +88,36 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_show(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend:
-        doc = _require_state(backend)
-    recorded = doc.get(args.name)
+def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    doc = _require_state(backend)
+    recorded = doc.get(action.name)
     console = make_console()
-    if args.format == "json":
+    if action.format == "json":
         console.print_json(json.dumps(redacted(recorded)))
     else:
-        write_lines(console, show_lines(recorded) + pending_lines(doc, args.name))
+        write_lines(console, show_lines(recorded) + pending_lines(doc, action.name))
     return 0
 
 
-def run_rm(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend:
-        _require_state(backend)  # before locking: a mistyped --state creates no lock file
-        with backend.lock("state rm", timeout=args.lock_timeout, on_wait=write_notice):
-            doc = _require_state(backend)
-            forgotten = doc.forget(args.name)
-            backend.write(doc)
-    again = suggested_command(
-        "import", forgotten.name, forgotten.id, command_args=repeated_args(args)
-    )
+def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    _require_state(backend)  # before locking: a mistyped --state creates no lock file
+    with backend.lock("state rm", timeout=action.lock_timeout, on_wait=write_notice):
+        doc = _require_state(backend)
+        forgotten = doc.forget(action.name)
+        backend.write(doc)
+    args = workspace.command_args(os.environ)
+    again = suggested_command("import", forgotten.name, forgotten.id, command_args=args)
     write_lines(make_console(), removed_lines(forgotten, backend.location, again))
     return 0
+
+
+ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]] = {
+    "list": run_list,
+    "show": run_show,
+    "rm": run_rm,
+    "mv": run_mv,
+    **VERSION_ACTIONS,
+}
 
 
 def _require_state(backend: StateBackend) -> StateDocument:

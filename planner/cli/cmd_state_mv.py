@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from planner.cli.common import add_lock_timeout_option, opened_state
+from planner.cli.cmd_state_versions import StateAction
+from planner.cli.options import WorkspaceOptions, add_lock_timeout_option
 from planner.config.checks import check_name
 from planner.errors import StateError
 from planner.render.console import make_console
@@ -18,30 +19,30 @@ from planner.state.backend import StateBackend
 from planner.state.document import StateDocument
 from planner.state.moves import move_recorded
 
-Action = Callable[[str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
+Action = Callable[[str, str], argparse.ArgumentParser]
 
 
 def register_mv(action: Action) -> None:
-    """Add `mv` to `planner state` (ACTION(name, help, run) makes one)."""
-    move = action("mv", "record a deployment under another address (nothing remote)", run_mv)
+    """Add `mv` to `planner state` (ACTION(name, help) makes one)."""
+    move = action("mv", "record a deployment under another address (nothing remote)")
     move.add_argument("old", metavar="OLD", help="the address the state records it under")
     move.add_argument("new", metavar="NEW", help="the address to record it under")
     add_lock_timeout_option(move)
 
 
-def run_mv(args: argparse.Namespace) -> int:
-    problems = check_name(args.new)
+def run_mv(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    old, new = action.old, action.new
+    problems = check_name(new)
     if problems:
-        raise StateError(f"cannot move {args.old} to {args.new}: {problems[0].message}")
-    with opened_state(args) as backend:
-        # checked before locking (a refused move takes no lock), then again under it
-        move_recorded(_stored(backend), args.old, args.new)
-        with backend.lock("state mv", timeout=args.lock_timeout, on_wait=write_notice):
-            doc = _stored(backend)
-            moved = move_recorded(doc, args.old, args.new)
-            backend.write(doc)
+        raise StateError(f"cannot move {old} to {new}: {problems[0].message}")
+    # checked before locking (a refused move takes no lock), then again under it
+    move_recorded(_stored(backend), old, new)
+    with backend.lock("state mv", timeout=action.lock_timeout, on_wait=write_notice):
+        doc = _stored(backend)
+        moved = move_recorded(doc, old, new)
+        backend.write(doc)
     lines = [
-        f"Moved {args.old} to {args.new} (deployment {moved.id}) in the state {backend.location}.",
+        f"Moved {old} to {new} (deployment {moved.id}) in the state {backend.location}.",
         "Nothing was sent to the control plane; rename the table in the config to match.",
     ]
     write_lines(make_console(), lines)

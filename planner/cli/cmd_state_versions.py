@@ -11,30 +11,51 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from planner.cli.common import add_format_option, add_lock_timeout_option, opened_state
+from planner.cli.options import (
+    Options,
+    WorkspaceOptions,
+    add_format_option,
+    add_lock_timeout_option,
+)
 from planner.errors import StateError
 from planner.files import read_user_text
 from planner.render.console import make_console
 from planner.render.output import write_lines, write_notice
 from planner.render.state_view import history_lines, history_rows
+from planner.state.backend import StateBackend
 from planner.state.document import StateDocument, dump_state, parse_state
 from planner.state.localfile import MAX_STATE_BYTES
 from planner.state.versions import push, rollback
 
-Action = Callable[[str, str, Callable[[argparse.Namespace], int]], argparse.ArgumentParser]
+Action = Callable[[str, str], argparse.ArgumentParser]
+
+
+@dataclass(frozen=True)
+class StateAction(Options):
+    """The options of one `planner state` action (each takes some of them)."""
+
+    format: str = "text"
+    name: str = ""
+    lock_timeout: float = 0.0
+    serial: int = 0
+    file: str = ""
+    force: bool = False
+    old: str = ""  # state mv
+    new: str = ""
 
 
 def register_versions(action: Action) -> None:
-    """Add the version actions to `planner state` (ACTION(name, help, run) makes one)."""
-    history = action("history", "list the kept versions of the state", run_history)
+    """Add the version actions to `planner state` (ACTION(name, help) makes one)."""
+    history = action("history", "list the kept versions of the state")
     add_format_option(history, ["text", "json"])
-    back = action("rollback", "write an old version back as a new one", run_rollback)
+    back = action("rollback", "write an old version back as a new one")
     back.add_argument("serial", type=int, metavar="SERIAL", help="the version to restore")
     add_lock_timeout_option(back)
-    action("pull", "print the current state as JSON (a state file's content)", run_pull)
-    upload = action("push", "upload a state file as the next version", run_push)
+    action("pull", "print the current state as JSON (a state file's content)")
+    upload = action("push", "upload a state file as the next version")
     upload.add_argument("file", metavar="FILE", help="a state file (e.g. from `state pull`)")
     upload.add_argument(
         "--force",
@@ -44,51 +65,43 @@ def register_versions(action: Action) -> None:
     add_lock_timeout_option(upload)
 
 
-def run_history(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend:
-        versions = backend.history()
+def run_history(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    versions = backend.history()
     console = make_console()
-    if args.format == "json":
+    if action.format == "json":
         console.print_json(json.dumps(history_rows(versions)))
     else:
         write_lines(console, history_lines(backend.location, versions))
     return 0
 
 
-def run_rollback(args: argparse.Namespace) -> int:
-    with (
-        opened_state(args) as backend,
-        backend.lock("state rollback", timeout=args.lock_timeout, on_wait=write_notice),
-    ):
-        written = rollback(backend, args.serial)
+def run_rollback(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    with backend.lock("state rollback", timeout=action.lock_timeout, on_wait=write_notice):
+        written = rollback(backend, action.serial)
     say(
-        f"Rolled back the state {backend.location} to version {args.serial}: written as "
+        f"Rolled back the state {backend.location} to version {action.serial}: written as "
         f"version {written.serial} ({len(written.deployments)} deployments)."
     )
     return 0
 
 
-def run_pull(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend:
-        doc = backend.read()
+def run_pull(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    doc = backend.read()
     if doc is None:
         raise StateError(f"no state at {backend.location}: nothing to pull")
     sys.stdout.write(dump_state(doc))
     return 0
 
 
-def run_push(args: argparse.Namespace) -> int:
-    doc = read_state_file(Path(args.file))
-    with (
-        opened_state(args) as backend,
-        backend.lock("state push", timeout=args.lock_timeout, on_wait=write_notice),
-    ):
-        written = push(backend, doc, force=args.force)
+def run_push(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    doc = read_state_file(Path(action.file))
+    with backend.lock("state push", timeout=action.lock_timeout, on_wait=write_notice):
+        written = push(backend, doc, force=action.force)
     if written is None:
         say(f"The state {backend.location} holds this version already: nothing pushed.")
     else:
         say(
-            f"Pushed {args.file} to the state {backend.location} as version {written.serial} "
+            f"Pushed {action.file} to the state {backend.location} as version {written.serial} "
             f"({len(written.deployments)} deployments)."
         )
     return 0
@@ -105,3 +118,11 @@ def read_state_file(path: Path) -> StateDocument:
 
 def say(line: str) -> None:
     make_console().print(line, markup=False)
+
+
+VERSION_ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]] = {
+    "history": run_history,
+    "rollback": run_rollback,
+    "pull": run_pull,
+    "push": run_push,
+}

@@ -8,14 +8,13 @@ whose latest and active revision differ), and one row printed per deployment.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
-from planner.cli.common import (
-    EXIT_OK,
-    add_format_option,
-    add_workspace_options,
-    run_async,
-)
+from planner.cli.common import run_async
+from planner.cli.exits import EXIT_OK
+from planner.cli.options import WorkspaceOptions, add_format_option, add_workspace_options
+from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.plan.status import StatusRow, status_rows
 from planner.render.console import make_console
@@ -37,7 +36,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows, location = run_async(read_status(args))
+    target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
+    rows, location = run_async(read_status(target))
     console = make_console()
     if args.format == "json":
         write_json(console, rows_json(rows))
@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def read_status(args: argparse.Namespace) -> tuple[list[StatusRow], str]:
-    async with Workspace.from_args(args) as ws:
+async def read_status(target: Target) -> tuple[list[StatusRow], str]:
+    async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
         doc = ws.read_state()
         observed = await ws.refresh(doc, [])

@@ -8,14 +8,16 @@ process holds is refused.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
-from planner.cli.common import (
+from planner.cli.options import (
+    WorkspaceOptions,
     add_config_option,
     add_environment_options,
     add_state_option,
-    opened_state,
 )
+from planner.cli.target import resolve_target
 from planner.render.console import make_console
 
 
@@ -31,8 +33,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with opened_state(args) as backend:
+    target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
+    backend = target.state.open()
+    try:
         cleared = backend.force_unlock(args.lock_id)
+    finally:
+        backend.close()
     console = make_console()
     lines = [
         f"Cleared lock {cleared.id} on the state {backend.location}.",

@@ -14,12 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from planner.cli.common import (
-    add_config_option,
-    add_environment_options,
-    environment_from,
-    variables_from,
-)
+from planner.cli.options import WorkspaceOptions, add_config_option, add_environment_options
 from planner.config import Config, load_config
 from planner.config.environments import environment_names
 from planner.config.reader import read_raw
@@ -42,8 +37,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.config)
-    chosen = environment_from(args, os.environ)
+    options = WorkspaceOptions.of(vars(args))
+    path = Path(options.config)
+    chosen = options.environment(os.environ)
     environments: list[str | None] = [chosen] if chosen else [*environment_names(read_raw(path))]
     loaded: list[tuple[Config, list[str]]] = []
     failures: list[ConfigError] = []
@@ -51,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         environ = NotingMissing(os.environ)
         try:
             config = load_config(
-                path, environ=environ, env=environment, variables=variables_from(args)
+                path, environ=environ, env=environment, variables=options.variable_values()
             )
         except ConfigError as error:
             failures.append(error)
@@ -60,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if failures:
         raise _combined(failures)
     for config, missing in loaded:
-        _report(args.config, config, missing)
+        _report(options.config, config, missing)
     return 0
 
 

@@ -1,9 +1,9 @@
 """Which control plane to talk to, and the embedded local one.
 
-Resolution: `--base-url`, else `PLANNER_BASE_URL`, else `[control_plane].base_url`, else
-the EMBEDDED local control plane: `create_app` over `<state dir>/local-control-plane.db`,
-in-process through `httpx2.ASGITransport` (no server, no port), announced on stderr.
-The state directory is `PLANNER_STATE_DIR`, else `state`.
+`Endpoint` is where requests go, as `planner.cli.target.resolve_target` resolves it (the
+only resolver); `open_client` opens it: a URL with the API key, or the EMBEDDED local
+control plane: `create_app` over `<state dir>/local-control-plane.db`, in-process through
+`httpx2.ASGITransport` (no server, no port), announced on stderr.
 
 `endpoint` is the identity a state file records: the base URL (without user info), or
 `embedded:<db path>`.
@@ -17,13 +17,13 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
-from planner.api.auth import display_url
+from planner.api.auth import check_base_url, display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.retry import RetryPolicy
 from planner.api.rules import Mode
@@ -31,7 +31,6 @@ from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, S
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason
 from planner.state.endpoints import embedded_endpoint  # the one spelling the state records
-from planner.state.location import DEFAULT_STATE_DIR, STATE_DIR_ENV
 
 EMBEDDED_DB_NAME = "local-control-plane.db"
 EMBEDDED_BASE_URL = "http://embedded.local"
@@ -46,13 +45,17 @@ EMBEDDED_TIMING_ENV = {
 
 
 @dataclass(frozen=True)
-class ResolvedEndpoint:
-    """Where requests go: `base_url` (None for the embedded plane) and the workspace."""
+class Endpoint:
+    """Where requests go: `base_url` (None: the embedded plane at `db_path`), the
+    workspace and the API key (empty when none is set); resolved by
+    `planner.cli.target.resolve_target`, opened by `open_client`."""
 
     base_url: str | None
     tenant_id: str | None
+    api_key: str = field(default="", repr=False)
     db_path: Path | None = None
     mode: Mode = Mode.CLOUD  # the embedded plane's source availability
+    timings: Mapping[str, float] = field(default_factory=dict)  # the embedded plane's
 
     @property
     def is_embedded(self) -> bool:
@@ -60,51 +63,10 @@ class ResolvedEndpoint:
 
     @property
     def endpoint(self) -> str:
+        """The identity a state records: the URL without user info, or `embedded:<db>`."""
         if self.db_path is not None:
             return embedded_endpoint(self.db_path)
         return display_url(self.base_url or "")
-
-
-def state_dir_from(environ: Mapping[str, str]) -> Path:
-    return Path(environ.get(STATE_DIR_ENV) or DEFAULT_STATE_DIR)
-
-
-def config_value(control_plane: object, key: str) -> str | None:
-    """`key` of a `[control_plane]` table given as a mapping or as an object (or None)."""
-    if control_plane is None:
-        return None
-    if isinstance(control_plane, Mapping):
-        value = control_plane.get(key)
-    else:
-        value = getattr(control_plane, key, None)
-    return str(value) if value else None
-
-
-def resolve_endpoint(
-    base_url_flag: str | None,
-    config_control_plane: object,
-    environ: Mapping[str, str],
-    state_dir: Path,
-) -> ResolvedEndpoint:
-    config_url = config_value(config_control_plane, "base_url")
-    base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or config_url
-    tenant_id = environ.get("PLANNER_TENANT_ID") or config_value(config_control_plane, "tenant_id")
-    if base_url:
-        return ResolvedEndpoint(base_url=base_url, tenant_id=tenant_id)
-    return ResolvedEndpoint(
-        base_url=None,
-        tenant_id=tenant_id or DEFAULT_TENANT_ID,
-        db_path=state_dir / EMBEDDED_DB_NAME,
-        mode=_mode(config_value(config_control_plane, "mode")),
-    )
-
-
-def _mode(value: str | None) -> Mode:
-    try:
-        return Mode(value or Mode.CLOUD)
-    except ValueError:
-        choices = ", ".join(m.value for m in Mode)
-        raise ConfigError(f"control_plane.mode: {value!r} is not one of {choices}") from None
 
 
 def embedded_settings(
@@ -214,31 +176,29 @@ def announce_on_stderr(line: str) -> None:
 
 
 def open_client(
-    base_url_flag: str | None,
-    config_control_plane: object,
-    environ: Mapping[str, str],
-    state_dir: Path,
+    endpoint: Endpoint,
     *,
     announce: Callable[[str], None] = announce_on_stderr,
     retry: RetryPolicy | None = None,
 ) -> ControlPlaneClient:
-    """The client every command uses (see the module docstring for the resolution)."""
-    resolved = resolve_endpoint(base_url_flag, config_control_plane, environ, state_dir)
-    if resolved.db_path is not None and resolved.tenant_id is not None:
+    """The client of ENDPOINT: the embedded plane (announced), or the URL with the key."""
+    if endpoint.db_path is not None and endpoint.tenant_id is not None:
         announce(
-            f"Using the embedded local control plane ({resolved.db_path}); "
+            f"Using the embedded local control plane ({endpoint.db_path}); "
             "set PLANNER_BASE_URL or [control_plane].base_url to use a real one."
         )
         return embedded_client(
-            resolved.db_path,
-            resolved.tenant_id,
-            mode=resolved.mode,
+            endpoint.db_path,
+            endpoint.tenant_id,
+            mode=endpoint.mode,
             retry=retry,
-            timings=embedded_timings(environ),
+            timings=endpoint.timings,
         )
-    return ControlPlaneClient.from_environment(
-        environ,
-        config_tenant_id=resolved.tenant_id,
-        base_url_flag=resolved.base_url,
-        retry=retry,
-    )
+    base_url = endpoint.base_url or ""
+    check_base_url(base_url)
+    if not endpoint.api_key:
+        raise ConfigError(
+            f"PLANNER_API_KEY is not set (needed for {display_url(base_url)})",
+            hint="export PLANNER_API_KEY=<your key>; it is never read from the config file",
+        )
+    return ControlPlaneClient(base_url, endpoint.api_key, endpoint.tenant_id, retry=retry)

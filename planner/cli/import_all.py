@@ -9,49 +9,72 @@ Steps, in an order that never leaves a state managing what no config declares:
 4. record every adopted deployment in FILE's own state (refused if that state already
    manages deployments: the new config would plan to delete them).
 
-The endpoint and workspace are those `-c` (its environment with `--env`) resolves to, or
-the flags and PLANNER_* variables when there is no config yet. FILE gets them as its
-`[control_plane]` (with `--env E`: `[environments.E.control_plane]`, so `-c FILE --env E`
-plans it). Nothing changes remotely; no secret value is written anywhere.
+The endpoint, workspace and state are those `-c` (its environment with `--env`) resolves
+to (`planner.cli.target.resolve_target`), or the flags and PLANNER_* variables when there
+is no config yet. FILE gets them as its `[control_plane]` (with `--env E`:
+`[environments.E.control_plane]`, so `-c FILE --env E` plans it). FILE's state is
+resolved by the same rule as every command's: `--state`, $PLANNER_STATE, its `[state]`
+(a PostgreSQL `[state] url` of `-c` is written into FILE, so FILE's state is in the same
+database, named after FILE), else beside FILE. Nothing changes remotely; no secret value
+is written anywhere.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
+from collections.abc import Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
-from planner.api.models import Deployment, DeploymentStatus, Source
-from planner.cli.common import environment_from, variables_from
-from planner.cli.endpoint import open_client, resolve_endpoint, state_dir_from
+from planner.api.models import Deployment, Source
+from planner.api.rules import Mode
+from planner.cli.endpoint import open_client
+from planner.cli.options import WorkspaceOptions
+from planner.cli.target import Target, default_state_dir, resolve_state, resolve_target
 from planner.cli.workspace import Workspace
 from planner.config import Config, load_config
+from planner.config.models import StateConfig
 from planner.config.secret_values import NotingMissing
 from planner.controlplane.settings import DEFAULT_TENANT_ID
 from planner.errors import PlannerError, StateError
 from planner.files import os_reason
-from planner.plan.adopt import GeneratedConfig, adoptable, duplicate_names, generated_config
-from planner.plan.refresh import observed_record
+from planner.plan.adopt import (
+    GeneratedConfig,
+    duplicate_names,
+    generated_config,
+    split_unmanaged,
+)
+from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
+from planner.state.backend import StateBackend
 from planner.state.document import adopt
-from planner.state.localfile import LocalFileBackend, write_atomic
-from planner.state.location import resolve_state_path
+from planner.state.localfile import write_atomic
+from planner.state.location import is_postgres_url
+
+
+@dataclass(frozen=True)
+class ImportAllOptions:
+    """`--generate-config FILE`, `--name-contains`, `--force` and `--lock-timeout`."""
+
+    generate_config: str | None
+    name_contains: str | None = None
+    force: bool = False
+    lock_timeout: float = 0.0
 
 
 @dataclass
 class AdoptFrom:
-    """Where to adopt from: the control plane of `-c` (if it exists) and what it manages."""
+    """Where to adopt from: the target of `-c` and what its config and state hold."""
 
-    control_plane: dict[str, Any]
+    target: Target
     managed_ids: set[str]
     declared: set[str]
-    mode: str | None = None
+    mode: Mode | None = None
 
 
 @dataclass
@@ -65,14 +88,14 @@ class Adopted:
     skipped: list[str]
 
 
-def check_target(args: argparse.Namespace) -> Path:
+def check_target(generate_config: str, force: bool) -> Path:
     """FILE, refused when it exists (unless --force) or is not a regular file."""
-    target = Path(args.generate_config)
+    target = Path(generate_config)
     if target.is_dir():
         raise PlannerError(f"--generate-config {target} is a directory")
     if target.suffix != ".toml":
         raise PlannerError(f"--generate-config {target}: the config is written as TOML (*.toml)")
-    if target.exists() and not args.force:
+    if target.exists() and not force:
         raise PlannerError(
             f"{target} exists: not overwriting it",
             hint="choose another --generate-config FILE, or add --force to replace it",
@@ -80,23 +103,28 @@ def check_target(args: argparse.Namespace) -> Path:
     return target
 
 
-def read_source(args: argparse.Namespace, target: Path) -> AdoptFrom:
-    """The `-c` config's control plane, managed ids and declared names (none without it)."""
-    path = Path(args.config)
-    if not path.is_file():
-        return AdoptFrom({}, set(), set())
-    environment = environment_from(args, os.environ)
+def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> AdoptFrom:
+    """The `-c` config's managed ids (in its state, wherever it is) and declared names."""
+    path = source.config_path
+    if source.raw is None:
+        return AdoptFrom(source, set(), set())
     config = load_config(
-        path, environ=NotingMissing(os.environ), env=environment, variables=variables_from(args)
+        path,
+        environ=NotingMissing(environ),
+        env=source.environment,
+        variables=source.variables,
+        raw=source.raw,
     )
-    backend = LocalFileBackend(resolve_state_path(None, path, environment=environment))
-    state = backend.read()
+    backend = source.state.open()
+    try:
+        state = backend.read()
+        elsewhere = backend.managed_elsewhere(path.stem)  # another environment's state
+    finally:
+        backend.close()
     managed = {r.id for r in state.deployments.values()} if state else set()
-    managed |= set(backend.managed_elsewhere(path.stem))  # MOVES (issue 19): other states'
-    same_file = target.resolve() == path.resolve()
-    declared = set() if same_file else set(config.deployments)
-    plane = config.control_plane.model_dump(mode="json", exclude_none=True)
-    return AdoptFrom(plane, managed, declared, mode=plane.pop("mode", None))
+    managed |= set(elsewhere)
+    declared = set() if file.resolve() == path.resolve() else set(config.deployments)
+    return AdoptFrom(source, managed, declared, mode=config.control_plane.mode)
 
 
 async def list_unmanaged(
@@ -104,74 +132,87 @@ async def list_unmanaged(
 ) -> tuple[list[Deployment], list[str]]:
     """The live deployments to adopt, and the names skipped (declared by `-c`)."""
     filters = {"name_contains": name_contains} if name_contains else {}
-    found: list[Deployment] = []
     async with aclosing(client.iter_deployments(**filters)) as deployments:  # type: ignore[arg-type]
-        async for deployment in deployments:
-            if deployment.status == DeploymentStatus.AWAITING_DELETE:
-                continue
-            if deployment.id not in source.managed_ids:
-                found.append(deployment)
-    skipped = sorted(d.name for d in found if d.name in source.declared)
-    kept = adoptable((d for d in found if d.name not in source.declared), name_contains)
-    return kept, skipped
+        listed = [deployment async for deployment in deployments]
+    return split_unmanaged(listed, source.managed_ids, source.declared, name_contains)
 
 
-def generated_control_plane(
-    args: argparse.Namespace, source: AdoptFrom, observed: list[Deployment]
-) -> dict[str, Any]:
+def generated_control_plane(source: AdoptFrom, observed: list[Deployment]) -> dict[str, Any]:
     """FILE's control plane: the URL (no credentials) and workspace the listing used."""
-    state_dir = state_dir_from(os.environ)
-    resolved = resolve_endpoint(args.base_url, source.control_plane, os.environ, state_dir)
+    endpoint = source.target.endpoint
     plane: dict[str, Any] = {}
-    if resolved.base_url:
-        plane["base_url"] = display_url(resolved.base_url)
+    if endpoint.base_url:
+        plane["base_url"] = display_url(endpoint.base_url)
     # The embedded plane's default workspace is implied; any other one is written down.
-    if resolved.tenant_id and (resolved.base_url or resolved.tenant_id != DEFAULT_TENANT_ID):
-        plane["tenant_id"] = resolved.tenant_id
-    if source.mode == "self-hosted" or any(d.source == Source.EXTERNAL_DOCKER for d in observed):
+    if endpoint.tenant_id and (endpoint.base_url or endpoint.tenant_id != DEFAULT_TENANT_ID):
+        plane["tenant_id"] = endpoint.tenant_id
+    if source.mode == Mode.SELF_HOSTED or any(d.source == Source.EXTERNAL_DOCKER for d in observed):
         plane["mode"] = "self-hosted"
     return plane
 
 
-def run_import_all(args: argparse.Namespace) -> Adopted:
-    target = check_target(args)
-    source = read_source(args, target)
-    return asyncio.run(adopt_all(args, target, source))
+def generated_state_table(source: Target) -> StateConfig:
+    """FILE's `[state]`: the PostgreSQL URL and schema of `-c` (FILE's stem names its own
+    state there); a file state is FILE's own, beside it (no table)."""
+    url = source.state_table.url
+    if url is None or not is_postgres_url(url):
+        return StateConfig()
+    return StateConfig.model_validate({"url": url, "schema": source.state_table.schema_})
 
 
-async def adopt_all(args: argparse.Namespace, target: Path, source: AdoptFrom) -> Adopted:
-    state_dir = state_dir_from(os.environ)
-    environment = environment_from(args, os.environ)
-    async with open_client(args.base_url, source.control_plane, os.environ, state_dir) as client:
-        observed, skipped = await list_unmanaged(client, source, args.name_contains)
+def run_import_all(
+    workspace: WorkspaceOptions, options: ImportAllOptions, environ: Mapping[str, str]
+) -> Adopted:
+    file = check_target(options.generate_config or "", options.force)
+    source = read_source(resolve_target(workspace, environ), file, environ)
+    return asyncio.run(adopt_all(workspace, options, file, source, environ))
+
+
+async def adopt_all(
+    workspace: WorkspaceOptions,
+    options: ImportAllOptions,
+    file: Path,
+    source: AdoptFrom,
+    environ: Mapping[str, str],
+) -> Adopted:
+    async with open_client(source.target.endpoint) as client:
+        observed, skipped = await list_unmanaged(client, source, options.name_contains)
     if not observed:
-        return Adopted(target, "", [], [], skipped)
+        return Adopted(file, "", [], [], skipped)
     duplicates = duplicate_names(observed)
     if duplicates:
         raise PlannerError(
             f"several deployments share a name: {', '.join(duplicates)}",
             hint="a config names each deployment once: narrow the import with --name-contains",
         )
-    state_path = resolve_state_path(args.state, target, environment=environment)
-    refuse_managing_state(state_path)
+    environment, table = source.target.environment, generated_state_table(source.target)
+    state = resolve_state(
+        workspace.state, table, file, environ, environment, default_state_dir(file, environ)
+    )
+    refuse_managing_state(state.open(), file)
     generated = generated_config(observed)
-    plane = generated_control_plane(args, source, observed)
-    text = render_generated_config(generated, plane, environment)
-    config = checked_config(target, text, generated, environment)
-    async with Workspace.for_config(config, state_path=state_path, base_url=args.base_url) as ws:
-        location = record_adopted(ws, observed, args.lock_timeout, target)
+    plane = generated_control_plane(source, observed)
+    state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    text = render_generated_config(generated, plane, environment, state=state_table)
+    config = checked_config(file, text, generated, environment)
+    target = resolve_target(replace(workspace, config=str(file), var=()), environ)
+    async with Workspace.for_config(config, target) as ws:
+        location = record_adopted(ws, observed, options.lock_timeout, file)
     names = sorted(d.name for d in observed)
-    return Adopted(target, location, names, generated.variables, skipped)
+    return Adopted(file, location, names, generated.variables, skipped)
 
 
-def refuse_managing_state(state_path: Path) -> None:
+def refuse_managing_state(backend: StateBackend, file: Path) -> None:
     """FILE's state must manage nothing yet: the new config would plan to delete it."""
-    doc = LocalFileBackend(state_path).read()
+    try:
+        doc = backend.read()
+    finally:
+        backend.close()
     if doc is not None and doc.deployments:
         raise StateError(
-            f"the state {state_path} already manages {len(doc.deployments)} deployments",
-            hint="adopt into a new config (its own state): another --generate-config FILE, "
-            "or --state PATH",
+            f"the state {backend.location} already manages {len(doc.deployments)} deployments",
+            hint=f"adopt into a new config (its own state): another --generate-config FILE than "
+            f"{file}, or --state PATH",
         )
 
 
@@ -215,12 +256,12 @@ def record_adopted(
     return ws.backend.location
 
 
-def adopted_lines(adopted: Adopted, args: argparse.Namespace) -> list[str]:
-    """What `import --all` tells: what it wrote, what is left to do."""
+def adopted_lines(adopted: Adopted, source: WorkspaceOptions, env: str | None) -> list[str]:
+    """What `import --all` tells: what it wrote, what is left to do (ENV: the environment)."""
     lines = []
     if adopted.skipped:
         lines.append(
-            f"Left out, declared in {args.config} (adopt each with `planner import NAME ID`): "
+            f"Left out, declared in {source.config} (adopt each with `planner import NAME ID`): "
             + ", ".join(adopted.skipped)
         )
     if not adopted.names:
@@ -237,7 +278,6 @@ def adopted_lines(adopted: Adopted, args: argparse.Namespace) -> list[str]:
             "Set these environment variables (the deployments' secrets) to plan: "
             + " ".join(adopted.variables)
         )
-    env = environment_from(args, os.environ)
     plan = " ".join(["planner plan -c", str(adopted.config_path), *(["--env", env] if env else [])])
     lines.append(f"Then `{plan}` shows no changes.")
     return lines

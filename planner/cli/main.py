@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from planner import installed_version
-from planner.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
+from planner.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
 
 # name -> (module under planner/cli, help line); the order of `planner --help`.
@@ -146,7 +146,7 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
-def report_error(error: PlannerError, args: argparse.Namespace) -> None:
+def report_error(error: PlannerError, output_format: str | None, json_lines: bool) -> None:
     """The error on stderr; with `--format json`, also its JSON document on stdout (for
     the commands that stream NDJSON events, as their last line: an `error` event)."""
     # Imported here: rich is not needed for `planner --help` or a command that succeeds.
@@ -155,9 +155,9 @@ def report_error(error: PlannerError, args: argparse.Namespace) -> None:
     from planner.render.output import write_json
 
     write_error(make_console(stderr=True), error)
-    if getattr(args, "format", None) != "json":
+    if output_format != "json":
         return
-    if getattr(args, "json_lines", False):
+    if json_lines:
         from planner.render.apply_events import error_event, write_event
 
         write_event(sys.stdout, error_event(error))
@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PlannerError as error:
         if debug:
             raise
-        report_error(error, args)
+        report_error(error, getattr(args, "format", None), getattr(args, "json_lines", False))
         return error.exit_code
     except KeyboardInterrupt as stopped:
         print("Interrupted.", file=sys.stderr)

@@ -7,10 +7,12 @@ observed values of the drifted fields. Nothing is sent to the control plane but 
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
-from planner.cli.common import EXIT_OK
+from planner.cli.exits import EXIT_OK
+from planner.cli.options import RunOptions
+from planner.cli.prompt import confirm
+from planner.cli.target import Target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
@@ -21,18 +23,12 @@ from planner.render.output import write_warnings
 
 
 async def run_refresh_only(
-    args: argparse.Namespace,
-    options: PlanOptions,
-    *,
-    show: Callable[[Plan], None],
-    confirm: Callable[[bool, str], None],
+    target: Target, options: PlanOptions, run: RunOptions, *, show: Callable[[Plan], None]
 ) -> int:
     """Plan refresh-only, confirm when there is drift, record it; exit 0."""
-    if args.planfile or options.replace:
-        raise PlanError("--refresh-only cannot be combined with a saved plan or --replace")
-    async with Workspace.from_args(args) as ws:
+    async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
-        with ws.lock("apply", timeout=args.lock_timeout):
+        with ws.lock("apply", timeout=run.lock_timeout):
             doc = ws.read_state()
             plan, observed = await ws.make_plan(options, doc)
             show(plan)
@@ -40,7 +36,7 @@ async def run_refresh_only(
                 raise PlanError("the plan has errors (listed above): nothing was recorded")
             if not plan.drift:
                 return EXIT_OK
-            confirm(args.auto_approve, "apply")
+            confirm(run.auto_approve, "apply", output_format=run.format)
             names = record_drift(doc, plan.drift, observed, ws.digest_key(doc))
             ws.backend.write(doc)
     make_console().print(

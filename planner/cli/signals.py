@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
 
-from planner.cli.common import EXIT_INTERRUPTED, Interrupted, exit_code_for
+from planner.cli.exits import EXIT_INTERRUPTED, Interrupted, exit_code_for
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

@@ -1,47 +1,38 @@
-"""The wiring every state-using command shares: config, endpoint, client, state, digest key.
+"""The wiring every state-using command shares: config, client, state, digest key.
 
-A thin orchestrator, no business logic: `Workspace.open(...)` (or `from_args`) loads the
-config, resolves the endpoint and opens the client (`planner.cli.endpoint.open_client`),
-and points at the state file. Use it as `async with` (it closes the client). Commands
-take `lock(...)` around a read-change-write, `read_state()` inside it, then `refresh` /
-`make_plan`.
+A thin composer, no plan logic: `Workspace.open(target)` loads the config of a resolved
+`Target` (`planner.cli.target.resolve_target`), opens its endpoint's client and its
+state backend. Use it as `async with` (it closes both). Commands take `lock(...)` around
+a read-change-write, `read_state()` inside it, then `refresh` / `make_plan`, which hand
+the workspace's parts to the engine (`planner.plan.engine`).
 """
 
 from __future__ import annotations
 
-import argparse
-import gc
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from planner.api.client import ControlPlaneClient
-from planner.cli.common import environment_from, state_backend, variables_from
-from planner.cli.endpoint import (
-    announce_on_stderr,
-    open_client,
-    resolve_endpoint,
-    state_dir_from,
-)
+from planner.cli.endpoint import announce_on_stderr, open_client
+from planner.cli.target import Target
 from planner.config import Config, load_config
-from planner.controlplane.settings import EMBEDDED_API_KEY
-from planner.plan.diff import PlanOptions, make_plan
+from planner.plan import engine
+from planner.plan.engine import long_lived_objects
 from planner.plan.model import Plan, Recovered
-from planner.plan.refresh import Observed, observed_record, pending_create_names, refresh_observed
+from planner.plan.options import PlanOptions
+from planner.plan.refresh import Observed
 from planner.render.output import write_notice
 from planner.secrets import digest_key
 from planner.state.backend import StateBackend, read_or_create
-from planner.state.document import IntentOp, StateDocument
+from planner.state.document import StateDocument
 from planner.state.locking import LockHandle
-from planner.state.records import RecordedDeployment
 
 
 @dataclass
-class Workspace:
+class Workspace(AbstractAsyncContextManager["Workspace"]):
     """One config file against one control plane and one state (a file or PostgreSQL)."""
 
     config: Config
@@ -55,78 +46,37 @@ class Workspace:
     @classmethod
     def open(
         cls,
-        config_path: str | os.PathLike[str],
+        target: Target,
         *,
-        state_path: str | os.PathLike[str] | None = None,
-        state_dir: str | os.PathLike[str] | None = None,
-        base_url: str | None = None,
         environ: Mapping[str, str] | None = None,
         announce: Callable[[str], None] = announce_on_stderr,
-        environment: str | None = None,
-        variables: Mapping[str, str] | None = None,
     ) -> Workspace:
-        """STATE_DIR (the embedded plane's directory) defaults to the environment's;
-        ENVIRONMENT is the config's environment (its own state), VARIABLES `--var`s."""
+        """The config of TARGET loaded (with its environment and variables), its client
+        and state backend opened."""
         env = os.environ if environ is None else environ
         with long_lived_objects():
             config = load_config(
-                Path(config_path), environ=env, env=environment, variables=variables
+                target.config_path,
+                environ=env,
+                env=target.environment,
+                variables=target.variables,
+                raw=target.raw,
             )
-        return cls.for_config(
-            config,
-            state_path=state_path,
-            state_dir=state_dir,
-            base_url=base_url,
-            environ=env,
-            announce=announce,
-        )
+        return cls.for_config(config, target, announce=announce)
 
     @classmethod
     def for_config(
-        cls,
-        config: Config,
-        *,
-        state_path: str | os.PathLike[str] | None = None,
-        state_dir: str | os.PathLike[str] | None = None,
-        base_url: str | None = None,
-        environ: Mapping[str, str] | None = None,
-        announce: Callable[[str], None] = announce_on_stderr,
+        cls, config: Config, target: Target, *, announce: Callable[[str], None] = announce_on_stderr
     ) -> Workspace:
-        """A workspace on CONFIG, already loaded (its path and environment pick the state)."""
-        env = os.environ if environ is None else environ
-        config_path, environment = config.path, config.environment
-        state_dir = Path(state_dir) if state_dir else state_dir_from(env)
-        resolved = resolve_endpoint(base_url, config.control_plane, env, state_dir)
-        client = open_client(base_url, config.control_plane, env, state_dir, announce=announce)
-        api_key = EMBEDDED_API_KEY if resolved.is_embedded else env.get("PLANNER_API_KEY", "")
-        flag = str(state_path) if state_path else None
-        backend = state_backend(
-            config_path, flag, config.state, env, environment, config_loaded=True
-        )
-        return cls(config, client, backend, client.endpoint, client.tenant_id, api_key, state_dir)
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> Workspace:
-        """From the `-c`, `--state` and `--base-url` options (each optional on ARGS), and
-        `state_dir` (set by apply from a saved plan)."""
-        return cls.open(
-            getattr(args, "config", "planner.toml"),
-            state_path=getattr(args, "state", None),
-            state_dir=getattr(args, "state_dir", None),
-            base_url=getattr(args, "base_url", None),
-            environment=environment_from(args, os.environ),
-            variables=variables_from(args),
+        """A workspace on CONFIG, already loaded, at TARGET's endpoint and state."""
+        client = open_client(target.endpoint, announce=announce)
+        backend = target.state.open()
+        api_key = target.endpoint.api_key
+        return cls(
+            config, client, backend, client.endpoint, client.tenant_id, api_key, target.state_dir
         )
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         try:
             await self.client.aclose()
         finally:
@@ -154,81 +104,29 @@ class Workspace:
     async def refresh(
         self, doc: StateDocument, names_to_create: Iterable[str], *, whole_workspace: bool = False
     ) -> Observed:
-        """Refresh the recorded deployments and look up NAMES_TO_CREATE (all desired names may
-        be passed: recorded ones are looked up only when gone remotely); WHOLE_WORKSPACE:
-        from one listing of the workspace, which also finds the unmanaged deployments."""
-        return await refresh_observed(
-            self.client,
-            doc.deployments,
-            names_to_create,
-            pending_creates=pending_create_names(doc),
-            remote_names={n: d.api_name for n, d in self.config.deployments.items()},
-            whole_workspace=whole_workspace,
+        """Refresh the recorded deployments and look up NAMES_TO_CREATE (`engine.refresh`)."""
+        desired = self.config.deployments
+        return await engine.refresh(
+            self.client, doc, desired, names_to_create, whole_workspace=whole_workspace
         )
+
+    async def adopt_interrupted(self, doc: StateDocument) -> list[Recovered]:
+        """Adopt into DOC (in memory) what an interrupted apply created and never recorded."""
+        desired, key = self.config.deployments, self.digest_key(doc)
+        return await engine.adopt_interrupted(self.client, doc, desired, key)
 
     async def make_plan(
         self, options: PlanOptions, doc: StateDocument, *, whole_workspace: bool = False
     ) -> tuple[Plan, Observed]:
-        """Refresh, then plan the config against DOC and what is live (WHOLE_WORKSPACE: and
-        list the deployments no state manages).
-
-        A deployment an interrupted apply created but never recorded (`pending_found`) is
-        planned as if recorded with its observed values (the next apply records it); it
-        and whatever else the state's journal explains are `recovered`, not drift.
-        """
-        observed = await self.refresh(doc, self.config.deployments, whole_workspace=whole_workspace)
-        key = self.digest_key(doc)
-        with long_lived_objects():
-            plan = self._plan(options, doc, observed, key)
-        origin = {"config": str(self.config.path), "environment": self.config.environment}
-        return _with_recovered_creates(plan.model_copy(update=origin), observed), observed
-
-    def _plan(
-        self, options: PlanOptions, doc: StateDocument, observed: Observed, key: bytes
-    ) -> Plan:
-        desired = self.config.deployments
-        recorded: dict[str, RecordedDeployment] = dict(doc.deployments)
-        live = dict(observed.by_name)
-        for name, deployment in observed.pending_found.items():
-            if name in desired:
-                recorded[name] = observed_record(desired[name], deployment, key)
-                live[name] = deployment
-        return make_plan(
-            desired,
-            recorded,
-            live,
-            options=options,
-            digest_key=key,
-            unmanaged_existing=observed.unmanaged_existing,
-            intents=doc.pending,
-            health=observed.health,
-            unmanaged=observed.unmanaged,
-            # MOVES (issue 19): other states of this config own these; see plan/elsewhere.py
+        """The plan of the config against DOC (`engine.plan_state`), naming its config."""
+        plan, observed = await engine.plan_state(
+            self.client,
+            self.config.deployments,
+            doc,
+            self.digest_key(doc),
+            options,
+            whole_workspace=whole_workspace,
             managed_elsewhere=self.backend.managed_elsewhere(self.config.path.stem),
         )
-
-
-def _with_recovered_creates(plan: Plan, observed: Observed) -> Plan:
-    if not observed.pending_found:
-        return plan
-    created = [
-        Recovered(name=name, operation=IntentOp.CREATE, deployment_id=deployment.id)
-        for name, deployment in observed.pending_found.items()
-    ]
-    recovered = sorted([*plan.recovered, *created], key=lambda r: (r.name, r.operation))
-    return plan.model_copy(update={"recovered": recovered})
-
-
-@contextmanager
-def long_lived_objects() -> Iterator[None]:
-    """Build objects that live as long as the command (a config, a plan) without the
-    cyclic garbage collector: at 10,000 deployments its passes over them cost a quarter of
-    a plan's CPU. They are then frozen out of later collections (`gc.freeze`)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
+        origin = {"config": str(self.config.path), "environment": self.config.environment}
+        return plan.model_copy(update=origin), observed

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from planner.api.fields import read_only_keys
 from planner.api.models import ResourceSpec, SourceConfig, SourceRevisionConfig
 from planner.api.rules import Mode, check_mode, check_source_rules, is_env_var_name
 from planner.api.rules import check_name as rule_name
@@ -27,7 +28,7 @@ from planner.files import nested_too_deep
 TOO_DEEP = f"nested too deep: tables and arrays may nest at most {MAX_JSON_DEPTH} levels"
 # Whole-value fields ignore_changes may name beside the fields of the source models.
 _TOP_LEVEL_PATHS = ("source", "secrets", "secret_references")
-_NOT_IGNORABLE = {"source_revision_config.repo_commit_sha"}
+_NOT_IGNORABLE = {f"source_revision_config.{k}" for k in read_only_keys("source_revision_config")}
 
 
 def check_name(name: str) -> list[Problem]:

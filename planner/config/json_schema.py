@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.api.fields import read_only_keys
 from planner.api.models import ResourceSpec
 from planner.config.checks import ignorable_paths
 from planner.config.json_schema_docs import FIELD_DOCS, resource_spec_doc
@@ -27,7 +28,8 @@ def config_schema() -> dict[str, Any]:
         if "properties" in definition:
             definition.setdefault("additionalProperties", False)
         _describe(name, definition)
-    defs["SourceRevisionConfig"]["properties"].pop("repo_commit_sha")
+    for key in read_only_keys("source_revision_config"):  # the service sets them
+        defs["SourceRevisionConfig"]["properties"].pop(key)
     _bound_resource_numbers(defs["ResourceSpec"]["properties"])
     paths = sorted(ignorable_paths())
     defs["Lifecycle"]["properties"]["ignore_changes"]["items"] = {"enum": paths}

@@ -42,11 +42,13 @@ def load_config(
     mode: Mode | str | None = None,
     env: str | None = None,
     variables: Mapping[str, str] | None = None,
+    raw: Mapping[str, Any] | None = None,
 ) -> Config:
     """Load and validate one environment of a config file (`env`, None when it has none);
-    `variables` are `--var` overrides; `mode` overrides `[control_plane] mode`."""
+    `variables` are `--var` overrides; `mode` overrides `[control_plane] mode`; RAW is
+    the file's data when it was read already (`read_raw(path)`)."""
     label = str(path)
-    file_data = read_raw(path)
+    file_data = read_raw(path) if raw is None else raw
     inputs = Inputs(env=env, overrides=variables, environ=environ)
     raw = resolve_environment(file_data, inputs, label=label)
     # Raw values are checked in the file as written: resolving keeps no duplicate keys.
@@ -118,14 +120,25 @@ def _load_table(
     return loaded or model()
 
 
-def load_state_table(path: Path) -> StateConfig:
-    """Only the `[state]` table of the config at PATH (for the commands that need no more);
-    ConfigError naming the field when it is invalid."""
+def load_tables(
+    path: Path,
+    raw: Mapping[str, Any],
+    *,
+    environ: Mapping[str, str],
+    env: str | None = None,
+    variables: Mapping[str, str] | None = None,
+) -> tuple[ControlPlaneConfig, StateConfig]:
+    """Only `[control_plane]` (of environment ENV) and `[state]` of the config at PATH
+    (RAW: its data), without its deployments; ConfigError naming the field."""
+    light = {k: v for k, v in raw.items() if k not in ("deployments", "templates", "defaults")}
+    inputs = Inputs(env=env, overrides=variables, environ=environ)
+    resolved = resolve_environment(light, inputs, label=str(path))
     problems: list[Problem] = []
-    state = _load_table(StateConfig, "state", read_raw(path), problems)
+    control_plane = _load_table(ControlPlaneConfig, "control_plane", resolved, problems)
+    state = _load_table(StateConfig, "state", resolved, problems)
     if problems:
-        raise config_error(str(path), problems, environment=None, hint=CONFIG_HINT)
-    return state
+        raise config_error(str(path), problems, environment=env, hint=CONFIG_HINT)
+    return control_plane, state
 
 
 def _load_defaults(raw: Any, problems: list[Problem], label: str) -> tuple[Defaults, list[str]]:

@@ -20,12 +20,12 @@ from typing import Any
 
 from pydantic import Field
 
-from planner.api.fields import ChangeClass, classify
+from planner.api.fields import ChangeClass, classify, read_only_keys
 from planner.api.models import DeploymentPatch
 from planner.api.rules import check_source_rules
 from planner.controlplane.validation import describe, merged_problems
 
-READ_ONLY_REVISION_FIELDS = ("repo_commit_sha",)
+READ_ONLY_REVISION_FIELDS = read_only_keys("source_revision_config")
 
 
 class PatchBody(DeploymentPatch):

@@ -16,13 +16,14 @@ Invariants of `generated_config`:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
 from planner.api.fields import ChangeClass, classify
-from planner.api.models import Deployment
+from planner.api.models import Deployment, DeploymentStatus
 from planner.api.rules import is_valid_name
+from planner.errors import StateError
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
 from planner.plan.views import observed_doc, observed_secrets
 
@@ -112,6 +113,40 @@ def adoptable(observed: Iterable[Deployment], name_contains: str | None) -> list
         for d in observed
         if is_valid_name(d.name) and (not name_contains or name_contains in d.name)
     ]
+
+
+def split_unmanaged(
+    listed: Iterable[Deployment],
+    managed_ids: Set[str],
+    declared: Set[str],
+    name_contains: str | None,
+) -> tuple[list[Deployment], list[str]]:
+    """Of the LISTED deployments of a workspace, the ones `import --all` adopts (no state
+    manages them, none is being deleted, the config does not DECLARE them, `adoptable`),
+    and the names left out because the config declares them."""
+    unmanaged = [
+        d
+        for d in listed
+        if d.status != DeploymentStatus.AWAITING_DELETE and d.id not in managed_ids
+    ]
+    skipped = sorted(d.name for d in unmanaged if d.name in declared)
+    kept = adoptable((d for d in unmanaged if d.name not in declared), name_contains)
+    return kept, skipped
+
+
+def check_adoptable(name: str, deployment: Deployment) -> None:
+    """StateError unless DEPLOYMENT may be imported as the config's deployment NAME: it
+    carries that remote name and is not being deleted."""
+    if deployment.name != name:
+        raise StateError(
+            f"deployment {deployment.id} is named {deployment.name!r}, not {name!r}",
+            hint=f"names cannot change: import it under its own name "
+            f"(`planner import {deployment.name} {deployment.id}`, with "
+            f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
+            "in the deployment's table)",
+        )
+    if deployment.status == DeploymentStatus.AWAITING_DELETE:
+        raise StateError(f"deployment {deployment.id} ({name}) is being deleted")
 
 
 def duplicate_names(observed: Iterable[Deployment]) -> list[str]:

@@ -13,12 +13,13 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from planner.api.fields import read_only_keys
 from planner.api.models import Deployment, is_final_revision_status
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Action, Change, Rollout
 from planner.plan.paths import is_ignored
 
-READ_ONLY_REVISION_KEYS = ("repo_commit_sha",)
+READ_ONLY_REVISION_KEYS = read_only_keys("source_revision_config")
 
 
 @dataclass(frozen=True)

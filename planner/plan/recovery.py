@@ -6,19 +6,26 @@ when the answer is recorded; an intent left in the state means the run died in b
 A difference between the record and the server that such an intent explains (an update
 intent whose values are what the server now holds, a delete intent for a deployment that
 is gone) is `Recovered`, not `Drift`: nobody changed anything outside the planner.
+
+A journalled create whose deployment exists (`Observed.pending_found`) is adopted by
+`adopt_interrupted_creates`, the one rule plan, apply and import share: recorded with its
+observed values (or ids only when it left the config, so the plan deletes it) and listed
+in the plan's `recovered` (operation create).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.api.models import Deployment
-from planner.plan.model import Change, Drift, Recovered
+from planner.config.desired import DesiredDeployment
+from planner.plan.model import Change, Drift, Plan, Recovered
 from planner.plan.paths import normalize
+from planner.plan.records import observed_record, orphan_record
 from planner.plan.views import observed_secrets
 from planner.secrets import secret_digest
-from planner.state.document import IntentOp, PendingIntent
+from planner.state.document import IntentOp, PendingIntent, StateDocument
 
 SECRETS_PREFIX = "secrets."
 
@@ -28,6 +35,38 @@ def update_intent_details(change: Change) -> dict[str, Any]:
     fields = {f.path: f.after for f in change.fields if not f.path.startswith(SECRETS_PREFIX)}
     digests = dict(change.secret_digests) if change.send_secrets else {}
     return {"fields": fields, "sends_secrets": change.send_secrets, "secret_digests": digests}
+
+
+def adopt_interrupted_creates(
+    doc: StateDocument,
+    found: Mapping[str, Deployment],
+    desired: Mapping[str, DesiredDeployment],
+    key: bytes,
+) -> list[Recovered]:
+    """Record in DOC what an interrupted apply created but never recorded (FOUND: its
+    journalled creates that exist), so it is neither created twice nor forgotten, and
+    drop the journalled creates. DOC changes in memory only: a plan never writes it,
+    apply and import do. Returns what was adopted, as `Recovered` creates."""
+    for name, deployment in sorted(found.items()):
+        wanted = desired.get(name)
+        if wanted is None:  # left the config since: recorded so that the plan deletes it
+            doc.record(orphan_record(name, deployment))
+        else:
+            doc.record(observed_record(wanted, deployment, key))
+    for intent in [i for i in doc.pending if i.op == IntentOp.CREATE]:
+        doc.clear_intent(intent)
+    return [
+        Recovered(name=name, operation=IntentOp.CREATE, deployment_id=deployment.id)
+        for name, deployment in sorted(found.items())
+    ]
+
+
+def with_recovered(plan: Plan, adopted: list[Recovered]) -> Plan:
+    """PLAN, listing ADOPTED (`adopt_interrupted_creates`) among its `recovered`."""
+    if not adopted:
+        return plan
+    recovered = sorted([*plan.recovered, *adopted], key=lambda r: (r.name, r.operation))
+    return plan.model_copy(update={"recovered": recovered})
 
 
 def split_recovered(

@@ -13,7 +13,7 @@
 - A name with a pending `create` intent in the state's journal (an apply stopped after
   sending the create, before recording it) that exists remotely lands in
   `pending_found`, not in `unmanaged_existing`: it was made by the planner, and the next
-  apply adopts it (see `observed_record`).
+  plan and apply adopt it (`planner.plan.recovery.adopt_interrupted_creates`).
 - Health: a managed (or pending-found) deployment whose latest and active revision
   differ (the list carries both ids) costs one more request, the read of its latest
   revision; converged ones cost nothing more.
@@ -33,13 +33,13 @@ from typing import Any
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import SUCCESS_STATUSES, Deployment, DeploymentStatus
-from planner.config.desired import DesiredDeployment
 from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
-from planner.plan.paths import get_path, nest, set_path
-from planner.plan.views import desired_fields, observed_doc, observed_secrets
+from planner.plan.paths import get_path, set_path
+from planner.plan.records import revision_fields
+from planner.plan.views import observed_doc, observed_secrets
 from planner.secrets import secret_digest
-from planner.state.document import IntentOp, StateDocument, iso_utc
+from planner.state.document import IntentOp, StateDocument
 from planner.state.records import RecordedDeployment
 
 NAME_LOOKUP_LIMIT = 5
@@ -201,40 +201,6 @@ def _alive(deployment: Deployment | None) -> Deployment | None:
 def pending_create_names(doc: StateDocument) -> list[str]:
     """Names whose create was journalled but never recorded (an apply stopped mid-way)."""
     return sorted({i.name for i in doc.pending if i.op == IntentOp.CREATE} - set(doc.deployments))
-
-
-def observed_record(
-    desired: DesiredDeployment, deployment: Deployment, key: bytes
-) -> RecordedDeployment:
-    """What the state records when adopting DEPLOYMENT as DESIRED (import, lost creates).
-
-    `managed` holds the OBSERVED values of the fields the config sets, so the next plan
-    shows no drift and the real difference with the config. When the config sets secrets,
-    the digests of every observed secret are recorded (the list is managed whole).
-    """
-    doc = observed_doc(deployment)
-    managed = nest({path: get_path(doc, path) for path in desired_fields(desired)})
-    digests: dict[str, str] = {}
-    if desired.secrets:
-        values = observed_secrets(deployment)
-        digests = {name: secret_digest(key, name, value) for name, value in values.items()}
-    return RecordedDeployment(
-        name=desired.name,
-        id=deployment.id,
-        managed=managed,
-        secret_digests=digests,
-        protect=desired.lifecycle.protect,
-        **revision_fields(deployment),
-    )
-
-
-def revision_fields(deployment: Deployment) -> dict[str, Any]:
-    """The ids and timestamp a record keeps to tell later whether the deployment moved."""
-    return {
-        "latest_revision_id": deployment.latest_revision_id,
-        "active_revision_id": deployment.active_revision_id,
-        "updated_at": iso_utc(deployment.updated_at),
-    }
 
 
 def record_drift(

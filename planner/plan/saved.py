@@ -4,8 +4,10 @@ The file is the JSON plan (the keys of `schemas/plan.schema.json` at the top lev
 one more key, `saved`: the state's lineage and serial, the endpoint and workspace, the
 config and state paths (absolute, so apply works from any directory), the plan options,
 for each deployment the plan touches its id, `updated_at` and `latest_revision_id` as
-seen when planning, and the `seal`. It holds no secret value (the plan carries only keyed
-digests); it is written atomically with mode 0600.
+seen when planning, and the `seal`. The config path is recorded twice: absolute, and
+relative to the plan file (`config_relative`), so a moved checkout finds it too. It holds
+no secret value (the plan carries only keyed digests); it is written atomically with mode
+0600.
 
 The seal (`planner.plan.seal`) is an HMAC, under the state's plan key, of the canonical
 JSON of everything else in the file (`sealed_content`): apply refuses a plan whose seal
@@ -85,6 +87,8 @@ class SavedPlan(BaseModel):
     endpoint: str
     tenant_id: str | None = None
     config_path: str
+    # The config's path relative to the plan file's directory (found first by apply).
+    config_relative: str | None = None
     state_path: str
     state_dir: str
     options: SavedOptions = Field(default_factory=SavedOptions)
@@ -129,20 +133,28 @@ def make_saved_plan(
     observed: Observed,
     *,
     config_path: str | os.PathLike[str],
+    plan_path: str | os.PathLike[str],
     state_path: str | os.PathLike[str],
     state_dir: str | os.PathLike[str],
     options: PlanOptions,
     desired: Mapping[str, DesiredDeployment] | None = None,
     variables: Mapping[str, str] | None = None,
 ) -> SavedPlan:
-    """The saved plan, not sealed yet (`seal_saved_plan`); paths are made absolute."""
+    """The saved plan, not sealed yet (`seal_saved_plan`), to be written at PLAN_PATH;
+    paths are made absolute, the config's also relative to PLAN_PATH's directory."""
+    config = os.path.abspath(config_path)
+    plan_dir = os.path.dirname(os.path.realpath(plan_path))  # where the file is written
+    config_dir = os.path.realpath(os.path.dirname(config))
     return SavedPlan(
         plan=plan,
         lineage=doc.lineage,
         serial=doc.serial,
         endpoint=doc.endpoint,
         tenant_id=doc.tenant_id,
-        config_path=os.path.abspath(config_path),
+        config_path=config,
+        config_relative=os.path.normpath(
+            os.path.join(os.path.relpath(config_dir, plan_dir), os.path.basename(config))
+        ),
         state_path=_state_address(state_path),
         state_dir=os.path.abspath(state_dir),
         options=SavedOptions.of(options),

@@ -49,11 +49,16 @@ def render_config(config: Config, output_format: str) -> str:
 
 
 def render_generated_config(
-    generated: GeneratedConfig, control_plane: dict[str, Any], environment: str | None
+    generated: GeneratedConfig,
+    control_plane: dict[str, Any],
+    environment: str | None,
+    *,
+    state: dict[str, Any] | None = None,
 ) -> str:
-    """The TOML of `planner import --all`: a header, the control plane (of ENVIRONMENT
-    when given), `[defaults]`, then one block per deployment with its secrets inline."""
-    head: dict[str, Any] = {}
+    """The TOML of `planner import --all`: a header, `[state]` (when STATE is not empty),
+    the control plane (of ENVIRONMENT when given), `[defaults]`, then one block per
+    deployment with its secrets inline."""
+    head: dict[str, Any] = {"state": state} if state else {}
     if environment is not None:
         head["environments"] = {environment: {"control_plane": control_plane}}
     elif control_plane:

@@ -9,7 +9,6 @@ from planner.state.document import PendingIntent, StateDocument, adopt
 from planner.state.endpoints import canonical_endpoint, embedded_endpoint
 from planner.state.inmemory import InMemoryBackend, MemoryStore
 from planner.state.localfile import LocalFileBackend
-from planner.state.location import default_state_path, resolve_state_path
 from planner.state.locking import LockHandle, LockInfo
 from planner.state.records import RecordedDeployment
 
@@ -25,8 +24,6 @@ __all__ = [
     "StateDocument",
     "adopt",
     "canonical_endpoint",
-    "default_state_path",
     "embedded_endpoint",
     "read_or_create",
-    "resolve_state_path",
 ]

@@ -1,9 +1,11 @@
-"""Where a config file's state lives: a file path or a PostgreSQL URL, and its backend."""
+"""A state's location, a file path or a PostgreSQL URL, and its backend.
+
+Which location a command uses is resolved in one place, `planner.cli.target`.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from planner.errors import StateError
@@ -19,36 +21,6 @@ DEFAULT_STATE_DIR = "state"
 STATE_SUFFIX = ".state.json"
 
 
-def default_state_path(
-    config_path: str | os.PathLike[str],
-    env: Mapping[str, str] | None = None,
-    *,
-    environment: str | None = None,
-) -> Path:
-    """`<dir>/<config stem>.state.json` (`<config stem>.<environment>.state.json` for one
-    environment of the config); dir is $PLANNER_STATE_DIR, else `state/`.
-
-    The result is relative to the working directory unless the directory is absolute.
-    """
-    environ = os.environ if env is None else env
-    directory = environ.get(STATE_DIR_ENV) or DEFAULT_STATE_DIR
-    stem = Path(config_path).stem + (f".{environment}" if environment else "")
-    return Path(directory) / f"{stem}{STATE_SUFFIX}"
-
-
-def resolve_state_path(
-    state: str | None,
-    config_path: str | os.PathLike[str],
-    env: Mapping[str, str] | None = None,
-    *,
-    environment: str | None = None,
-) -> Path:
-    """The `--state` path when given, else the default for the config file (and environment)."""
-    if state:
-        return Path(state)
-    return default_state_path(config_path, env, environment=environment)
-
-
 def is_postgres_url(location: str) -> bool:
     """Whether a state location is a PostgreSQL URL (anything else is a file path)."""
     return location.lower().startswith(POSTGRES_SCHEMES)
@@ -60,20 +32,6 @@ def state_name(
     """A state's name in a shared store: NAME (`[state] name`) or the config's stem, with
     `.<environment>` for one environment of the config."""
     return (name or Path(config_path).stem) + (f".{environment}" if environment else "")
-
-
-def resolve_state_location(
-    flag: str | None,
-    configured: str | None,
-    config_path: str | os.PathLike[str],
-    env: Mapping[str, str] | None = None,
-    *,
-    environment: str | None = None,
-) -> str:
-    """`--state`, else $PLANNER_STATE, else `[state] url`, else the default state file."""
-    environ = os.environ if env is None else env
-    chosen = flag or environ.get(STATE_ENV) or configured
-    return chosen or str(default_state_path(config_path, environ, environment=environment))
 
 
 def open_backend(location: str, *, name: str, schema: str | None = None) -> StateBackend:

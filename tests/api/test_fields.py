@@ -10,6 +10,7 @@ from planner.api.fields import (
     UnknownFieldError,
     bound_leaves,
     classify,
+    read_only_keys,
     table_problems,
 )
 from planner.api.models import DeploymentCreate, DeploymentPatch
@@ -101,3 +102,9 @@ def test_an_unknown_path_is_refused_not_read_only() -> None:
     """classify raises for a path no entry covers instead of calling it read-only."""
     with pytest.raises(UnknownFieldError, match="display_name has no change class"):
         classify("display_name")
+
+
+def test_read_only_keys_come_from_the_table() -> None:
+    """The keys the service sets in a request table are the table's read-only entries."""
+    assert read_only_keys("source_revision_config") == ("repo_commit_sha",)
+    assert read_only_keys("source_config") == ()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.apply.records import recorded_from, rerecorded
-from planner.plan.refresh import revision_fields
+from planner.plan.records import revision_fields
 from tests.plan.builders import git_desired, observed_from
 
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from planner.api.client import ControlPlaneClient
-from planner.cli.cmd_apply import confirm
-from planner.cli.common import Interrupted
+from planner.cli.exits import Interrupted
+from planner.cli.prompt import confirm
 from planner.errors import PlannerError
 from planner.state import LocalFileBackend
 from tests.cli.conftest import SECRET_VALUE, Scenario
@@ -171,7 +171,8 @@ def test_a_locked_state_fails_naming_the_holder(scenario: Scenario) -> None:
 
 def test_a_create_journalled_but_never_recorded_is_adopted(scenario: Scenario) -> None:
     """After a crash between sending a create and recording it (a pending intent, the
-    deployment exists), the next apply adopts it: no duplicate, none forgotten."""
+    deployment exists), the next apply adopts it: no duplicate, none forgotten, and its
+    plan lists it as recovered (no line of its own)."""
     assert scenario.cli("apply", "--auto-approve", "--only", "worker").code == 0
     backend = LocalFileBackend(scenario.state_path)
     doc = backend.read()
@@ -181,7 +182,8 @@ def test_a_create_journalled_but_never_recorded_is_adopted(scenario: Scenario) -
     created = scenario.create_remote("api")
     result = scenario.cli("apply", "--auto-approve")
     assert result.code == 0, result.out + result.err
-    assert f"Adopted api ({created.id})" in result.err
+    assert "Recovered from an interrupted apply" in result.out and created.id in result.out
+    assert "Adopted" not in result.err
     state = scenario.state()
     assert state is not None and state.pending == []
     assert state.deployments["api"].id == created.id

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from planner.api.client import ControlPlaneClient
+from planner.cli.options import WorkspaceOptions
+from planner.cli.target import resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanStaleError
 from planner.plan.saved import SavedPlan, read_saved_plan, sealed_content
@@ -28,7 +30,8 @@ def check_fresh(scenario: Scenario, saved: SavedPlan) -> None:
     """What apply does before executing: re-read the state, refresh, compare."""
 
     async def go() -> None:
-        async with Workspace.open(scenario.config_path, announce=lambda _: None) as ws:
+        target = resolve_target(WorkspaceOptions(config=str(scenario.config_path)), os.environ)
+        async with Workspace.open(target, announce=lambda _: None) as ws:
             doc = ws.read_state()
             wanted = set(ws.config.deployments) - set(doc.deployments)
             check_plan_fresh(saved, doc, await ws.refresh(doc, wanted))

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from planner.cli.common import Interrupted
+from planner.cli.exits import Interrupted
 from planner.cli.main import main
 from planner.cli.signals import StopSignals
 

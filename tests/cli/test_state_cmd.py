@@ -78,12 +78,15 @@ def test_list_json(state_file: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_default_state_path_from_config_stem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Without --state, `-c configs/prod.toml` reads state/prod.state.json, or the env dir."""
+    """Without --state, `-c configs/prod.toml` reads configs/state/prod.state.json (beside
+    the config, whatever the working directory), or the env dir."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PLANNER_STATE_DIR", raising=False)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "prod.toml").write_text("", encoding="utf-8")
     doc = StateDocument.new(ENDPOINT, None)
     doc.record(_recorded("from-default", 3))
-    LocalFileBackend(tmp_path / "state" / "prod.state.json").write(doc)
+    LocalFileBackend(tmp_path / "configs" / "state" / "prod.state.json").write(doc)
     assert main(["state", "list", "-c", "configs/prod.toml"]) == 0
     assert "from-default" in capsys.readouterr().out
     monkeypatch.setenv("PLANNER_STATE_DIR", str(tmp_path / "elsewhere"))

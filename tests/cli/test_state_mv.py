@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from planner.state import LocalFileBackend
 from planner.state.postgres import PostgresBackend
 from tests.cli.conftest import BASE_CONFIG, Scenario
 from tests.postgres import unique_name
@@ -63,3 +64,13 @@ def test_state_mv_in_postgresql(
     assert doc is not None and sorted(doc.deployments) == ["api", "runner"]
     rename_worker_table(scenario)
     assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_state_mv_takes_the_state_lock(scenario: Scenario) -> None:
+    """While another writer holds the lock, `state mv` is refused and moves nothing."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    with LocalFileBackend(scenario.state_path).lock("apply"):
+        refused = scenario.cli("state", "mv", "worker", "runner")
+    assert refused.code != 0 and "locked" in refused.err
+    state = scenario.state()
+    assert state is not None and sorted(state.deployments) == ["api", "worker"]

@@ -6,7 +6,7 @@ from planner.api.models import Deployment
 from planner.plan import body as plan_body
 from planner.plan.diff import make_plan
 from planner.plan.model import Action, Plan, Recovered
-from planner.plan.recovery import update_intent_details
+from planner.plan.recovery import adopt_interrupted_creates, update_intent_details, with_recovered
 from planner.state import StateDocument
 from planner.state.document import IntentOp, PendingIntent
 
@@ -120,3 +120,25 @@ def test_an_interrupted_replace_is_attributed_to_the_run_not_outside() -> None:
     assert "interrupted apply" in error.message and new_id in error.message
     assert "outside the planner" not in error.message
     assert error.hint is not None and f"planner import api {new_id}" in error.hint
+
+
+def test_interrupted_creates_are_adopted_once_and_listed() -> None:
+    """A journalled create found live is recorded with its observed values (one that left
+    the config with ids only, so the plan deletes it), every create intent is dropped, and
+    both are listed as recovered creates."""
+    api, gone = git_desired("api"), git_desired("gone")
+    live_api, live_gone = observed_from(api), observed_from(gone)
+    doc = StateDocument.new("embedded:x", None)
+    for name in ("api", "gone", "never-sent"):
+        doc.add_intent(IntentOp.CREATE, name)
+    found = {"api": live_api, "gone": live_gone}
+    adopted = adopt_interrupted_creates(doc, found, {"api": api}, KEY)
+    assert [(r.name, r.operation, r.deployment_id) for r in adopted] == [
+        ("api", IntentOp.CREATE, live_api.id),
+        ("gone", IntentOp.CREATE, live_gone.id),
+    ]
+    assert doc.pending == [] and doc.deployments["gone"].managed == {}
+    assert doc.deployments["api"].managed == recorded_from(api).managed
+    plan = make_plan({"api": api}, doc.deployments, found, digest_key=KEY)
+    assert {c.name: c.action for c in plan.changes}["gone"] is Action.DELETE
+    assert [r.name for r in with_recovered(plan, adopted).recovered] == ["api", "gone"]

@@ -15,10 +15,10 @@ from planner.api.models import Deployment, DeploymentCreate
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.plan.model import Drift
+from planner.plan.records import observed_record
 from planner.plan.refresh import (
     NAME_LOOKUP_LIMIT,
     Observed,
-    observed_record,
     pending_create_names,
     read_health,
     record_drift,

@@ -54,6 +54,7 @@ def scene() -> tuple[SavedPlan, StateDocument, Observed]:
         doc,
         observed,
         config_path="planner.toml",
+        plan_path="plan.json",
         state_path="state/planner.state.json",
         state_dir="state",
         options=options,

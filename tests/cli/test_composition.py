@@ -1,0 +1,76 @@
+"""The composition root holds: argparse stays in the CLI, and one resolver per target part."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PLANNER = Path(__file__).resolve().parents[2] / "planner"
+CLI = PLANNER / "cli"
+# argparse's own methods a CLI parser overrides (main.Parser.parse_known_args) take one too
+ALLOWED = {"register", "run"} | set(dir(argparse.ArgumentParser))
+ENDPOINT_VARIABLES = {"PLANNER_BASE_URL", "PLANNER_API_KEY", "PLANNER_TENANT_ID"}
+
+
+def modules() -> Iterator[tuple[Path, ast.Module]]:
+    for path in sorted(PLANNER.rglob("*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def takes_a_namespace(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    return any(a.annotation and "Namespace" in ast.unparse(a.annotation) for a in arguments)
+
+
+def test_only_register_and_run_take_a_namespace() -> None:
+    """No function outside planner/cli takes an argparse Namespace; inside, only the
+    commands' `register` and `run` do (options are built once, in `run`), and the
+    parser's overrides of argparse's own methods."""
+    offenders = [
+        f"{path.relative_to(PLANNER.parent)}:{node.lineno} {node.name}"
+        for path, tree in modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and takes_a_namespace(node)
+        and not (path.is_relative_to(CLI) and node.name in ALLOWED)
+    ]
+    assert offenders == []
+
+
+def test_argparse_is_imported_only_by_the_cli() -> None:
+    """No module outside planner/cli imports argparse."""
+    importers = []
+    for path, tree in modules():
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            if "argparse" in names and not path.is_relative_to(CLI):
+                importers.append(str(path.relative_to(PLANNER.parent)))
+    assert importers == []
+
+
+def test_the_endpoint_is_read_from_the_environment_in_one_place() -> None:
+    """PLANNER_BASE_URL, PLANNER_API_KEY and PLANNER_TENANT_ID are read by the one
+    resolver, `planner/cli/target.py`, and nowhere else."""
+    readers = {
+        str(path.relative_to(PLANNER.parent))
+        for path, tree in modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in ENDPOINT_VARIABLES
+    }
+    assert readers == {"planner/cli/target.py"}
+
+
+def test_the_old_resolvers_are_gone() -> None:
+    """The endpoint and state resolvers the composition root replaced are not defined."""
+    gone = {"from_environment", "resolve_state_path", "state_backend", "open_cli_client"}
+    defined = {
+        node.name
+        for _, tree in modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    assert defined & gone == set()
