@@ -35,8 +35,8 @@ from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError, PlanStaleError
-from planner.plan.body import check_secret_values
 from planner.plan.model import Action, Change, Plan
+from planner.plan.stale import refuse_stale, secret_moves
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, PendingIntent, StateDocument
 from planner.state.moves import move_recorded
@@ -132,9 +132,8 @@ def check_applicable(
                 f"the plan is stale: {change.name} is no longer in the config",
                 hint="run `planner plan` again",
             )
-    for change in plan.changes:  # the digests apply records must be of the values planned
-        if change.secret_digests and change.name in desired:
-            check_secret_values(change, desired[change.name].secret_values(), digest_key)
+    # the digests apply records must be of the values planned (sent, or seen on the server)
+    refuse_stale(secret_moves(plan, desired, digest_key))
 
 
 async def record_no_ops(run: Run, plan: Plan) -> None:

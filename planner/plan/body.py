@@ -15,7 +15,6 @@ from typing import Any
 from planner.api.fields import ChangeClass
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.errors import PlanStaleError
 from planner.plan.model import Action, Change, FieldChange
 from planner.plan.paths import RESOURCE_SPEC, normalize, set_path
 from planner.plan.views import desired_raw
@@ -70,7 +69,8 @@ def planned_patch_body(
     change: Change, secret_values: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
     """The PATCH body of an update/new_revision; secrets (the whole desired list) when
-    any changed, taken from `secret_values` (which `check_secret_values` vouches for)."""
+    any changed, taken from `secret_values` (which apply checks against the plan's
+    digests first: `planner.plan.stale.secret_moves`)."""
     if change.action not in _PATCH_ACTIONS:
         raise ValueError(f"{change.name}: a {change.action.value} change sends no PATCH")
     body = copy.deepcopy(change.request_body)
@@ -105,15 +105,3 @@ def moved_secrets(change: Change, secret_values: Mapping[str, str], key: bytes) 
         for name in set(change.secret_digests) | set(digests)
         if change.secret_digests.get(name) != digests.get(name)
     )
-
-
-def check_secret_values(change: Change, secret_values: Mapping[str, str], key: bytes) -> None:
-    """Refuse a change whose secrets differ from the ones the plan was made with (what it
-    sends, or what it records as on the server)."""
-    moved = moved_secrets(change, secret_values, key)
-    if moved:
-        raise PlanStaleError(
-            f"the saved plan is stale: secrets of {change.name} changed since it was made",
-            details=[f"secrets.{name}" for name in moved],
-            hint="run `planner plan` again",
-        )

@@ -43,11 +43,6 @@ class Action(StrEnum):
     def symbol(self) -> str:
         return _SYMBOLS[self]
 
-    @property
-    def label(self) -> str:
-        """How the action reads after a deployment name (`api will be ...`)."""
-        return _TITLES[self]
-
 
 _SYMBOLS = {
     Action.CREATE: "+",
@@ -56,14 +51,6 @@ _SYMBOLS = {
     Action.DELETE: "-",
     Action.REPLACE: "±",
     Action.NO_OP: " ",
-}
-_TITLES = {
-    Action.CREATE: "create",
-    Action.UPDATE: "update in place",
-    Action.NEW_REVISION: "new revision",
-    Action.DELETE: "delete",
-    Action.REPLACE: "replace (delete, then create)",
-    Action.NO_OP: "no changes",
 }
 
 

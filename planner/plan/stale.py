@@ -40,8 +40,13 @@ def check_plan_fresh(
         moved += config_moves(saved, desired)
     if desired is not None and digest_key is not None:
         moved += secret_moves(saved.plan, desired, digest_key)
+    refuse_stale(moved)
+
+
+def refuse_stale(moved: list[str]) -> None:
+    """Raise PlanStaleError when anything MOVED: the first move is the headline, the
+    details list the others, once each."""
     if moved:
-        # the first move is the headline; the details list the others, once each
         first, *others = moved
         raise PlanStaleError(f"the plan is stale: {first}", details=others, hint=STALE_HINT)
 

@@ -57,7 +57,7 @@ class TextView:
         self.console = make_console()
 
     def show_plan(self, plan: Plan) -> None:
-        sys.stdout.write(render_text(plan, color=sys.stdout.isatty()))
+        sys.stdout.write(render_text(plan, color=sys.stdout.isatty(), applying=True))
         sys.stdout.flush()
 
     def reporter(self, plan: Plan) -> Reporter:
@@ -86,7 +86,7 @@ class JsonView:
         self.events = EventStream(sys.stdout, operation)
 
     def show_plan(self, plan: Plan) -> None:
-        sys.stderr.write(render_text(plan, color=False))
+        sys.stderr.write(render_text(plan, color=False, applying=True))
         sys.stderr.flush()
 
     def reporter(self, plan: Plan) -> Reporter:

@@ -101,11 +101,21 @@ def change_title(change: Change) -> str:
     return moved if change.action is Action.NO_OP else f"{moved}, {headline}"
 
 
+ACTION_LABELS = {
+    Action.CREATE: "create",
+    Action.UPDATE: "update in place",
+    Action.NEW_REVISION: "new revision",
+    Action.DELETE: "delete",
+    Action.REPLACE: "replace (delete, then create)",
+    Action.NO_OP: "no changes",
+}
+
+
 def action_label(change: Change) -> str:
     """The action as a table cell reads it (`update in place`; a bare move: `move`)."""
     if change.moved_from is not None and change.action is Action.NO_OP:
         return "move"
-    return change.action.label
+    return ACTION_LABELS[change.action]
 
 
 @dataclass(frozen=True)

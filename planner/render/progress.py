@@ -157,7 +157,7 @@ class LiveReporter:
         for row in self._rows:
             style = _OUTCOME_STYLES[row.outcome] if row.started is not None else "dim"
             table.add_row(
-                Text(f"{row.action.symbol} {row.name}"),
+                Text(f"{'…' if row.rollout else row.action.symbol} {row.name}"),
                 Text(row.status, style=style),
                 Text(f"{elapsed(row, now):.1f}s", style="dim"),
             )

@@ -39,14 +39,18 @@ STYLES = {
 _SIGN_STYLES = {"+": "green", "-": "red", "~": "yellow", " ": "dim"}
 
 
-def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> str:
+def render_text(
+    plan: Plan, *, color: bool = False, verbose: bool = False, applying: bool = False
+) -> str:
+    """The plan as text; APPLYING: shown by the apply that executes it (what it recovers
+    from an interrupted apply, it records now)."""
     out = io.StringIO()
     console = make_console(out, force_terminal=color)
     lines: list[Text] = []
     if plan.config is not None:
         where = f", environment: {plan.environment}" if plan.environment else ""
         lines += [Text(f"Config: {plan.config}{where}", "bold"), Text()]
-    for block in plan_blocks(plan, verbose=verbose):
+    for block in plan_blocks(plan, verbose=verbose, applying=applying):
         lines += [*block, Text()]
     lines.append(Text(plan_summary(plan), style="bold"))
     # One print of the whole text: a print per line costs rich's layout per line (a
@@ -55,14 +59,14 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
     return out.getvalue()
 
 
-def plan_blocks(plan: Plan, *, verbose: bool) -> list[list[Text]]:
+def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> list[list[Text]]:
     """Errors, warnings, drift, recovered operations, rollouts in progress, then one block
     per shown deployment (deletions first), then the deployments not managed."""
     blocks = [
         errors_block(plan),
         warnings_block(plan),
         drift_block(plan),
-        recovered_block(plan.recovered),
+        recovered_block(plan.recovered, applying=applying),
     ]
     blocks.append(listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]))
     blocks += [change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose)]

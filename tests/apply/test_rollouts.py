@@ -24,8 +24,9 @@ NO_WAIT = replace(FAST, wait=False)
 
 @pytest.fixture
 def plane_settings(tmp_path: Path) -> ServerSettings:
-    """Revisions slow enough to be still in progress when the next apply plans."""
-    return ServerSettings(db_path=tmp_path / "cp.db", build_seconds=2.0, deploy_seconds=0.2)
+    """Revisions slow enough to be still in progress when the next apply plans (an
+    internal_docker revision has no build: its deploy is the whole rollout)."""
+    return ServerSettings(db_path=tmp_path / "cp.db", build_seconds=0.1, deploy_seconds=2.5)
 
 
 async def left_rolling_out(harness: Harness, image: str = "registry.example.com/app:1") -> str:
@@ -82,8 +83,8 @@ async def test_the_wait_timeout_bounds_the_wait_for_a_rollout(harness: Harness) 
 
 
 async def test_a_rollout_that_fails_fails_the_apply(harness: Harness) -> None:
-    """A rollout that ends BUILD_FAILED while waited for is a failure of the run."""
-    await left_rolling_out(harness, image="registry.example.com/fail-build:1")
+    """A rollout that ends DEPLOY_FAILED while waited for is a failure of the run."""
+    await left_rolling_out(harness, image="registry.example.com/fail-deploy:1")
     result = await harness.apply()
     [row] = result.failed
-    assert (row.rollout, row.status) == (True, "BUILD_FAILED")
+    assert (row.rollout, row.status) == (True, "DEPLOY_FAILED")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,33 @@ def test_the_apply_after_a_kill_waits_for_the_rollout_it_started(
     assert state is not None
     live = scenario.get(state.deployments["api"].id)
     assert live.active_revision_id == live.latest_revision_id == end["revision_id"]
+
+
+def test_an_apply_that_adopts_a_create_lists_it_in_every_format(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """After a kill -9 between a create and its record, the next apply names what it
+    adopts: in the plan it shows and its result (text), in its step summary (markdown)
+    and in its summary event (JSON `recovered[]`)."""
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    [recovered] = json.loads(scenario.plan("--format", "json").out)["recovered"]
+    headline = f"Recovered from an interrupted apply: api ({recovered['deployment_id']})"
+    summary = tmp_path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = scenario.cli("apply", "--auto-approve")
+    assert result.code == 0, result.out + result.err
+    assert result.out.splitlines().count(headline) == 2  # the plan shown, the result
+    assert "api: created but never recorded; this apply records it" in result.out
+    assert headline in summary.read_text(encoding="utf-8")
+
+
+def test_the_json_summary_of_an_adopting_apply_carries_recovered(scenario: Scenario) -> None:
+    """`apply --format json` after a kill -9 between a create and its record: the
+    summary event lists the adopted create in `recovered`."""
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    result = scenario.cli("apply", "--auto-approve", "--format", "json")
+    assert result.code == 0, result.out + result.err
+    summary = json.loads(result.out.splitlines()[-1])
+    assert [(r["name"], r["operation"]) for r in summary["recovered"]] == [("api", "create")]

@@ -48,6 +48,26 @@ def test_line_reporter_says_nothing_about_deployments_without_changes() -> None:
     assert out.getvalue().splitlines() == ["2026-01-01T03:04:05Z Applying 0 change(s)"]
 
 
+def test_a_rollout_waited_for_is_progress_in_both_reporters() -> None:
+    """A rollout of an earlier apply, waited for, is announced, gets its status lines and
+    a row of the live display (marked `…`), though nothing is sent for it."""
+    out = io.StringIO()
+    reporter = LineReporter(make_console(out), clock=lambda: 3.0, wall=lambda: WALL)
+    row = DeploymentResult("web", Action.NO_OP, status="DEPLOYING", started=2.0, rollout=True)
+    reporter.begin([row])
+    reporter.update(row)
+    assert out.getvalue().splitlines() == [
+        "2026-01-01T03:04:05Z Applying 0 change(s), waiting for 1 rollout(s) an earlier apply "
+        "started",
+        "2026-01-01T03:04:05Z web: DEPLOYING (1.0s)",
+    ]
+    live = io.StringIO()
+    display = LiveReporter(make_console(live, force_terminal=True), clock=lambda: 3.0)
+    display.begin([row])
+    display.end(ApplyResult(results=[row]))
+    assert "… web" in live.getvalue() and "0/1" in live.getvalue()
+
+
 def test_live_reporter_shows_each_deployment_and_the_overall_bar() -> None:
     """The live display has a line per changed deployment with its status, and a bar."""
     out = io.StringIO()

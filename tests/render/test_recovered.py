@@ -46,6 +46,14 @@ def test_a_plan_names_each_recovered_deployment_once_with_its_id() -> None:
     ]
 
 
+def test_the_plan_an_apply_shows_says_that_this_apply_records_them() -> None:
+    """Shown by the apply that executes it, the plan says this apply records what it
+    recovers (a plan alone says the next apply does)."""
+    text = render_text(recovering_plan(), applying=True)
+    assert "  api: created but never recorded; this apply records it" in text
+    assert "the next apply" not in text
+
+
 def test_a_plan_without_recovery_says_nothing_of_it() -> None:
     """No recovered operation: no line about an interrupted apply in any view."""
     plan = Plan(changes=[Change(name="api", action=Action.NO_OP)])
