@@ -3,6 +3,8 @@
 - one page per command and subcommand, from `planner.cli.main.build_parser()`;
 - the config reference, the saved plan reference and the apply events reference, from the
   JSON Schemas the code builds (`planner schema` writes the same ones to `schemas/`);
+- the field-behaviour page, from the table the planner and the local control plane use
+  (`planner.api.fields.FIELD_BEHAVIOUR`);
 - the security page, from `SECURITY.md` at the repository root (which stays the source).
 
 Nothing generated is checked in. `mkdocs.yml` names the hook (`hooks: [docs/hooks.py]`)
@@ -13,7 +15,9 @@ expands into one entry per command.
 from __future__ import annotations
 
 import argparse
+import html
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,8 +78,21 @@ def fixed_width_help(parser: argparse.ArgumentParser) -> str:
     return parser.format_help()
 
 
+CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.DOTALL)
+
+
+def escape_html(text: str) -> str:
+    """TEXT with `&`, `<` and `>` outside code spans escaped, so a help text's
+    `<config stem>` prints as written instead of vanishing as an unknown HTML tag."""
+    out, start = [], 0
+    for span in CODE_SPAN.finditer(text):
+        out += [html.escape(text[start : span.start()], quote=False), span.group(0)]
+        start = span.end()
+    return "".join([*out, html.escape(text[start:], quote=False)])
+
+
 def cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return escape_html(text).replace("|", "\\|").replace("\n", " ")
 
 
 def option_rows(parser: argparse.ArgumentParser) -> list[str]:
@@ -98,7 +115,7 @@ def command_page(
     words: tuple[str, ...], parser: argparse.ArgumentParser, summary: str, children: list[str]
 ) -> str:
     title = " ".join(("planner", *words))
-    lines = [f"# `{title}`", "", parser.description or summary, ""]
+    lines = [f"# `{title}`", "", escape_html(parser.description or summary), ""]
     lines += ["```text", fixed_width_help(parser).rstrip(), "```", ""]
     rows = option_rows(parser)
     if rows:
@@ -151,6 +168,10 @@ def commands_index(
         "",
         "## Options of every command",
         "",
+        "Long options take two dashes. Terraform's one-dash spellings (`-out=p.json`,",
+        "`-auto-approve`, `-var`, `-json`) are refused with one line naming the planner",
+        "spelling (`did you mean --out?`, exit 1).",
+        "",
         "```text",
         fixed_width_help(parser).rstrip(),
         "```",
@@ -162,10 +183,12 @@ def commands_index(
         "| Code | When |",
         "|---|---|",
         "| 0 | success (for `plan --detailed-exitcode`: no changes) |",
-        "| 1 | an error (one clear line plus detail lines; no traceback unless `--debug`) |",
-        "| 2 | `plan --detailed-exitcode` with changes (a usage error, from the parser, "
-        "is 2 as well) |",
-        "| 130 | interrupted (Ctrl-C) |",
+        "| 1 | an error, a usage error too (one clear line plus detail lines; no traceback "
+        "unless `--debug`): the parser's usual 2 would read as changes |",
+        "| 2 | `plan --detailed-exitcode` with changes |",
+        "| 130 | interrupted (SIGINT, Ctrl-C) |",
+        "| 143 | terminated (SIGTERM, e.g. a cancelled CI job; `apply` and `destroy` wind "
+        "down first, see [Interrupts](../../guides/apply.md#interrupts)) |",
         "",
     ]
     return "\n".join(lines)
@@ -248,7 +271,7 @@ def long_enum(schema: dict[str, Any]) -> list[Any] | None:
 def object_section(name: str, schema: dict[str, Any]) -> list[str]:
     lines = [f"## `{name}` {{#{anchor(name)}}}", ""]
     if schema.get("description"):
-        lines += [schema["description"], ""]
+        lines += [escape_html(schema["description"]), ""]
     properties: dict[str, Any] = schema.get("properties", {})
     if not properties:
         constraints = describe_constraints(schema)
@@ -316,6 +339,39 @@ def apply_events_reference() -> str:
     return schema_page("Apply events JSON Schema reference", intro, schema, "ApplyEvent")
 
 
+# ---- field behaviour ---------------------------------------------------------------------
+
+CLASS_ORDER = ("immutable", "in-place", "new-revision", "read-only")
+
+
+def field_behaviour_page() -> str:
+    """The field-behaviour table, one row per entry, grouped by class."""
+    from planner.api.fields import FIELD_BEHAVIOUR, REASONS, bound_leaves
+
+    leaves = bound_leaves()
+    lines = [
+        "# Field behaviour",
+        "",
+        "How a change to each field of a deployment is applied. Generated from the table",
+        "the planner and the local control plane both use (`planner.api.fields.FIELD_BEHAVIOUR`)",
+        "when the site is built. The table is bound to the API's wire models: every field of",
+        "the create and PATCH bodies (and of a deployment read) gets its class from exactly",
+        "one row, and a row naming a table classes every key below it. A field without a",
+        "class is refused when planner starts, never planned as read-only.",
+        "",
+        "| Field | Class | A change |",
+        "|---|---|---|",
+    ]
+    for change_class in CLASS_ORDER:
+        for path, found in FIELD_BEHAVIOUR.items():
+            if found.value == change_class:
+                below = " and every key below it" if path not in leaves else ""
+                reason = "never planned" if change_class == "read-only" else REASONS[found]
+                lines.append(f"| `{path}`{below} | {change_class} | {cell(reason)} |")
+    lines += ["", "Exit codes: see the [command overview](commands/index.md#exit-codes).", ""]
+    return "\n".join(lines)
+
+
 def security_page() -> str:
     """SECURITY.md as a page of the site: its links into docs/ made relative to docs/."""
     return (ROOT / "SECURITY.md").read_text(encoding="utf-8").replace("](docs/", "](")
@@ -328,6 +384,7 @@ def generated_pages() -> dict[str, str]:
         "reference/config.md": config_reference(),
         "reference/plan-schema.md": plan_reference(),
         "reference/apply-events-schema.md": apply_events_reference(),
+        "reference/field-behaviour.md": field_behaviour_page(),
         "security.md": security_page(),
     }
 

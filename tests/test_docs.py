@@ -113,6 +113,30 @@ def test_config_reference_has_a_section_per_schema_definition() -> None:
         assert f"## `{name}` {{#{name.lower()}}}" in page
 
 
+def test_angle_brackets_in_help_text_are_escaped_outside_code() -> None:
+    """`<config stem>` in a help text prints as written, not swallowed as an HTML tag."""
+    hooks = load_hooks()
+    page = hooks.command_pages()[hooks.command_page_path(("plan",))]
+    table = page.split("## Arguments and options", 1)[1]
+    assert "state/&lt;config stem&gt;.state.json" in table
+    assert "<config stem>" not in table
+    assert hooks.escape_html("a <b> `<c>` & ``<d>``") == "a &lt;b&gt; `<c>` &amp; ``<d>``"
+
+
+def test_field_behaviour_page_is_the_table() -> None:
+    """The generated field-behaviour page has one row per table entry, with its class."""
+    from planner.api.fields import FIELD_BEHAVIOUR
+
+    page = load_hooks().generated_pages()["reference/field-behaviour.md"]
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(FIELD_BEHAVIOUR)
+    for path, change_class in FIELD_BEHAVIOUR.items():
+        assert any(
+            row.startswith(f"| `{path}`") and f"| {change_class.value} |" in row for row in rows
+        )
+    assert "| `source_config.resource_spec` and every key below it | new-revision |" in page
+
+
 def test_generated_pages_are_not_checked_in() -> None:
     """Generated pages exist only at build time, so none can be stale in the repository."""
     hooks = load_hooks()

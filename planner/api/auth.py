@@ -13,6 +13,7 @@ import httpx2
 from planner.errors import ConfigError
 
 URL_HINT = "pass --base-url, set PLANNER_BASE_URL or [control_plane].base_url"
+_BODY_HEADERS = ("content-length", "content-encoding", "transfer-encoding")
 
 
 class KeyAuth(httpx2.Auth):
@@ -43,6 +44,16 @@ class KeyAuth(httpx2.Auth):
 
     def __repr__(self) -> str:
         return f"KeyAuth(api_key='***', tenant_id={self._tenant_id!r})"
+
+    def scrubbed(self, response: httpx2.Response) -> httpx2.Response:
+        """RESPONSE with the key replaced by `(sensitive)`, should a server echo it in an
+        error body (the body becomes the error's message)."""
+        key = self._api_key.encode()
+        if key not in response.content:
+            return response
+        kept = {k: v for k, v in response.headers.items() if k.lower() not in _BODY_HEADERS}
+        body = response.content.replace(key, b"(sensitive)")
+        return httpx2.Response(response.status_code, headers=kept, content=body)
 
 
 def is_header_value(value: str) -> bool:

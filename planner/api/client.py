@@ -187,7 +187,7 @@ class ControlPlaneClient:
         logger.debug("%s %s -> %s", method, path, response.status_code)
         if response.is_success:
             return response
-        error = error_from_response(method, path, response)
+        error = error_from_response(method, path, self._auth.scrubbed(response))
         if self.gate is not None and isinstance(error, RateLimitedError):
             self.gate.hold(error.retry_after)
         raise error

@@ -104,12 +104,24 @@ def _error_class(status: int) -> type[ApiError]:
     return by_status.get(status, ApiError)
 
 
+TENANT_SETTING = "PLANNER_TENANT_ID or [control_plane].tenant_id"
+KEY_HINT = "check PLANNER_API_KEY: the control plane refused the key"
+
+
 def _hint(status: int, detail: object) -> str | None:
-    if status == 403 and "workspace" in str(detail):
-        return "set PLANNER_TENANT_ID or [control_plane].tenant_id to choose the workspace"
-    if status in (401, 403):
-        return "check PLANNER_API_KEY (and PLANNER_TENANT_ID for the workspace)"
-    return None
+    """The way out of a 401/403 that fits its detail: only a key that spans several
+    workspaces (`requires workspace specification`) or a malformed workspace id is about
+    the tenant; anything else (an invalid key, `Forbidden`) is about the key."""
+    text = str(detail).lower()
+    if status not in (401, 403):
+        return None
+    if status == 403 and "workspace specification" in text:
+        return f"the API key spans several workspaces: set {TENANT_SETTING} to choose one"
+    if status == 403 and "valid workspace id" in text:
+        return f"check {TENANT_SETTING}: a workspace id is a uuid"
+    if status == 403 and "no access to workspace" in text:
+        return f"{KEY_HINT} for that workspace (or {TENANT_SETTING} names another one)"
+    return KEY_HINT
 
 
 def error_from_response(method: str, path: str, response: httpx2.Response) -> ApiError:

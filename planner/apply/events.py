@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from planner.apply.results import Outcome
-from planner.plan.model import Action
+from planner.apply.results import Outcome, RunOutcome
+from planner.plan.model import Action, Recovered
 
 ISO_UTC = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
 Operation = Literal["apply", "destroy"]
@@ -42,6 +42,10 @@ class StartEvent(Event):
     status: Literal["started"] = "started"
     operation: Operation
     changes: int = Field(description="deployments something will be sent for")
+    rollouts: int = Field(
+        description="revisions an earlier apply submitted, still rolling out: waited for, "
+        "nothing sent (their events have action `no_op`)"
+    )
 
 
 class StatusEvent(Event):
@@ -132,19 +136,24 @@ class Counts(BaseModel):
     replaced: int
     failed: int
     not_started: int
+    rollouts: int = Field(description="rollouts of an earlier apply waited for")
 
 
 class SummaryEvent(Event):
     """The last line of a run that executed (or was stopped while executing)."""
 
     type: Literal["summary"] = "summary"
-    status: Literal["complete", "failed", "interrupted"] = Field(description="= outcome")
+    status: RunOutcome = Field(description="= outcome")
     operation: Operation
-    outcome: Literal["complete", "failed", "interrupted"]
+    outcome: RunOutcome
     exit_code: int = Field(description="0 done, 1 a deployment failed, 130 SIGINT, 143 SIGTERM")
     seconds: float
     counts: Counts
     message: str = Field(description="the human summary line")
+    recovered: list[Recovered] = Field(
+        default_factory=list,
+        description="what an interrupted apply did and this run adopted (as in the plan)",
+    )
 
 
 ApplyEvent = Annotated[

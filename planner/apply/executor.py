@@ -4,11 +4,13 @@ Order: first what needs no request (no-op records, forgetting deployments delete
 outside), then ONE bulk delete for every `delete` and `replace` (chunks of 100), then
 every create, PATCH and re-create concurrently (`parallelism` requests at once), each
 waiting for its revision through the one batched poller (`planner.apply.poller`, with a
-request budget of its own; the client's pool holds both). Crash safety comes from
-`StateRecorder`: a create, a PATCH and a delete are journalled before they are sent and
-recorded as soon as they are answered, so a `kill -9` at any moment leaves either the
-record or the journal entry: the next run adopts a create by name, and reports what the
-entries explain as recovered, not drift.
+request budget of its own; the client's pool holds both), and beside them, sending
+nothing, the waits for the revisions an earlier apply submitted that are still rolling
+out (`plan.rollouts` of deployments the plan leaves alone; not with `--no-wait`).
+Crash safety comes from `StateRecorder`: a create, a PATCH and a delete are journalled
+before they are sent and recorded as soon as they are answered, so a `kill -9` at any
+moment leaves either the record or the journal entry: the next run adopts a create by
+name, and reports what the entries explain as recovered, not drift.
 
 Stopping (Ctrl-C sets `stop`): nothing new is sent, waits end at once, requests in
 flight get `interrupt_grace` seconds to finish (and be recorded) before they are
@@ -26,7 +28,7 @@ from typing import Any
 from planner.api.client import ControlPlaneClient
 from planner.api.gate import BackoffGate
 from planner.apply.context import ApplyOptions, Run, describe_error, working_on
-from planner.apply.operations import apply_change
+from planner.apply.operations import apply_change, rollouts_to_wait, wait_for_rollout
 from planner.apply.recorder import StateRecorder
 from planner.apply.records import rerecorded
 from planner.apply.reporter import NullReporter, Reporter
@@ -37,6 +39,7 @@ from planner.plan.body import check_secret_values
 from planner.plan.model import Action, Change, Plan
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, PendingIntent, StateDocument
+from planner.state.moves import move_recorded
 
 _NEEDS_CONFIG = (Action.CREATE, Action.UPDATE, Action.NEW_REVISION, Action.REPLACE)
 _DELETES = (Action.DELETE, Action.REPLACE)
@@ -70,17 +73,26 @@ async def execute_plan(
         stop=stop or asyncio.Event(),
         results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
     )
-    result = ApplyResult(results=list(run.results.values()), mode=plan.mode)
+    rollouts = rollouts_to_wait(plan, run.options.wait)
+    for rollout in rollouts:
+        run.results[rollout.name].rollout = True
+    result = ApplyResult(
+        results=list(run.results.values()), mode=plan.mode, recovered=list(plan.recovered)
+    )
     await client.fit_pool(run.options.parallelism + run.poller.requests)
     started = run.options.clock()
     run.reporter.begin(result.results)
     try:
         run.poller.start()  # here: its retries are no one deployment's
         with observed(client, client.gate, reporter):
+            result.moved = await record_moves(run, plan)
             await record_no_ops(run, plan)
-            intents = await delete_all(run, plan.changes_with(*_DELETES))
+            deletes = [c for c in plan.changes_with(*_DELETES) if not c.create_before_destroy]
+            intents = await delete_all(run, deletes)
             work = plan.changes_with(*_NEEDS_CONFIG)
-            await run_all(run, [apply_change(run, c, intents.get(c.name)) for c in work])
+            operations = [apply_change(run, c, intents.get(c.name)) for c in work]
+            operations += [wait_for_rollout(run, rollout) for rollout in rollouts]
+            await run_all(run, operations)
     finally:
         await run.poller.aclose()
         result.interrupted = run.stop.is_set()
@@ -120,7 +132,8 @@ def check_applicable(
                 f"the plan is stale: {change.name} is no longer in the config",
                 hint="run `planner plan` again",
             )
-        if change.send_secrets:
+    for change in plan.changes:  # the digests apply records must be of the values planned
+        if change.secret_digests and change.name in desired:
             check_secret_values(change, desired[change.name].secret_values(), digest_key)
 
 
@@ -132,22 +145,36 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
     for change in plan.changes_with(Action.NO_OP):
         recorded = doc.deployments.get(change.name)
         wanted = run.desired.get(change.name)
-        outcome_status = "no changes"
+        outcome_status = f"moved from {change.moved_from}" if change.moved_from else "no changes"
         if recorded is None:
             pass
         elif wanted is None or plan.mode == "destroy" or change.gone:
             doc.forget(change.name)
             outcome_status, changed = "forgotten", True
         else:
-            fresh = rerecorded(wanted, recorded, run.digest_key)
+            fresh = rerecorded(wanted, recorded, change.secret_digests)
             if fresh != recorded:
                 doc.record(fresh)
                 changed = True
         # what an interrupted apply journalled for it, the plan has accounted for
         changed |= doc.clear_intents(change.name, IntentOp.UPDATE, IntentOp.DELETE)
-        run.finish(run.results[change.name], Outcome.SUCCEEDED, outcome_status)
+        if not run.results[change.name].rollout:  # a rollout's wait finishes it
+            run.finish(run.results[change.name], Outcome.SUCCEEDED, outcome_status)
     if changed:
         await run.recorder.commit()
+
+
+async def record_moves(run: Run, plan: Plan) -> int:
+    """Re-key the record of every moved deployment (nothing is sent for a move), in one
+    write before anything else, so each change then finds its record where it plans it."""
+    doc = run.recorder.doc
+    moved = [c for c in plan.changes if c.moved_from in doc.deployments]
+    for change in moved:
+        assert change.moved_from is not None
+        move_recorded(doc, change.moved_from, change.name)
+    if moved:
+        await run.recorder.commit()
+    return len(moved)
 
 
 async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent]:

@@ -25,7 +25,7 @@ from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd
 from planner.errors import ApiError, ApplyError
 from planner.plan.body import planned_create_body, planned_patch_body
-from planner.plan.model import Action, Change
+from planner.plan.model import Action, Change, Plan, Rollout
 from planner.plan.recovery import update_intent_details
 from planner.state.document import PendingIntent
 
@@ -41,6 +41,8 @@ async def apply_change(run: Run, change: Change, intent: PendingIntent | None = 
             await create(run, change, result)
         elif change.action in (Action.UPDATE, Action.NEW_REVISION):
             await patch(run, change, result)
+        elif change.action is Action.REPLACE and change.create_before_destroy:
+            await create_first(run, change, result)
         elif change.action is Action.REPLACE:
             await recreate(run, change, result, intent)
     except Exception as error:  # one deployment's failure must not stop the others
@@ -49,7 +51,11 @@ async def apply_change(run: Run, change: Change, intent: PendingIntent | None = 
 
 
 async def create(
-    run: Run, change: Change, result: DeploymentResult, intent: PendingIntent | None = None
+    run: Run,
+    change: Change,
+    result: DeploymentResult,
+    intent: PendingIntent | None = None,
+    then: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Journal, POST, record; then follow the first revision.
 
@@ -65,9 +71,11 @@ async def create(
     deployment = await sent_journalled(run, result, intent, lambda: post(run, result, create_body))
     if deployment is None:
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    await run.recorder.record(
+        recorded_from(desired, deployment, change.secret_digests), done=intent
+    )
     result.deployment_id = deployment.id
-    await follow(run, result, deployment.latest_revision_id)
+    await follow(run, result, deployment.latest_revision_id, then)
 
 
 async def sent_journalled(
@@ -131,7 +139,9 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     deployment = await sent_journalled(run, result, intent, lambda: run.submit(send))
     if deployment is None:
         return
-    await run.recorder.record(recorded_from(desired, deployment, run.digest_key), done=intent)
+    await run.recorder.record(
+        recorded_from(desired, deployment, change.secret_digests), done=intent
+    )
     if change.action is Action.UPDATE:
         run.finish(result, Outcome.SUCCEEDED, "updated")
         return
@@ -160,10 +170,58 @@ async def recreate(
     await create(run, change, result, intent)
 
 
-async def follow(run: Run, result: DeploymentResult, revision_id: str | None) -> None:
-    """Wait for the revision (unless --no-wait) and record how it ended."""
+def rollouts_to_wait(plan: Plan, wait: bool) -> list[Rollout]:
+    """The rollouts an apply waits for though it sends nothing for them: the latest
+    revisions still in progress (an earlier apply, interrupted or `--no-wait`, submitted
+    them) of deployments the plan leaves alone; none with `--no-wait`."""
+    if not wait or plan.mode != "normal":
+        return []
+    idle = {change.name for change in plan.changes_with(Action.NO_OP)}
+    return [rollout for rollout in plan.rollouts if rollout.name in idle]
+
+
+async def wait_for_rollout(run: Run, rollout: Rollout) -> None:
+    """Wait for ROLLOUT's revision like for one this run submitted (deadline, stop,
+    failure), and record it once it is deployed."""
+    result = run.results[rollout.name]
+    working_on.set(rollout.name)
+    result.deployment_id = rollout.deployment_id
+    run.begin(result, rollout.status)
+    try:
+        await follow(run, result, rollout.revision_id)
+    except Exception as error:  # one deployment's failure must not stop the others
+        run.fail(result, error)
+
+
+async def create_first(run: Run, change: Change, result: DeploymentResult) -> None:
+    """A replace under lifecycle.create_before_destroy: create the new deployment (its
+    new remote name is free), wait for its revision, then delete the old one. A new
+    revision that fails leaves the old deployment running."""
+    old_id = change.deployment_id
+    assert old_id is not None  # a replace targets a recorded id
+
+    async def delete_old() -> None:
+        if run.stop.is_set():
+            raise ApplyError(f"stopped before the old deployment {old_id} was deleted")
+        run.status(result, "deleting the old deployment")
+        outcome = await run.request(lambda: run.client.delete_deployments([old_id]))
+        if old_id not in outcome.deleted:
+            why = outcome.failed.get(old_id, "not deleted")
+            raise ApplyError(f"the old deployment {old_id} was not deleted: {why}")
+
+    await create(run, change, result, then=delete_old)
+
+
+async def follow(
+    run: Run,
+    result: DeploymentResult,
+    revision_id: str | None,
+    then: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Wait for the revision (unless --no-wait) and record how it ended; THEN (waited
+    for, even with --no-wait) runs once it is deployed, before the deployment succeeds."""
     result.revision_id = revision_id
-    if revision_id is None or not run.options.wait:
+    if revision_id is None or not (run.options.wait or then):
         run.finish(result, Outcome.SUBMITTED, Outcome.SUBMITTED.value)
         return
     assert result.deployment_id is not None
@@ -183,6 +241,8 @@ async def follow(run: Run, result: DeploymentResult, revision_id: str | None) ->
         run.finish(result, Outcome.FAILED, status, f"revision {revision_id} ended {status}")
     else:
         await record_revision(run, result.name, revision_id, status)
+        if then is not None:
+            await then()
         run.finish(result, Outcome.SUCCEEDED, status)
 
 

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from planner.config.desired import DesiredDeployment
-from planner.plan.records import desired_digests, recorded_from
+from planner.plan.records import recorded_from
 from planner.state.records import RecordedDeployment
 
-__all__ = ["recorded_from", "rerecorded", "with_revision"]
+__all__ = ["recorded_from", "rerecorded", "with_revision"]  # recorded_from: plan/records.py
 
 
 def rerecorded(
-    desired: DesiredDeployment, previous: RecordedDeployment, key: bytes
+    desired: DesiredDeployment, previous: RecordedDeployment, secret_digests: Mapping[str, str]
 ) -> RecordedDeployment:
     """The record of a deployment the plan leaves alone: the config's current values
-    (so released fields and accepted drift stop showing), the ids as they were."""
+    (so released fields and accepted drift stop showing), the ids as they were, and the
+    planned SECRET_DIGESTS (the values the plan saw on the server; never a value given
+    only at apply time, which was not sent)."""
     return previous.model_copy(
         update={
             "managed": desired.managed(),
-            "secret_digests": desired_digests(desired, key),
+            "secret_digests": dict(secret_digests),
             "protect": desired.lifecycle.protect,
         }
     )

@@ -1,12 +1,12 @@
 """What an apply did, per deployment and in total (data only; `planner.render.apply_text`
-turns it into the result table and the summary line)."""
+turns it into the result table, `planner.render.summary` into the summary line)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from planner.plan.model import Action, PlanMode, counted
+from planner.plan.model import Action, PlanMode, Recovered
 
 
 class Outcome(StrEnum):
@@ -18,12 +18,22 @@ class Outcome(StrEnum):
     NOT_STARTED = "not started"  # interrupted before it was sent
 
 
+class RunOutcome(StrEnum):
+    """How the whole run ended (value = the JSON name of the summary event's outcome)."""
+
+    COMPLETE = "complete"
+    FAILED = "failed"  # a deployment failed (the others were carried out)
+    INTERRUPTED = "interrupted"  # stopped by a signal
+
+
 @dataclass
 class DeploymentResult:
     """One deployment: what was done, the revision it got, its final status and timing.
 
     `status` is the last revision status seen (or `deleted`, `updated`, ...); `error`
-    says why it failed, naming nothing secret.
+    says why it failed, naming nothing secret. `rollout`: nothing was to be sent, but its
+    latest revision (`revision_id`, submitted by an earlier apply) was still rolling out,
+    so the run waited for it.
     """
 
     name: str
@@ -35,6 +45,7 @@ class DeploymentResult:
     error: str | None = None
     started: float | None = None
     seconds: float = 0.0
+    rollout: bool = False
 
     @property
     def failed(self) -> bool:
@@ -42,8 +53,13 @@ class DeploymentResult:
 
     @property
     def changed(self) -> bool:
-        """Something was sent for it (it is worth a row in the result table)."""
+        """Something was sent for it."""
         return self.action is not Action.NO_OP
+
+    @property
+    def shown(self) -> bool:
+        """Worth a row in the result table and progress: something was sent or waited for."""
+        return self.changed or self.rollout
 
 
 @dataclass
@@ -54,6 +70,16 @@ class ApplyResult:
     interrupted: bool = False
     mode: PlanMode = "normal"
     seconds: float = 0.0
+    # what the plan adopted from an interrupted apply (creates it never recorded, ...)
+    recovered: list[Recovered] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> RunOutcome:
+        if self.interrupted:
+            return RunOutcome.INTERRUPTED
+        return RunOutcome.FAILED if self.failed else RunOutcome.COMPLETE
+
+    moved: int = 0  # records re-keyed to a new address (nothing sent for them)
 
     @property
     def failed(self) -> list[DeploymentResult]:
@@ -68,30 +94,11 @@ class ApplyResult:
         """Deployments something was to be sent for, and nothing was (a stop came first)."""
         return sum(1 for r in self.results if r.outcome is Outcome.NOT_STARTED and r.changed)
 
+    @property
+    def rollouts(self) -> list[DeploymentResult]:
+        """The rollouts of an earlier apply this run waited for."""
+        return [r for r in self.results if r.rollout]
+
     def count(self, action: Action, *outcomes: Outcome) -> int:
         wanted = outcomes or (Outcome.SUCCEEDED, Outcome.SUBMITTED)
         return sum(1 for r in self.results if r.action is action and r.outcome in wanted)
-
-    def summary_line(self) -> str:
-        """`Apply complete: 2 created, 1 updated, 3 new revisions, 1 deleted, 0 failed (4.2s).`
-
-        The time is the whole run's (left out when not measured)."""
-        parts = [
-            f"{self.count(Action.CREATE)} created",
-            f"{self.count(Action.UPDATE)} updated",
-            counted(self.count(Action.NEW_REVISION), "new revision"),
-            f"{self.count(Action.DELETE)} deleted",
-        ]
-        replaced = self.count(Action.REPLACE)
-        if replaced:
-            parts.append(f"{replaced} replaced")
-        parts.append(f"{len(self.failed)} failed")
-        not_started = self.not_started
-        if not_started:
-            parts.append(f"{not_started} not started")
-        if self.mode == "destroy":
-            parts = [parts[3], *parts[-2 if not_started else -1 :]]
-        verb = "Destroy" if self.mode == "destroy" else "Apply"
-        state = "interrupted" if self.interrupted else "complete"
-        took = f" ({self.seconds:.1f}s)" if self.seconds else ""
-        return f"{verb} {state}: {', '.join(parts)}{took}."

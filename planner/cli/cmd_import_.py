@@ -27,6 +27,7 @@ from planner.plan.records import observed_record
 from planner.render.console import make_console
 from planner.render.output import write_lines
 from planner.state.document import adopt
+from planner.state.endpoints import target_text
 from planner.state.records import RecordedDeployment
 
 
@@ -151,7 +152,7 @@ async def fetch(ws: Workspace, deployment_id: str) -> Deployment:
         return await ws.client.get_deployment(deployment_id)
     except NotFoundError:
         raise PlannerError(
-            f"no deployment {deployment_id} on {ws.endpoint} (workspace {ws.tenant_id or '-'})",
+            f"no deployment {deployment_id} on {target_text(ws.endpoint, ws.tenant_id)}",
             hint="check the id (`planner state list` shows the managed ones); "
             "PLANNER_TENANT_ID selects the workspace",
         ) from None

@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from planner.cli.cmd_state_mv import MV_ACTIONS, register_mv
 from planner.cli.cmd_state_versions import VERSION_ACTIONS, StateAction, register_versions
 from planner.cli.options import (
     WorkspaceOptions,
@@ -49,6 +50,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     remove.add_argument("name", metavar="NAME")
     add_lock_timeout_option(remove)
     register_versions(lambda name, text: _action(actions, parents, name, text))
+    register_mv(lambda name, text: _action(actions, parents, name, text))
 
 
 def _action(
@@ -114,6 +116,7 @@ ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]]
     "show": run_show,
     "rm": run_rm,
     **VERSION_ACTIONS,
+    **MV_ACTIONS,
 }
 
 

@@ -43,6 +43,8 @@ class StateAction(Options):
     serial: int = 0
     file: str = ""
     force: bool = False
+    old: str = ""
+    new: str = ""
 
 
 def register_versions(action: Action) -> None:

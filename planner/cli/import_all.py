@@ -118,9 +118,11 @@ def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> Adopt
     backend = source.state.open()
     try:
         state = backend.read()
+        elsewhere = backend.managed_elsewhere(path.stem)  # other states of this config
     finally:
         backend.close()
     managed = {r.id for r in state.deployments.values()} if state else set()
+    managed |= set(elsewhere)
     declared = set() if file.resolve() == path.resolve() else set(config.deployments)
     return AdoptFrom(source, managed, declared, mode=config.control_plane.mode)
 

@@ -12,8 +12,9 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from planner import installed_version
@@ -47,11 +48,59 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
+    def parse_known_args(  # type: ignore[override]  # one signature for the overloads
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if args is not None:
+            self.refuse_single_dash(args)
+        return super().parse_known_args(args, namespace)
+
+    def refuse_single_dash(self, args: Sequence[str]) -> None:
+        """Terraform's one-dash spelling of a long option (`-out=p.json`, `-auto-approve`):
+        one line saying the planner spelling, exit 1 (argparse would say "unrecognized
+        arguments", or read `-chdir` as `-c hdir`). A parser with subcommands checks only
+        the words before its command."""
+        has_commands = self._subparsers is not None
+        for word in args:
+            if word == "--" or (has_commands and not word.startswith("-")):
+                return  # the words after a command are its parser's to check
+            suggestion = two_dash_spelling(word, self._option_string_actions)
+            if suggestion is not None:
+                option = word.partition("=")[0]
+                self.exit(
+                    EXIT_ERROR,
+                    f"{self.prog}: error: unknown option {option}: did you mean {suggestion}? "
+                    "(planner's long options take two dashes)\n",
+                )
+
     def error(self, message: str) -> NoReturn:
         """A usage error exits 1, like every error: argparse's 2 is the code of
         `plan --detailed-exitcode` for "changes", and CI would read it so."""
         self.print_usage(sys.stderr)
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+# Terraform options whose planner spelling is not the same name with two dashes.
+TERRAFORM_SPELLINGS = {
+    "json": "--format json",
+    "chdir": "-c DIR/planner.toml",
+}
+_ONE_DASH_OPTION = re.compile(r"-([a-z][a-z0-9-]+)(=.*)?", re.DOTALL)
+
+
+def two_dash_spelling(word: str, options: Mapping[str, object]) -> str | None:
+    """The planner spelling of WORD when it is a long option of OPTIONS written with one
+    dash (`-out=p.json` -> `--out`; `-json` -> `--format json`), else None."""
+    found = _ONE_DASH_OPTION.fullmatch(word)
+    if found is None:
+        return None
+    name = found.group(1)
+    if f"--{name}" in options:
+        return f"--{name}"
+    spelling = TERRAFORM_SPELLINGS.get(name)
+    if spelling is None or spelling.split()[0] not in options:
+        return None  # not an option of this command, in any spelling: argparse says so
+    return spelling
 
 
 class VersionAction(argparse.Action):

@@ -9,9 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Self
 
+from planner.config.var_files import GivenVariables, VarFile, given_variables
+
 DEFAULT_CONFIG = "planner.toml"
 ENV_VAR = "PLANNER_ENV"
-Variables = tuple[tuple[str, str], ...]
+Variables = tuple[tuple[str, str] | VarFile, ...]  # in command-line order
 
 
 class Options:
@@ -44,9 +46,10 @@ class WorkspaceOptions(Options):
         """`--env`, else $PLANNER_ENV, else None (a config without environments)."""
         return self.env or environ.get(ENV_VAR) or None
 
-    def variable_values(self) -> dict[str, str]:
-        """The `--var NAME=VALUE` overrides (the last of a name wins)."""
-        return dict(self.var)
+    def variable_values(self) -> GivenVariables:
+        """The `--var NAME=VALUE` and `--var-file FILE` overrides, in command-line order
+        (the last of a name wins; the files are read now)."""
+        return given_variables(self.var)
 
     def command_args(self, environ: Mapping[str, str]) -> tuple[str, ...]:
         """The `-c` / `--env` / `--state` options in effect, to repeat in a command we
@@ -103,6 +106,15 @@ def add_environment_options(parser: argparse.ArgumentParser) -> None:
         type=variable_assignment,
         metavar="NAME=VALUE",
         help="set a config variable (repeatable; wins over PLANNER_VAR_NAME)",
+    )
+    parser.add_argument(
+        "--var-file",
+        action="append",
+        dest="var",
+        type=VarFile,
+        metavar="FILE",
+        help="set config variables from a TOML or JSON file of NAME = value (repeatable; "
+        "with --var, the later one on the command line wins)",
     )
 
 

@@ -24,6 +24,7 @@ class Lifecycle(BaseModel):
 
     protect: bool = False
     ignore_changes: tuple[str, ...] = ()
+    create_before_destroy: bool = False
 
 
 class DesiredDeployment(BaseModel):

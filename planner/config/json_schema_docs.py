@@ -30,6 +30,8 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
     "Lifecycle": {
         "protect": "a plan that would delete or replace this deployment fails",
         "ignore_changes": "field paths the planner leaves alone once the deployment exists",
+        "create_before_destroy": "a replace creates the new deployment and waits for its "
+        "revision before it deletes the old one (the remote name must change)",
     },
 }
 

@@ -119,7 +119,8 @@ class DeploymentSpec(StrictModel):
         default=None, description="Kubernetes Secret references (external_docker only)"
     )
     lifecycle: Lifecycle | None = Field(
-        default=None, description="protect, ignore_changes (planner-side, never sent)"
+        default=None,
+        description="protect, ignore_changes, create_before_destroy (planner-side, never sent)",
     )
 
 

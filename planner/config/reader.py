@@ -16,15 +16,16 @@ SUFFIXES = (".toml", ".json")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
-def read_raw(path: Path) -> dict[str, Any]:
-    """The file's top-level table; ConfigError naming the file when it cannot be read."""
+def read_raw(path: Path, *, kind: str = "config file") -> dict[str, Any]:
+    """The file's top-level table; ConfigError naming the file (a KIND) when it cannot be
+    read."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise ConfigError(
-            f"{path}: unsupported config file type '{path.suffix or '(none)'}'",
+            f"{path}: unsupported {kind} type '{path.suffix or '(none)'}'",
             hint="use a .toml or .json file",
         )
-    text = _read_text(path)
+    text = _read_text(path, kind)
     parse = _parse_toml if suffix == ".toml" else _parse_json
     data = parse_nested(lambda text: parse(path, text), text, path, ConfigError)
     if not isinstance(data, dict):
@@ -32,14 +33,12 @@ def read_raw(path: Path) -> dict[str, Any]:
     return data
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, kind: str) -> str:
     try:
-        return read_user_text(path, "config file", ConfigError)
+        return read_user_text(path, kind, ConfigError)
     except FileNotFoundError:
-        raise ConfigError(
-            f"{path}: config file not found",
-            hint="create it (see examples/), or pass -c FILE",
-        ) from None
+        hint = "create it (see examples/), or pass -c FILE" if kind == "config file" else None
+        raise ConfigError(f"{path}: {kind} not found", hint=hint) from None
 
 
 def _parse_toml(path: Path, text: str) -> Any:

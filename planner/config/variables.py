@@ -1,7 +1,8 @@
 """`[variables]` and `${...}` interpolation: pure, from raw data and the inputs given.
 
-A variable's value, highest first: an explicit override (`--var NAME=VALUE`), the
-environ's `PLANNER_VAR_NAME`, the environment's `[environments.E.variables]`, the
+A variable's value, highest first: an explicit override (`--var NAME=VALUE` or
+`--var-file FILE`, the later one winning: `planner.config.var_files`), the environ's
+`PLANNER_VAR_NAME`, the environment's `[environments.E.variables]`, the
 variable's `default`. Values given as text (overrides, environ) take the type of the
 default when it has one (`--var replicas=3` is the integer 3 when the default is 2).
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.var_files import var_file_of
 
 ENVIRON_PREFIX = "PLANNER_VAR_"
 VARIABLE_KEYS = ("default", "description")
@@ -94,13 +96,26 @@ def variable_values(
         env_values = {}
     for name in [*env_values, *overrides]:
         if name not in declared:
-            where = env_loc if name in env_values else ("--var",)
-            hint = did_you_mean(name, declared)
-            problems.append(Problem((*where, name), f"unknown variable '{name}'{hint}"))
+            where = env_loc if name in env_values else None
+            problems.append(_unknown(name, declared, where, overrides))
     values: dict[str, Any] = {}
     for name, spec in declared.items():
         values[name] = _value_of(name, spec, env_values, overrides, environ, problems)
     return values
+
+
+def _unknown(
+    name: str, declared: Mapping[str, object], env_loc: Loc | None, given: Mapping[str, str]
+) -> Problem:
+    """An unknown variable set in the environment's table (ENV_LOC), a `--var-file`, or
+    by `--var`, at that place."""
+    message = f"unknown variable '{name}'{did_you_mean(name, declared)}"
+    if env_loc is not None:
+        return Problem((*env_loc, name), message)
+    source = var_file_of(given, name)
+    if source is not None:
+        return Problem(("--var-file",), f"{source}: {message}")
+    return Problem(("--var", name), message)
 
 
 def _value_of(
@@ -112,8 +127,9 @@ def _value_of(
     problems: list[Problem],
 ) -> Any:
     default = spec.get("default", Unset(name))
+    source = var_file_of(overrides, name)
     for where, text in (
-        (f"--var {name}", overrides.get(name)),
+        (f"--var-file {source}: {name}" if source else f"--var {name}", overrides.get(name)),
         (ENVIRON_PREFIX + name, environ.get(ENVIRON_PREFIX + name)),
     ):
         if text is not None:

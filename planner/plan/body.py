@@ -97,14 +97,20 @@ def _secret_list(change: Change, values: Mapping[str, str]) -> list[dict[str, st
     return [{"name": name, "value": values[name]} for name in sorted(change.secret_digests)]
 
 
-def check_secret_values(change: Change, secret_values: Mapping[str, str], key: bytes) -> None:
-    """Refuse to send secrets that differ from the ones the plan was made with."""
+def moved_secrets(change: Change, secret_values: Mapping[str, str], key: bytes) -> list[str]:
+    """The names of the secrets whose value (keyed digest) differs from the plan's."""
     digests = {name: secret_digest(key, name, v) for name, v in secret_values.items()}
-    moved = sorted(
+    return sorted(
         name
         for name in set(change.secret_digests) | set(digests)
         if change.secret_digests.get(name) != digests.get(name)
     )
+
+
+def check_secret_values(change: Change, secret_values: Mapping[str, str], key: bytes) -> None:
+    """Refuse a change whose secrets differ from the ones the plan was made with (what it
+    sends, or what it records as on the server)."""
+    moved = moved_secrets(change, secret_values, key)
     if moved:
         raise PlanStaleError(
             f"the saved plan is stale: secrets of {change.name} changed since it was made",

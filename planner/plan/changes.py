@@ -144,6 +144,32 @@ def build_replace(
     )
 
 
+def replace_first(
+    change: Change, desired: DesiredDeployment, observed: Deployment
+) -> tuple[Change, list[PlanProblem]]:
+    """A replace under `lifecycle.create_before_destroy`: the new deployment is created
+    before the old one is deleted, which only a new remote name allows (two deployments
+    never share one)."""
+    if not desired.lifecycle.create_before_destroy:
+        return change, []
+    if observed.name == desired.api_name:
+        problem = PlanProblem(
+            name=desired.name,
+            path="lifecycle.create_before_destroy",
+            message=f"{desired.name} cannot be created before the old one is deleted: its "
+            f"remote name {desired.api_name!r} stays the same, and two deployments cannot "
+            "share a name",
+            hint=f"give [deployments.{desired.name}] a new name in the same change, or set "
+            "lifecycle.create_before_destroy = false to delete it first",
+        )
+        return change, [problem]
+    notes = [
+        f"created first as {desired.api_name!r}; once its revision is deployed, the old "
+        f"deployment {observed.name!r} is deleted (lifecycle.create_before_destroy)"
+    ]
+    return change.model_copy(update={"create_before_destroy": True, "notes": notes}), []
+
+
 def action_for(fields: list[FieldChange]) -> Action:
     classes = {field.change_class for field in fields}
     if ChangeClass.NEW_REVISION in classes:

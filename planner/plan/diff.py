@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.plan.changes import build_create, build_delete, build_replace
+from planner.plan.changes import build_create, build_delete, build_replace, replace_first
 from planner.plan.drift import deployment_drift
+from planner.plan.elsewhere import not_managed_elsewhere, owned_elsewhere_problem
 from planner.plan.health import RevisionHealth, resubmitted, rollout_of
 from planner.plan.model import (
     Action,
@@ -27,8 +28,9 @@ from planner.plan.model import (
     suggested_command,
     summarize,
 )
+from planner.plan.moves import find_moves, moved_inputs, unrecorded_found, with_moves
 from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
-from planner.plan.options import check_option_names, selected_names
+from planner.plan.options import check_option_names, record_command, selected_names
 from planner.plan.recovery import split_recovered
 from planner.plan.update import build_update
 from planner.state.document import IntentOp, PendingIntent, iso_utc
@@ -53,6 +55,7 @@ class _Subject:
     observed: Deployment | None
     intents: tuple[PendingIntent, ...] = ()
     health: RevisionHealth | None = None
+    owner: str | None = None  # the other state managing the namesake found remotely
 
 
 def make_plan(
@@ -66,6 +69,7 @@ def make_plan(
     intents: Sequence[PendingIntent] = (),
     health: Mapping[str, RevisionHealth] | None = None,
     unmanaged: Sequence[Deployment] = (),
+    managed_elsewhere: Mapping[str, str] | None = None,
 ) -> Plan:
     """The plan that converges the selected deployments to the config.
 
@@ -75,20 +79,34 @@ def make_plan(
     to their ids (a plan error: they must be imported, never created twice);
     `intents` are the state's journal: what they explain is recovered, not drift;
     `health` holds the recorded names whose latest revision is not the active one;
-    `unmanaged` the workspace's deployments no state manages (listed, never planned).
+    `unmanaged` the workspace's deployments no state manages (listed, never planned);
+    `managed_elsewhere` maps the ids other states of the config record to those states
+    (never listed as unmanaged; a create that finds one is an error naming its owner).
+    A recorded address renamed in the config (same remote name and source) is planned
+    under its new address, its change carrying `moved_from` (planner.plan.moves).
     """
     opts = options or PlanOptions()
-    existing, healths = unmanaged_existing or {}, health or {}
-    check_option_names(desired, recorded, opts)
+    healths, owners = health or {}, managed_elsewhere or {}
+    moves = {} if opts.destroy or opts.refresh_only else find_moves(desired, recorded)
+    check_option_names(desired, set(recorded) | set(moves), opts)
+    recorded, observed = moved_inputs(moves, recorded, observed)
+    existing = unrecorded_found(unmanaged_existing or {}, recorded)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):
         journalled = tuple(i for i in intents if i.name == name)
         live = observed.get(name)
+        found = existing.get(name)
         subject = _Subject(
-            name, desired.get(name), recorded.get(name), live, journalled, healths.get(name)
+            name,
+            desired.get(name),
+            recorded.get(name),
+            live,
+            journalled,
+            healths.get(name),
+            owners.get(found or ""),
         )
-        plan_deployment(out, subject, opts, digest_key, existing.get(name))
-    changes = sorted(out.changes, key=lambda c: c.name)
+        plan_deployment(out, subject, opts, digest_key, found)
+    changes = sorted(with_moves(out.changes, moves), key=lambda c: c.name)
     return Plan(
         mode=opts.mode,
         summary=summarize(changes),
@@ -98,7 +116,8 @@ def make_plan(
         errors=sorted(out.errors, key=lambda e: (e.name, e.path or "", e.message)),
         warnings=out.warnings,
         rollouts=sorted(out.rollouts, key=lambda r: r.name),
-        unmanaged=unmanaged_entries(unmanaged, opts.command_args),
+        unmanaged=unmanaged_entries(not_managed_elsewhere(unmanaged, owners), opts.command_args),
+        record_command=record_command(opts, out.drift),
         partial=bool(opts.only or opts.exclude),
         only=sorted(opts.only),
         exclude=sorted(opts.exclude),
@@ -141,7 +160,11 @@ def plan_deployment(
         out.changes.append(build_delete(recorded, observed))
     elif subject.name in options.replace:
         _protect(out, subject, "replaced")
-        out.changes.append(build_replace(desired, recorded, observed, key))
+        change, problems = replace_first(
+            build_replace(desired, recorded, observed, key), desired, observed
+        )
+        out.changes.append(change)
+        out.errors += problems
     else:
         drifted = {d.path for d in drift if d.path is not None}
         result = build_update(desired, recorded, observed, key=key, drifted=drifted)
@@ -179,6 +202,9 @@ def _plan_new(
     if existing_id is None:
         out.changes.append(build_create(subject.desired, key, []))
         return
+    if subject.owner is not None:
+        out.errors.append(owned_elsewhere_problem(subject.name, existing_id, subject.owner))
+        return
     command = suggested_command("import", subject.name, existing_id, command_args=command_args)
     out.errors.append(
         PlanProblem(
@@ -201,6 +227,9 @@ def _plan_gone(
     deleted_by_us = any(i.op == IntentOp.DELETE for i in subject.intents)
     note = "deleted by an interrupted apply" if deleted_by_us else "deleted outside the planner"
     if subject.desired is not None and not destroy and existing_id is not None:
+        if subject.owner is not None:
+            out.errors.append(owned_elsewhere_problem(subject.name, existing_id, subject.owner))
+            return
         args = options.command_args
         forget = suggested_command("state rm", subject.name, command_args=args)
         adopt = suggested_command("import", subject.name, existing_id, command_args=args)

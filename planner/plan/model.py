@@ -17,13 +17,15 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from planner.api.fields import ChangeClass
+from planner.errors import PlanError
 from planner.state.document import IntentOp
 
-FORMAT_VERSION: Literal["1.0"] = "1.0"
-# The end of a drifted field's reason (the JSON plan carries drift in the reason only).
+# A minor step adds keys (1.1: a field change's `drifted`); a reader checks the major.
+FORMAT_VERSION: Literal["1.1"] = "1.1"
+# The end of a drifted field's reason (the flag is `FieldChange.drifted`).
 DRIFT_REASON = "changed outside the planner; planned back to the config"
 
 
@@ -74,27 +76,15 @@ class PlanModel(BaseModel):
 class FieldChange(PlanModel):
     """One managed field that differs: `before` is observed, `after` is planned."""
 
-    # (The docstring is the JSON Schema's description: the notes stay in comments.)
-    # `drifted`: the observed value was changed outside the planner and the plan sets it
-    # back. It is not a key of the JSON plan, whose `reason` ends with DRIFT_REASON
-    # instead; reading a plan back (a saved plan) sets the flag from there, once, so
-    # views use the flag and never search the sentence.
-
     path: str
     change_class: ChangeClass = Field(alias="class")
     before: Any = None
     after: Any = None
     reason: str = ""
-    drifted: bool = Field(default=False, exclude=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drifted_from_reason(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "drifted" not in data:
-            reason = data.get("reason")
-            if isinstance(reason, str) and reason.endswith(DRIFT_REASON):
-                return {**data, "drifted": True}
-        return data
+    drifted: bool = Field(
+        default=False,
+        description="the observed value was changed outside the planner; the plan sets it back",
+    )
 
 
 class Change(PlanModel):
@@ -120,6 +110,14 @@ class Change(PlanModel):
     secret_digests: dict[str, str] = Field(default_factory=dict)
     gone: bool = False  # the recorded deployment no longer exists remotely
     reason: str | None = None  # why a change no field explains is planned (a failed revision)
+    create_before_destroy: bool = Field(
+        default=False,
+        description="a replace that creates the new deployment first, then deletes the old one",
+    )
+    moved_from: str | None = Field(
+        default=None,
+        description="the address the state recorded it under (a move: nothing is sent for it)",
+    )
 
 
 class Drift(PlanModel):
@@ -187,13 +185,14 @@ class Summary(PlanModel):
     delete: int = 0
     replace: int = 0
     no_op: int = 0
+    moved: int = 0
 
 
 PlanMode = Literal["normal", "destroy", "refresh-only"]
 
 
 class Plan(PlanModel):
-    format_version: Literal["1.0"] = FORMAT_VERSION
+    format_version: Literal["1.1"] = FORMAT_VERSION
     mode: PlanMode = "normal"
     config: str | None = Field(default=None, description="the config file the plan was made from")
     environment: str | None = Field(
@@ -207,6 +206,11 @@ class Plan(PlanModel):
     warnings: list[PlanWarning] = Field(default_factory=list)
     rollouts: list[Rollout] = Field(default_factory=list)
     unmanaged: list[Unmanaged] = Field(default_factory=list)
+    record_command: str | None = Field(
+        default=None,
+        description="a refresh-only plan with drift: the command that records the drift "
+        "into the state (`planner apply --refresh-only`, with the options given)",
+    )
     partial: bool = Field(
         default=False, description="narrowed by --only/--exclude: other deployments not planned"
     )
@@ -215,7 +219,10 @@ class Plan(PlanModel):
 
     @property
     def has_changes(self) -> bool:
-        return any(change.action is not Action.NO_OP for change in self.changes)
+        return any(
+            change.action is not Action.NO_OP or change.moved_from is not None
+            for change in self.changes
+        )
 
     @property
     def has_errors(self) -> bool:
@@ -224,62 +231,13 @@ class Plan(PlanModel):
     def changes_with(self, *actions: Action) -> list[Change]:
         return [change for change in self.changes if change.action in actions]
 
-    def summary_line(self) -> str:
-        """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`; a
-        partial plan says so and never claims that everything matches."""
-        line = self._counts_line()
-        if self.partial:
-            line += f" Partial plan ({self.filters_text()}): other deployments were not planned."
-        return line
-
-    def filters_text(self) -> str:
-        """`--only api --exclude worker`, as given."""
-        flags = [f"--only {n}" for n in self.only] + [f"--exclude {n}" for n in self.exclude]
-        return " ".join(flags)
-
-    def _counts_line(self) -> str:
-        if not self.has_changes:
-            return self._no_changes_line()
-        s = self.summary
-        parts = [
-            f"{s.create} to create",
-            f"{s.update} to update in place",
-            counted(s.new_revision, "new revision"),
-            f"{s.delete} to delete",
-        ]
-        if s.replace:
-            parts.append(f"{s.replace} to replace")
-        return f"Plan: {', '.join(parts)}."
-
-    def _no_changes_line(self) -> str:
-        if self.mode == "refresh-only":
-            if self.drift:
-                return f"No changes. {counted(len(self.drift), 'drifted value')} to record."
-            if self.partial:
-                return "No changes. Nothing changed outside the planner in the selection."
-            return "No changes. Nothing changed outside the planner."
-        if self.errors:  # the config does not match: the errors say where
-            return "No changes can be planned: the plan has errors."
-        if self.mode == "destroy":
-            return "No changes. Nothing to destroy."
-        if self.rollouts:  # active is not latest yet: not converged, whatever the config
-            waiting = counted(len(self.rollouts), "rollout")
-            return f"No changes to apply; {waiting} in progress: not converged yet."
-        if self.partial:
-            return "No changes in the selected deployments."
-        return "No changes. The deployments match the configuration."
-
-
-def counted(n: int, noun: str) -> str:
-    """`1 deployment`, `2 deployments`."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
 
 def summarize(changes: list[Change]) -> Summary:
     counts = {action.value: 0 for action in Action}
     for change in changes:
         counts[change.action.value] += 1
-    return Summary(**counts)
+    moved = sum(change.moved_from is not None for change in changes)
+    return Summary(**counts, moved=moved)
 
 
 def plan_json_schema() -> dict[str, Any]:
@@ -289,3 +247,15 @@ def plan_json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "plan.schema.json"
     return schema
+
+
+def check_format_version(raw: Any, source: str) -> None:
+    """Refuse a plan document of another format than this planner writes, naming both
+    (a 1.0 plan lacks the keys 1.1 seals, so it cannot be read as if it were one)."""
+    version = raw.get("format_version") if isinstance(raw, dict) else None
+    if version in (None, FORMAT_VERSION):  # none: the validation says what is missing
+        return
+    raise PlanError(
+        f"{source} has plan format_version {version!r}; this planner reads {FORMAT_VERSION!r}",
+        hint="it was written by another planner version: run `planner plan --out` again",
+    )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from planner.config.diagnostics import did_you_mean
 from planner.errors import PlanError
-from planner.plan.model import PlanMode
+from planner.plan.model import Drift, PlanMode, suggested_command
 
 
 @dataclass(frozen=True)
@@ -68,3 +68,15 @@ def check_option_names(
             details=problems,
             hint=f"known deployments: {', '.join(sorted(known)) or '(none)'}",
         )
+
+
+def record_command(options: PlanOptions, drift: Collection[Drift]) -> str | None:
+    """`planner apply --refresh-only` with the options given, for a refresh-only plan that
+    found drift (every plan is read-only: that command is the way to record it)."""
+    if not (options.refresh_only and drift):
+        return None
+    flags = [
+        *(w for name in sorted(options.only) for w in ("--only", name)),
+        *(w for name in sorted(options.exclude) for w in ("--exclude", name)),
+    ]
+    return suggested_command("apply --refresh-only", *flags, command_args=options.command_args)

@@ -5,11 +5,12 @@
 - `orphan_record`: a deployment an interrupted apply created that has left the config
   since: ids only, so the next plan deletes it.
 - `recorded_from`: after a create or PATCH: the config's values, the server's ids.
-Secrets are recorded only as keyed digests (`desired_digests`).
+Secrets are recorded only as keyed digests.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from planner.api.models import Deployment
@@ -28,11 +29,6 @@ def revision_fields(deployment: Deployment) -> dict[str, Any]:
         "active_revision_id": deployment.active_revision_id,
         "updated_at": iso_utc(deployment.updated_at),
     }
-
-
-def desired_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
-    """Keyed digests of the desired secrets (the only form a secret is recorded in)."""
-    return {n: secret_digest(key, n, v) for n, v in sorted(desired.secret_values().items())}
 
 
 def observed_record(
@@ -66,14 +62,15 @@ def orphan_record(name: str, deployment: Deployment) -> RecordedDeployment:
 
 
 def recorded_from(
-    desired: DesiredDeployment, deployment: Deployment, key: bytes
+    desired: DesiredDeployment, deployment: Deployment, secret_digests: Mapping[str, str]
 ) -> RecordedDeployment:
-    """The record after a create or PATCH: the config's values, the server's ids."""
+    """The record after a create or PATCH: the config's values, the server's ids, and the
+    planned SECRET_DIGESTS (of the values sent, or of those the plan saw on the server)."""
     return RecordedDeployment(
         name=desired.name,
         id=deployment.id,
         managed=desired.managed(),
-        secret_digests=desired_digests(desired, key),
+        secret_digests=dict(secret_digests),
         protect=desired.lifecycle.protect,
         **revision_fields(deployment),
     )

@@ -14,9 +14,9 @@
   sending the create, before recording it) that exists remotely lands in
   `pending_found`, not in `unmanaged_existing`: it was made by the planner, and the next
   plan and apply adopt it (`planner.plan.recovery.adopt_interrupted_creates`).
-- Health: a managed deployment whose latest and active revision differ (the list carries
-  both ids) costs one more request, the read of its latest revision; converged ones
-  cost nothing more.
+- Health: a managed (or pending-found) deployment whose latest and active revision
+  differ (the list carries both ids) costs one more request, the read of its latest
+  revision; converged ones cost nothing more.
 - `whole_workspace=True` (a plan): ONE paged listing of every deployment of the
   workspace (`ceil((total + 1)/100)` requests: a listing ends on a short page) answers
   the managed ids, the names and the deployments no state manages (`unmanaged`) at once.
@@ -52,7 +52,8 @@ class Observed:
     `by_name`: every recorded name -> its live deployment, None when gone (or being
     deleted). `unmanaged_existing`: wanted names not in the state that exist remotely ->
     id. `pending_found`: names with a pending create intent that exist remotely.
-    `health`: recorded names whose latest revision is not the active one.
+    `health`: recorded (and pending-found) names whose latest revision is not the active
+    one.
     `unmanaged`: (whole-workspace refresh only) the live deployments of the workspace
     that are neither recorded, nor wanted by name, nor pending, sorted by name.
     """
@@ -96,11 +97,13 @@ async def refresh_observed(
         found |= read_listed(listing, recorded, gone, remote)[1]
     else:
         found |= await find_names(client, gone, remote)
-    observed = Observed(by_name=managed, health=await read_health(client, managed))
+    adopted = {name: d for name, d in sorted(found.items()) if name in pending}
+    # a create an interrupted apply sent is the planner's like a recorded one: so is the
+    # rollout it started (listed by the plan, waited for by the next apply)
+    health = await read_health(client, {**managed, **adopted})
+    observed = Observed(by_name=managed, pending_found=adopted, health=health)
     for name, deployment in sorted(found.items()):
-        if name in pending:
-            observed.pending_found[name] = deployment
-        else:
+        if name not in pending:
             observed.unmanaged_existing[name] = deployment.id
     if whole_workspace:
         observed.unmanaged = not_managed(listing, recorded, found)

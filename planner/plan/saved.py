@@ -31,7 +31,7 @@ from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError
 from planner.files import MAX_WRITTEN_NESTING, os_reason, parse_nested, read_user_text
 from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan, plan_json_schema
+from planner.plan.model import Plan, check_format_version, plan_json_schema
 from planner.plan.refresh import Observed
 from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
@@ -116,7 +116,8 @@ def seen_deployments(plan: Plan, observed: Observed) -> dict[str, SeenDeployment
     """The live deployments the plan's changes are about, as seen now."""
     seen = {}
     for change in plan.changes:
-        live = observed.by_name.get(change.name)
+        # a move's live deployment is read under its old address
+        live = observed.by_name.get(change.moved_from or change.name)
         if live is not None:
             seen[change.name] = SeenDeployment(
                 id=live.id,
@@ -261,6 +262,7 @@ def read_saved_plan(path: str | os.PathLike[str]) -> SavedPlan:
             hint="write one with `planner plan --out FILE`; `--format json` output "
             "cannot be applied",
         )
+    check_format_version(raw, str(source))
     try:
         return SavedPlan.model_validate({**extra, "plan": raw})
     except ValidationError as error:

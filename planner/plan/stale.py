@@ -4,7 +4,9 @@ Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or line
 targets another endpoint, a deployment changed, appeared or disappeared since, or the
 config of a planned deployment changed since (apply records what the config says, so it
 must still be what was planned; `config_digests` holds a sha256 of each one's non-secret
-managed values and lifecycle; secrets are checked apart, by keyed digest).
+managed values and lifecycle), or a secret value differs from the planned one (checked
+by keyed digest against each change's `secret_digests`: apply records those digests, so
+they must be the values sent, or seen on the server).
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from datetime import datetime
 
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanStaleError
+from planner.plan.body import moved_secrets
+from planner.plan.model import Plan
 from planner.plan.refresh import Observed
 from planner.plan.saved import SavedPlan, SeenDeployment, config_digest
 from planner.state.document import StateDocument, iso_utc
+from planner.state.endpoints import target_text
 
 STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
 
@@ -26,21 +31,27 @@ def check_plan_fresh(
     doc: StateDocument,
     observed: Observed,
     desired: Mapping[str, DesiredDeployment] | None = None,
+    digest_key: bytes | None = None,
 ) -> None:
-    """Raise PlanStaleError listing everything that moved since the plan was made."""
+    """Raise PlanStaleError listing everything that moved since the plan was made (with
+    DIGEST_KEY, the state's: the secret values too, by keyed digest)."""
     moved = state_moves(saved, doc) + deployment_moves(saved, observed)
     if desired is not None:
         moved += config_moves(saved, desired)
+    if desired is not None and digest_key is not None:
+        moved += secret_moves(saved.plan, desired, digest_key)
     if moved:
-        raise PlanStaleError(f"the plan is stale: {moved[0]}", details=moved, hint=STALE_HINT)
+        # the first move is the headline; the details list the others, once each
+        first, *others = moved
+        raise PlanStaleError(f"the plan is stale: {first}", details=others, hint=STALE_HINT)
 
 
 def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
     moves = []
     if (saved.endpoint.rstrip("/"), saved.tenant_id) != (doc.endpoint.rstrip("/"), doc.tenant_id):
         moves.append(
-            f"the plan was made for {saved.endpoint} (workspace {saved.tenant_id or '-'}), "
-            f"the state is for {doc.endpoint} (workspace {doc.tenant_id or '-'})"
+            f"the plan was made for {target_text(saved.endpoint, saved.tenant_id)}, "
+            f"the state is for {target_text(doc.endpoint, doc.tenant_id)}"
         )
     if doc.lineage != saved.lineage:
         moves.append(
@@ -61,11 +72,27 @@ def config_moves(saved: SavedPlan, desired: Mapping[str, DesiredDeployment]) -> 
     return moves
 
 
+def secret_moves(
+    plan: Plan, desired: Mapping[str, DesiredDeployment], digest_key: bytes
+) -> list[str]:
+    """Each secret whose value now differs from the one planned (what a change sends, or
+    records as on the server), named; its value never appears."""
+    moves = []
+    for change in plan.changes:
+        if change.secret_digests and change.name in desired:
+            values = desired[change.name].secret_values()
+            moves += [
+                f"the secret {name} of {change.name} changed since the plan"
+                for name in moved_secrets(change, values, digest_key)
+            ]
+    return moves
+
+
 def deployment_moves(saved: SavedPlan, observed: Observed) -> list[str]:
     moves = []
     for change in saved.plan.changes:
         name, seen = change.name, saved.seen.get(change.name)
-        live = observed.by_name.get(name)
+        live = observed.by_name.get(change.moved_from or name)  # a move's: its old address
         if seen is None:
             appeared = observed.unmanaged_existing.get(name) or (
                 live.id if live is not None else None

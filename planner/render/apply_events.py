@@ -34,6 +34,7 @@ from planner.errors import PlannerError
 from planner.plan.model import Action
 from planner.render.errors import error_document
 from planner.render.progress import elapsed
+from planner.render.summary import apply_summary
 from planner.state.document import iso_utc, utc_now
 
 
@@ -67,6 +68,7 @@ def counts(result: ApplyResult) -> Counts:
         replaced=result.count(Action.REPLACE),
         failed=len(result.failed),
         not_started=result.not_started,
+        rollouts=len(result.rollouts),
     )
 
 
@@ -90,10 +92,14 @@ class EventStream:
 
     def begin(self, results: Sequence[DeploymentResult]) -> None:
         changes = sum(1 for r in results if r.changed)
-        self._emit(StartEvent(time=self._time(), operation=self.operation, changes=changes))
+        rollouts = sum(1 for r in results if r.rollout)
+        start = StartEvent(
+            time=self._time(), operation=self.operation, changes=changes, rollouts=rollouts
+        )
+        self._emit(start)
 
     def update(self, result: DeploymentResult) -> None:
-        if not result.changed:  # a no-op is bookkeeping, not progress
+        if not result.shown:  # a no-op is bookkeeping, not progress (a rollout's wait is)
             return
         seen = (result.status, result.outcome, result.error)
         if self._last.get(result.name) == seen:
@@ -123,17 +129,17 @@ class EventStream:
         self._emit(InterruptEvent(time=self._time(), signal=signal_name, message=message))
 
     def summary(self, result: ApplyResult, exit_code: int) -> None:
-        outcome = "interrupted" if result.interrupted else "failed" if result.failed else "complete"
         self._emit(
             SummaryEvent(
                 time=self._time(),
                 operation=self.operation,
-                status=outcome,
-                outcome=outcome,
+                status=result.outcome,
+                outcome=result.outcome,
                 exit_code=exit_code,
                 seconds=round(result.seconds, 3),
                 counts=counts(result),
-                message=result.summary_line(),
+                message=apply_summary(result),
+                recovered=result.recovered,
             )
         )
 

@@ -4,21 +4,30 @@ like the plan's markdown."""
 
 from __future__ import annotations
 
-from planner.apply.results import ApplyResult
+from planner.apply.results import ApplyResult, Outcome
 from planner.render.apply_text import short_id
+from planner.render.lines import recovered_headline
 from planner.render.markdown import code, inline
+from planner.render.summary import apply_summary
 
-_ICONS = {"succeeded": "✅", "failed": "❌", "submitted": "⏳", "not started": "⏸️"}
+_ICONS = {
+    Outcome.SUCCEEDED: "✅",
+    Outcome.FAILED: "❌",
+    Outcome.SUBMITTED: "⏳",
+    Outcome.NOT_STARTED: "⏸️",
+}
 
 
 def render_apply_markdown(result: ApplyResult, *, title: str = "planner apply") -> str:
-    rows = [r for r in result.results if r.changed]
+    rows = [r for r in result.results if r.shown]
     lines = [f"### {inline(title)}", ""]
+    if result.recovered:
+        lines += [inline(recovered_headline(result.recovered)), ""]
     if rows:
         lines += ["| Deployment | Action | Revision | Status | Time |", "|---|---|---|---|---:|"]
         for row in rows:
-            action = row.action.value.replace("_", " ")
-            status = f"{_ICONS[row.outcome.value]} {inline(row.status)}"
+            action = "rollout" if row.rollout else row.action.value.replace("_", " ")
+            status = f"{_ICONS[row.outcome]} {inline(row.status)}"
             if row.error:
                 status += f": {inline(row.error)}"
             lines.append(
@@ -26,5 +35,5 @@ def render_apply_markdown(result: ApplyResult, *, title: str = "planner apply") 
                 f"| {status} | {row.seconds:.1f}s |"
             )
         lines.append("")
-    lines.append(f"**{inline(result.summary_line())}**")
+    lines.append(f"**{inline(apply_summary(result))}**")
     return "\n".join(lines) + "\n"

@@ -13,6 +13,8 @@ from rich.text import Text
 
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.render.console import make_console
+from planner.render.lines import recovered_headline
+from planner.render.summary import apply_summary
 
 _HEADERS = ("Deployment", "Action", "Revision", "Status", "Time")
 _STYLES = {
@@ -26,7 +28,9 @@ _STYLES = {
 def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     out = io.StringIO()
     console = make_console(out, force_terminal=color)
-    rows = [r for r in result.results if r.changed]
+    if result.recovered:
+        console.print(Text(recovered_headline(result.recovered) + "\n", style="bold"))
+    rows = [r for r in result.results if r.shown]
     if rows and color:
         console.print(result_table(rows))
     elif rows:  # a log: the same columns without rich's layout (0.4 s per 1,000 rows)
@@ -34,7 +38,7 @@ def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     for row in result.failed:
         console.print(Text.assemble(("✗ ", "red"), f"{row.name}: {row.error or row.status}"))
     style = "red" if result.failed else "yellow" if result.interrupted else "green"
-    console.print(Text(result.summary_line(), style=f"bold {style}"))
+    console.print(Text(apply_summary(result), style=f"bold {style}"))
     return out.getvalue()
 
 
@@ -45,7 +49,7 @@ def result_table(rows: list[DeploymentResult]) -> Table:
     for row in rows:
         table.add_row(
             Text(row.name),
-            Text(f"{row.action.symbol} {row.action.value}"),
+            Text(action_text(row)),
             Text(short_id(row.revision_id)),
             Text(row.status, style=_STYLES[row.outcome]),
             Text(f"{row.seconds:.1f}s"),
@@ -58,7 +62,7 @@ def plain_table(rows: list[DeploymentResult]) -> str:
     cells = [_HEADERS] + [
         (
             row.name,
-            f"{row.action.symbol} {row.action.value}",
+            action_text(row),
             short_id(row.revision_id),
             row.status,
             f"{row.seconds:.1f}s",
@@ -75,6 +79,11 @@ def plain_table(rows: list[DeploymentResult]) -> str:
         )
         for line in cells
     )
+
+
+def action_text(row: DeploymentResult) -> str:
+    """`+ create`; a rollout an earlier apply started, waited for: `… rollout`."""
+    return "… rollout" if row.rollout else f"{row.action.symbol} {row.action.value}"
 
 
 def short_id(value: str | None) -> str:

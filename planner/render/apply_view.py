@@ -61,7 +61,7 @@ class TextView:
         sys.stdout.flush()
 
     def reporter(self, plan: Plan) -> Reporter:
-        if not plan.has_changes:
+        if not plan.has_changes and not plan.rollouts:
             return NullReporter()
         return make_reporter(self.console, live=self.console.is_terminal)
 

@@ -7,12 +7,21 @@ one line, not as a whole new list.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, FieldChange, Plan, Recovered, Rollout, Unmanaged
+from planner.plan.model import (
+    Action,
+    Change,
+    Drift,
+    FieldChange,
+    Plan,
+    Recovered,
+    Rollout,
+    Unmanaged,
+)
 from planner.plan.paths import flatten
 from planner.secrets import SENSITIVE
 from planner.state.document import IntentOp
@@ -31,17 +40,27 @@ HEADLINES = {
 
 RECOVERED_TITLE = "Recovered from an interrupted apply"
 _RECOVERED = {
-    IntentOp.CREATE: "created{id} but never recorded; the next apply records it",
-    IntentOp.UPDATE: "updated{paths} but never recorded; the next apply records it",
-    IntentOp.DELETE: "deleted{id} but never recorded; the next apply forgets it",
+    IntentOp.CREATE: "created but never recorded; {next} records it",
+    IntentOp.UPDATE: "updated{paths} but never recorded; {next} records it",
+    IntentOp.DELETE: "deleted but never recorded; {next} forgets it",
 }
 
 
-def recovered_text(recovered: Recovered) -> str:
-    """One line for an operation an interrupted apply sent but never recorded."""
-    ident = f" (id {recovered.deployment_id})" if recovered.deployment_id else ""
+def recovered_headline(recovered: Sequence[Recovered]) -> str:
+    """`Recovered from an interrupted apply: api (ID), worker (ID)`: each deployment
+    once, in order, with its id when known."""
+    named = dict.fromkeys(
+        f"{r.name} ({r.deployment_id})" if r.deployment_id else r.name for r in recovered
+    )
+    return f"{RECOVERED_TITLE}: {', '.join(named)}"
+
+
+def recovered_text(recovered: Recovered, *, applying: bool = False) -> str:
+    """What an interrupted apply did to one deployment and never recorded; APPLYING:
+    said by the apply that records it now (else: by a plan, for the next apply)."""
     paths = f" ({', '.join(recovered.paths)})" if recovered.paths else ""
-    what = _RECOVERED[recovered.operation].format(id=ident, paths=paths)
+    after = "this apply" if applying else "the next apply"
+    what = _RECOVERED[recovered.operation].format(paths=paths, next=after)
     return f"{recovered.name}: {what}"
 
 
@@ -70,6 +89,25 @@ def unmanaged_text(unmanaged: Unmanaged) -> str:
     )
 
 
+def change_title(change: Change) -> str:
+    """`api will be created`; a move `sales -> sales-agent (moved)`, followed by what else
+    is planned for it (`will be updated in place`), if anything."""
+    headline = HEADLINES[change.action]
+    if change.create_before_destroy:
+        headline = "will be replaced (created first, then the old one deleted)"
+    if change.moved_from is None:
+        return f"{change.name} {headline}"
+    moved = f"{change.moved_from} -> {change.name} (moved)"
+    return moved if change.action is Action.NO_OP else f"{moved}, {headline}"
+
+
+def action_label(change: Change) -> str:
+    """The action as a table cell reads it (`update in place`; a bare move: `move`)."""
+    if change.moved_from is not None and change.action is Action.NO_OP:
+        return "move"
+    return change.action.label
+
+
 @dataclass(frozen=True)
 class Line:
     """One row of a diff: `sign` is `+`, `-`, `~` or ` ` (unchanged, verbose only)."""
@@ -82,8 +120,13 @@ class Line:
 
 
 def ordered_changes(plan: Plan, *, verbose: bool = False) -> list[Change]:
-    """Deletions and replacements first, then the rest by name; quiet no-ops left out."""
-    shown = [c for c in plan.changes if c.action is not Action.NO_OP or c.notes or verbose]
+    """Deletions and replacements first, then the rest by name; quiet no-ops (not moved)
+    left out."""
+    shown = [
+        c
+        for c in plan.changes
+        if c.action is not Action.NO_OP or c.notes or c.moved_from or verbose
+    ]
     first = [c for c in shown if c.action in _FIRST]
     return first + [c for c in shown if c.action not in _FIRST]
 
@@ -163,6 +206,18 @@ def _member_lines(
             yield from _element_lines(f"{label}.{key}", was, now, note)
         else:
             yield Line(_sign(was, now), f"{label}.{key}", was, now, note)
+
+
+def headline(change: Change) -> str:
+    """`+ api will be created`: the action's symbol, the name, what happens to it."""
+    return f"{change.action.symbol} {change_title(change)}"
+
+
+def drift_line(drift: Drift) -> str:
+    """`api: source_config.cpu: 1 → 2`, or `api: deleted outside the planner (was id X)`."""
+    if drift.path is None:
+        return f"{drift.name}: deleted outside the planner (was id {drift.recorded})"
+    return f"{drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
 
 
 def drift_text(recorded: Any, observed: Any) -> str:

@@ -12,20 +12,9 @@ from __future__ import annotations
 import re
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, Plan
-from planner.render.lines import (
-    HEADLINES,
-    RECOVERED_TITLE,
-    ROLLOUTS_TITLE,
-    UNMANAGED_TITLE,
-    Line,
-    change_lines,
-    drift_text,
-    ordered_changes,
-    recovered_text,
-    rollout_text,
-    unmanaged_text,
-)
+from planner.plan.model import Action, Change, Plan, Recovered
+from planner.render import lines as plan_lines
+from planner.render.summary import plan_summary
 
 MARKER = "<!-- planner-plan -->"
 BUDGET = 65_000
@@ -37,11 +26,12 @@ _NOTICE_RESERVE = 300
 
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
-    changes = ordered_changes(plan, verbose=verbose)
-    parts = (marker(plan), heading(plan), f"**{plan.summary_line()}**", *alerts(plan))
+    changes = plan_lines.ordered_changes(plan, verbose=verbose)
+    summary = f"**{plan_summary(plan)}**"
+    parts = (marker(plan), heading(plan), summary, record_line(plan), *alerts(plan))
     head = "\n".join(part for part in parts if part)
     rows = table_rows(changes)
-    drift = drift_details(plan) + recovered_details(plan) + listed_details(plan)
+    drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
 
@@ -92,6 +82,13 @@ def _notice(count: int, what: str) -> str:
     return _NOTICE.format(what=f"{what} {count} deployment(s) are not shown")
 
 
+def record_line(plan: Plan) -> str:
+    """How a refresh-only plan's drift gets into the state (empty for other plans)."""
+    if not plan.record_command:
+        return ""
+    return f"\nTo record it into the state: {code(plan.record_command)}"
+
+
 def alerts(plan: Plan) -> list[str]:
     parts = []
     if plan.errors:
@@ -122,48 +119,53 @@ def table_rows(changes: list[Change]) -> list[str]:
     for change in changes:
         symbol = change.action.symbol if change.action is not Action.NO_OP else ""
         rows.append(
-            f"| {symbol} | {code(change.name)} | {change.action.label} | {len(change.fields)} |"
+            f"| {symbol} | {deployment_cell(change)} | {plan_lines.action_label(change)} "
+            f"| {len(change.fields)} |"
         )
     return rows
 
 
+def deployment_cell(change: Change) -> str:
+    """`` `api` ``; a move `` `sales` -> `sales-agent` (moved) ``."""
+    if change.moved_from is None:
+        return code(change.name)
+    return f"{code(change.moved_from)} -> {code(change.name)} (moved)"
+
+
 def details(change: Change, *, verbose: bool) -> str:
     lines = [f"# reason: {change.reason}"] if change.reason else []
-    lines += [diff_line(line) for line in change_lines(change, verbose=verbose)]
+    lines += [diff_line(line) for line in plan_lines.change_lines(change, verbose=verbose)]
     lines += [f"# note: {note}" for note in change.notes]
-    summary = f"{change.action.symbol} {change.name} {HEADLINES[change.action]}".strip()
+    summary = plan_lines.headline(change).strip()
     return _details_block(summary, lines)
 
 
-def recovered_details(plan: Plan) -> str:
-    if not plan.recovered:
+def recovered_details(recovered: list[Recovered], *, applying: bool = False) -> str:
+    """`Recovered from an interrupted apply: api (ID), ...` (visible), what each one was
+    inside."""
+    if not recovered:
         return ""
-    lines = [f"# {recovered_text(r)}" for r in plan.recovered]
-    return _details_block(f"{RECOVERED_TITLE}: {len(plan.recovered)} operation(s)", lines)
+    lines = [f"# {plan_lines.recovered_text(r, applying=applying)}" for r in recovered]
+    return _details_block(plan_lines.recovered_headline(recovered), lines)
 
 
 def listed_details(plan: Plan) -> str:
     """The rollouts in progress and the deployments not managed, one block each."""
     out = ""
     if plan.rollouts:
-        out += _details_block(ROLLOUTS_TITLE, [f"# {rollout_text(r)}" for r in plan.rollouts])
+        rollouts = [f"# {plan_lines.rollout_text(r)}" for r in plan.rollouts]
+        out += _details_block(plan_lines.ROLLOUTS_TITLE, rollouts)
     if plan.unmanaged:
-        title = f"{UNMANAGED_TITLE}: {len(plan.unmanaged)} deployment(s)"
-        out += _details_block(title, [f"# {unmanaged_text(u)}" for u in plan.unmanaged])
+        title = f"{plan_lines.UNMANAGED_TITLE}: {len(plan.unmanaged)} deployment(s)"
+        unmanaged = [f"# {plan_lines.unmanaged_text(u)}" for u in plan.unmanaged]
+        out += _details_block(title, unmanaged)
     return out
 
 
 def drift_details(plan: Plan) -> str:
     if not plan.drift:
         return ""
-    lines = []
-    for drift in plan.drift:
-        if drift.path is None:
-            lines.append(f"! {drift.name}: deleted outside the planner (was id {drift.recorded})")
-        else:
-            lines.append(
-                f"! {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
-            )
+    lines = [f"! {plan_lines.drift_line(drift)}" for drift in plan.drift]
     return _details_block(f"Drift: {len(plan.drift)} change(s) outside the planner", lines)
 
 
@@ -176,7 +178,7 @@ def _details_block(summary: str, lines: list[str]) -> str:
     )
 
 
-def diff_line(line: Line) -> str:
+def diff_line(line: plan_lines.Line) -> str:
     note = f"  # {line.note}" if line.note else ""
     if line.sign == "~":
         return f"- {line.path}: {show(line.before)}\n+ {line.path}: {show(line.after)}{note}"

@@ -67,11 +67,15 @@ class LineReporter:
         self._plain = not (console.is_terminal or console.record)
 
     def begin(self, results: Sequence[DeploymentResult]) -> None:
-        work = [r for r in results if r.changed]
-        self._print(f"Applying {len(work)} change(s)")
+        work = sum(1 for r in results if r.changed)
+        rollouts = sum(1 for r in results if r.rollout)
+        waiting = (
+            f", waiting for {rollouts} rollout(s) an earlier apply started" if rollouts else ""
+        )
+        self._print(f"Applying {work} change(s){waiting}")
 
     def update(self, result: DeploymentResult) -> None:
-        if not result.changed:  # a no-op is bookkeeping, not progress (as in the table)
+        if not result.shown:  # a no-op is bookkeeping, not progress (as in the table)
             return
         seen = (result.status, result.error)
         if self._last.get(result.name) == seen:
@@ -128,7 +132,7 @@ class LiveReporter:
         )
 
     def begin(self, results: Sequence[DeploymentResult]) -> None:
-        self._rows = [r for r in results if r.changed]
+        self._rows = [r for r in results if r.shown]
         self._progress.update(self._task, total=len(self._rows))
         self._live.start()
 

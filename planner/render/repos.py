@@ -1,7 +1,9 @@
 """The repositories of an integration: a table, JSON, or ready-to-paste TOML (`planner repos`).
 
 The TOML is one `[deployments.<name>]` table per repository, with `integration_id`,
-`repo_url` and `repo_ref` (the default branch) filled in, written by `tomli_w`.
+`repo_url` and `repo_ref` (the default branch) filled in, written by `tomli_w`, and the
+required `agent_config_path` set to the usual file with a comment to check it: the
+output validates as printed.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from planner.render.output import folded_table, write_json
 
 MAX_NAME_LENGTH = 63
 HEADERS = ("Name", "Owner", "URL", "Default branch", "ID")
-AGENT_CONFIG_COMMENT = (
-    '# agent_config_path = "agent.json"  # required: the agent config in the repository'
+AGENT_CONFIG_LINE = (
+    'agent_config_path = "agent.json"  # required: check it names the agent config in the '
+    "repository"
 )
 
 
@@ -44,8 +47,8 @@ def unique_names(repositories: list[Repository]) -> list[str]:
 
 
 def deployment_table(name: str, repository: Repository) -> str:
-    """One deployment's tables, under a comment naming the repository and above the
-    commented-out line the user must fill in."""
+    """One deployment's tables, under a comment naming the repository, ending with the
+    `agent_config_path` line the user should check."""
     deployment = {
         "source": Source.GIT_HOST.value,
         "source_config": {
@@ -55,7 +58,7 @@ def deployment_table(name: str, repository: Repository) -> str:
         "source_revision_config": {"repo_ref": repository.default_branch},
     }
     body = tomli_w.dumps({"deployments": {name: deployment}})
-    return f"# {repository.owner}/{repository.name}\n{body}{AGENT_CONFIG_COMMENT}\n"
+    return f"# {repository.owner}/{repository.name}\n{body}{AGENT_CONFIG_LINE}\n"
 
 
 def render_toml(repositories: list[Repository]) -> str:

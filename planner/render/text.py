@@ -11,21 +11,22 @@ import io
 from rich.text import Text
 
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, Plan
+from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render.console import make_console
 from planner.render.lines import (
-    HEADLINES,
-    RECOVERED_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
     change_lines,
-    drift_text,
+    drift_line,
+    headline,
     ordered_changes,
+    recovered_headline,
     recovered_text,
     rollout_text,
     unmanaged_text,
 )
+from planner.render.summary import plan_summary
 
 STYLES = {
     Action.CREATE: "green",
@@ -47,7 +48,7 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
         lines += [Text(f"Config: {plan.config}{where}", "bold"), Text()]
     for block in plan_blocks(plan, verbose=verbose):
         lines += [*block, Text()]
-    lines.append(Text(plan.summary_line(), style="bold"))
+    lines.append(Text(plan_summary(plan), style="bold"))
     # One print of the whole text: a print per line costs rich's layout per line (a
     # second at 10,000 deployments).
     console.print(Text("\n").join(lines))
@@ -57,7 +58,12 @@ def render_text(plan: Plan, *, color: bool = False, verbose: bool = False) -> st
 def plan_blocks(plan: Plan, *, verbose: bool) -> list[list[Text]]:
     """Errors, warnings, drift, recovered operations, rollouts in progress, then one block
     per shown deployment (deletions first), then the deployments not managed."""
-    blocks = [errors_block(plan), warnings_block(plan), drift_block(plan), recovered_block(plan)]
+    blocks = [
+        errors_block(plan),
+        warnings_block(plan),
+        drift_block(plan),
+        recovered_block(plan.recovered),
+    ]
     blocks.append(listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]))
     blocks += [change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose)]
     blocks.append(listed_block(UNMANAGED_TITLE, [unmanaged_text(u) for u in plan.unmanaged]))
@@ -93,26 +99,24 @@ def drift_block(plan: Plan) -> list[Text]:
     if not plan.drift:
         return []
     lines = [Text("Drift: changed outside the planner (recorded → observed)", style="bold yellow")]
-    for drift in plan.drift:
-        if drift.path is None:
-            text = f"  {drift.name}: deleted outside the planner (was id {drift.recorded})"
-        else:
-            text = f"  {drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
-        lines.append(Text(text, style="yellow"))
+    lines += [Text(f"  {drift_line(drift)}", style="yellow") for drift in plan.drift]
+    if plan.record_command:
+        lines.append(Text(f"To record it into the state: {plan.record_command}"))
     return lines
 
 
-def recovered_block(plan: Plan) -> list[Text]:
-    if not plan.recovered:
+def recovered_block(recovered: list[Recovered], *, applying: bool = False) -> list[Text]:
+    """`Recovered from an interrupted apply: api (ID), ...`, then what each one was."""
+    if not recovered:
         return []
-    lines = [Text(f"{RECOVERED_TITLE} (done on the server, not yet in the state)", style="bold")]
-    lines += [Text(f"  {recovered_text(r)}") for r in plan.recovered]
+    lines = [Text(recovered_headline(recovered), style="bold")]
+    lines += [Text(f"  {recovered_text(r, applying=applying)}") for r in recovered]
     return lines
 
 
 def change_block(change: Change, *, verbose: bool) -> list[Text]:
     style = STYLES[change.action]
-    head = Text(f"{change.action.symbol} {change.name} {HEADLINES[change.action]}", style=style)
+    head = Text(headline(change), style=style)
     if change.deployment_id:
         head.append(f"  (id {change.deployment_id})", style="dim")
     lines = [head]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from planner.errors import StateError
-from planner.state.document import StateDocument
+from planner.state.document import StateDocument, sealed
 from planner.state.locking import LockHandle, LockInfo, WaitNotice
 from planner.state.oplog import Group
 from planner.state.versions import StateVersion
@@ -31,6 +31,10 @@ class StateBackend(Protocol):
       (a StateError naming the kept serials when it is not kept). How many are kept is the
       backend's: every one in PostgreSQL and in memory, the current one and the one before
       it (`.backup`) for a file.
+    - `managed_elsewhere(config_stem)` maps the deployment ids the other states of the
+      same config record to the state recording each (file: the state files beside it of
+      that config stem, `<stem>[.<env>].state.json`; PostgreSQL: every other state of the
+      schema): planner.state.siblings.
     - `plan_key(create=...)` is the key that seals saved plans of this state (None when
       there is none and CREATE is false).
     - `close()` lets go of connections; the backend is not used after it.
@@ -52,6 +56,8 @@ class StateBackend(Protocol):
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument: ...
 
     def append(self, group: Group) -> None: ...
+
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]: ...
 
     def history(self) -> list[StateVersion]: ...
 
@@ -95,6 +101,13 @@ def next_serial(
             hint="run the command again, so it plans from the current state",
         )
     return max(doc.serial, current.serial) + 1
+
+
+def next_version(
+    current: StateDocument | None, doc: StateDocument, location: str, *, force: bool = False
+) -> StateDocument:
+    """DOC sealed as the next write over CURRENT (see `next_serial`), ready to store."""
+    return sealed(doc, next_serial(current, doc, location, force=force))
 
 
 def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from planner import __version__
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
-from planner.state.endpoints import canonical_endpoint, same_endpoint
+from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
 from planner.state.records import RecordedDeployment
 
 FORMAT_VERSION = 1
@@ -119,8 +119,8 @@ class StateDocument(BaseModel):
             f"{f'state {source}' if source else 'the state'} belongs to another control "
             "plane or workspace",
             details=[
-                f"state written for: {self.endpoint} (workspace {self.tenant_id or '-'})",
-                f"this run targets:  {endpoint} (workspace {tenant_id or '-'})",
+                f"state written for: {target_text(self.endpoint, self.tenant_id)}",
+                f"this run targets:  {target_text(endpoint, tenant_id)}",
             ],
             hint="point --state at the state file of this endpoint and workspace, "
             "or target the endpoint the state was written for",

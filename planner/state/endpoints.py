@@ -47,3 +47,10 @@ def _canonical_url(url: str) -> str:
 def same_endpoint(recorded: str, current: str) -> bool:
     # both sides: states written before endpoints were canonical keep working
     return canonical_endpoint(recorded) == canonical_endpoint(current)
+
+
+def target_text(endpoint: str, tenant_id: str | None) -> str:
+    """`ENDPOINT (workspace ID)`, or, with no tenant id, the workspace the key selects."""
+    if tenant_id:
+        return f"{endpoint} (workspace {tenant_id})"
+    return f"{endpoint} (no tenant id: the API key's own workspace)"

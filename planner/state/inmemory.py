@@ -10,27 +10,18 @@ from __future__ import annotations
 import secrets
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 
-from planner.state.backend import next_serial
+from planner.state.backend import next_version
 from planner.state.document import (
     StateDocument,
     advance,
     dump_state,
     iso_utc,
     parse_state,
-    sealed,
     utc_now,
 )
-from planner.state.locking import (
-    LockHandle,
-    LockInfo,
-    WaitNotice,
-    acquire_polling,
-    held_lock_error,
-    locked_error,
-    waiting_lines,
-    wrong_id_error,
-)
+from planner.state.locking import LockHandle, LockInfo, WaitNotice, check_unlock, wait_for_lock
 from planner.state.oplog import Group, check_base, parse_lines, replay
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
@@ -72,6 +63,10 @@ class InMemoryBackend:
             return None
         return replay(self._parse(text), parse_lines(log, source=f"{self.name}.journal"))
 
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
+        """A store in memory has no siblings."""
+        return {}
+
     def append(self, group: Group) -> None:
         with self.store.mutex:
             if self.store.head != (group.lineage, group.base):  # parse only when it may fail
@@ -84,7 +79,7 @@ class InMemoryBackend:
         with self.store.mutex:
             previous = self.store.text
             current = None if previous is None else self._parse(previous)
-            written = sealed(doc, next_serial(current, doc, self.location, force=force))
+            written = next_version(current, doc, self.location, force=force)
             self.store.backup = previous if previous is not None else self.store.backup
             self.store.text = dump_state(written)
             created = iso_utc(utc_now(), timespec="seconds")
@@ -121,13 +116,8 @@ class InMemoryBackend:
         self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
     ) -> LockHandle:
         info = LockInfo.for_this_process(operation)
-
-        def waiting() -> None:
-            if on_wait is not None:
-                on_wait(waiting_lines(self.location, self.lock_info(), timeout))
-
-        if not acquire_polling(lambda: self._try_take(info), timeout, on_wait=waiting):
-            raise locked_error(self.location, self.lock_info(), timeout)
+        taken = partial(self._try_take, info)
+        wait_for_lock(self.location, taken, self.lock_info, timeout, on_wait)
         return LockHandle(info, lambda: self._drop(info, forget=True), lambda: self._drop(info))
 
     def lock_info(self) -> LockInfo | None:
@@ -136,11 +126,8 @@ class InMemoryBackend:
 
     def force_unlock(self, lock_id: str) -> LockInfo:
         with self.store.mutex:
-            recorded, live = self.store.holder, self.store.holder_alive
-            if live and recorded is not None and recorded.id == lock_id:
-                raise held_lock_error(self.location, recorded)
-            if recorded is None or recorded.id != lock_id:
-                raise wrong_id_error(self.location, lock_id, recorded, live=live)
+            live = self.store.holder_alive
+            recorded = check_unlock(self.location, lock_id, self.store.holder, live=live)
             self.store.holder = None
             return recorded
 

@@ -24,32 +24,24 @@ import re
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from planner.errors import StateError
 from planner.files import non_regular_kind, os_reason, read_user_text
-from planner.state.backend import next_serial
+from planner.state.backend import next_version
 from planner.state.document import (
     StateDocument,
     advance,
     dump_state,
     iso_utc,
     parse_state,
-    sealed,
 )
 from planner.state.journalfile import FileLog
-from planner.state.locking import (
-    LockHandle,
-    LockInfo,
-    WaitNotice,
-    acquire_polling,
-    held_lock_error,
-    locked_error,
-    waiting_lines,
-    wrong_id_error,
-)
+from planner.state.locking import LockHandle, LockInfo, WaitNotice, check_unlock, wait_for_lock
 from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, read_plan_key
+from planner.state.siblings import owned_by, sibling_paths
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
 FILE_MODE = 0o600
@@ -87,6 +79,12 @@ class LocalFileBackend:
                 break
         return None if text is None else replay(self._parse(text), groups)
 
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
+        """Deployment id -> the state file beside this one (same config stem) recording it."""
+        shown = self.typed_path.parent  # named as this state is, beside it
+        siblings = sibling_paths(self.path, config_stem)
+        return owned_by((str(shown / p.name), LocalFileBackend(p).read) for p in siblings)
+
     def append(self, group: Group) -> None:
         try:
             with _directory_locked(self.path.parent):  # the same lock as a write
@@ -103,7 +101,7 @@ class LocalFileBackend:
             with _directory_locked(self.path.parent):  # compare-and-swap: one writer at once
                 previous_text = self._read_text()
                 current = self._read_stored(previous_text)
-                written = sealed(doc, next_serial(current, doc, self.location, force=force))
+                written = next_version(current, doc, self.location, force=force)
                 if previous_text is not None:
                     write_atomic(self.backup_path, previous_text)
                 write_atomic(self.path, dump_state(written))
@@ -139,14 +137,9 @@ class LocalFileBackend:
     ) -> LockHandle:
         self._check_regular_file()  # before a lock file is made beside a FIFO or device
         fd = self._open_lock_file()
-
-        def waiting() -> None:
-            if on_wait is not None:
-                on_wait(waiting_lines(self.location, self._read_lock_info(), timeout))
-
         try:
-            if not acquire_polling(lambda: _try_flock(fd), timeout, on_wait=waiting):
-                raise locked_error(self.location, self._read_lock_info(), timeout)
+            taken = partial(_try_flock, fd)
+            wait_for_lock(self.location, taken, self._read_lock_info, timeout, on_wait)
             info = LockInfo.for_this_process(operation)
             write_atomic(self.lock_info_path, info.model_dump_json(indent=2) + "\n")
             self._remove_leftover_temp_files()
@@ -166,16 +159,12 @@ class LocalFileBackend:
 
     def force_unlock(self, lock_id: str) -> LockInfo:
         if not self.lock_path.exists():
-            raise wrong_id_error(self.location, lock_id, None, live=False)
+            check_unlock(self.location, lock_id, None, live=False)
         fd = self._open_lock_file()
         try:
             recorded = self._read_lock_info()
-            if not _try_flock(fd):
-                if recorded is not None and recorded.id == lock_id:
-                    raise held_lock_error(self.location, recorded)
-                raise wrong_id_error(self.location, lock_id, recorded, live=True)
-            if recorded is None or recorded.id != lock_id:
-                raise wrong_id_error(self.location, lock_id, recorded, live=False)
+            live = not _try_flock(fd)
+            recorded = check_unlock(self.location, lock_id, recorded, live=live)
             self.lock_info_path.unlink()
             return recorded
         finally:

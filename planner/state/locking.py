@@ -138,12 +138,43 @@ def acquire_polling(
 WaitNotice = Callable[[list[str]], None]
 
 
+UNRECORDED_HOLDER = "held by: another process (it has not recorded who it is yet)"
+
+
 def waiting_lines(source: str, holder: LockInfo | None, timeout: float) -> list[str]:
-    """What a process waiting for the lock says once: for how long, and who holds it."""
-    lines = [f"Waiting up to {timeout:g} s for the state lock ({source}), held by:"]
-    if holder is None:
-        return [*lines, "  another process (it has not recorded who it is yet)"]
-    return lines + [f"  {line}" for line in holder.describe()]
+    """What a process waiting for the lock says once: for how long, and who holds it
+    (`held by:` once, in the holder's lines)."""
+    lines = [f"Waiting up to {timeout:g} s for the state lock ({source}):"]
+    described = holder.describe() if holder is not None else [UNRECORDED_HOLDER]
+    return lines + [f"  {line}" for line in described]
+
+
+def wait_for_lock(
+    source: str,
+    try_acquire: Callable[[], bool],
+    holder: Callable[[], LockInfo | None],
+    timeout: float,
+    on_wait: WaitNotice | None,
+) -> None:
+    """Take the lock with TRY_ACQUIRE within TIMEOUT seconds, telling ON_WAIT once who
+    holds it (HOLDER reads the record) while waiting; StateLockedError when it stays held."""
+
+    def waiting() -> None:
+        if on_wait is not None:
+            on_wait(waiting_lines(source, holder(), timeout))
+
+    if not acquire_polling(try_acquire, timeout, on_wait=waiting):
+        raise locked_error(source, holder(), timeout)
+
+
+def check_unlock(source: str, lock_id: str, recorded: LockInfo | None, *, live: bool) -> LockInfo:
+    """RECORDED, when `unlock LOCK_ID` may clear it: it is that lock and no live process
+    holds it (LIVE: the lock is held now); else the error saying why not."""
+    if live and recorded is not None and recorded.id == lock_id:
+        raise held_lock_error(source, recorded)
+    if live or recorded is None or recorded.id != lock_id:
+        raise wrong_id_error(source, lock_id, recorded, live=live)
+    return recorded
 
 
 def locked_error(source: str, holder: LockInfo | None, timeout: float) -> StateLockedError:
@@ -151,7 +182,7 @@ def locked_error(source: str, holder: LockInfo | None, timeout: float) -> StateL
     waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
     details = [f"state: {source}{waited}"]
     if holder is None:
-        details.append("held by: another process (it has not recorded who it is yet)")
+        details.append(UNRECORDED_HOLDER)
         return StateLockedError(
             "state is locked",
             details=details,

@@ -21,24 +21,23 @@ from __future__ import annotations
 
 import secrets
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any
 
 import psycopg
 
 from planner.errors import StateError
 from planner.secrets import redact_url, url_without_password
-from planner.state.backend import next_serial
-from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state, sealed
+from planner.state.backend import next_version
+from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state
 from planner.state.location import DEFAULT_SCHEMA
 from planner.state.locking import (
     LockHandle,
     LockInfo,
     WaitNotice,
     acquire_polling,
-    held_lock_error,
-    locked_error,
-    waiting_lines,
-    wrong_id_error,
+    check_unlock,
+    wait_for_lock,
 )
 from planner.state.oplog import Group, base_moved_error, parse_lines, replay
 from planner.state.postgres_db import (
@@ -52,6 +51,7 @@ from planner.state.postgres_db import (
     try_advisory_lock,
 )
 from planner.state.postgres_schema import ensure_schema, query
+from planner.state.siblings import owned_by
 from planner.state.versions import StateVersion, missing_version_error
 
 # How long a contender waits for a new holder's record before saying it has none yet.
@@ -78,8 +78,15 @@ class PostgresBackend:
 
     def read(self) -> StateDocument | None:
         state_id = self._state_id(create=False)
-        if state_id is None:
-            return None
+        return None if state_id is None else self._read_state(state_id)
+
+    def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
+        """Deployment id -> the name of every other state of the schema recording it."""
+        del config_stem  # a schema is one team's: every state in it counts
+        rows = self._all("SELECT id, name FROM {s}.states WHERE name <> %s", (self.name,))
+        return owned_by((str(name), partial(self._read_state, int(i))) for i, name in rows)
+
+    def _read_state(self, state_id: int) -> StateDocument | None:
         row = self._one(
             "SELECT v.serial, v.document, (SELECT string_agg(o.line, '' ORDER BY o.seq) "
             "FROM {s}.operations o WHERE o.state_id = v.state_id AND o.base_serial = v.serial) "
@@ -125,7 +132,7 @@ class PostgresBackend:
                 self._head(state_id)  # locks the state row: no append slips in between
                 current = self.read()
                 expected = 0 if current is None else current.serial
-                written = sealed(doc, next_serial(current, doc, self.location, force=force))
+                written = next_version(current, doc, self.location, force=force)
                 self._insert_version(state_id, written)
         except psycopg.errors.UniqueViolation:
             raise self._moved_error(expected) from None
@@ -190,16 +197,10 @@ class PostgresBackend:
         state_id = self._state_id(create=True)
         assert state_id is not None
         conn = connect(self.url)  # its own: the lock lives as long as this connection
-
-        def waiting() -> None:
-            if on_wait is not None:
-                on_wait(waiting_lines(self.location, self._live_holder(state_id), timeout))
-
         try:
-            if not acquire_polling(
-                lambda: try_advisory_lock(conn, self.url, state_id), timeout, on_wait=waiting
-            ):
-                raise locked_error(self.location, self._live_holder(state_id), timeout)
+            taken = partial(try_advisory_lock, conn, self.url, state_id)
+            holder = partial(self._live_holder, state_id)
+            wait_for_lock(self.location, taken, holder, timeout, on_wait)
             info = LockInfo.for_this_process(operation)
             record_holder(conn, self.url, self.schema, state_id, info)
         except BaseException:
@@ -219,10 +220,7 @@ class PostgresBackend:
         pid = None if state_id is None else self._lock_pid(state_id)
         live = pid is not None
         recorded = None if state_id is None else self._holder(state_id, pid, any_row=not live)
-        if live and recorded is not None and recorded.id == lock_id:
-            raise held_lock_error(self.location, recorded)
-        if recorded is None or recorded.id != lock_id or live:
-            raise wrong_id_error(self.location, lock_id, recorded, live=live)
+        recorded = check_unlock(self.location, lock_id, recorded, live=live)
         self._one("DELETE FROM {s}.locks WHERE state_id = %s RETURNING 1", (state_id,))
         return recorded
 

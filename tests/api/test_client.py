@@ -217,6 +217,28 @@ async def test_workspace_403_hints_at_tenant(make_client):
     assert caught.value.hint is not None and "PLANNER_TENANT_ID" in caught.value.hint
 
 
+async def test_forbidden_hints_at_the_key_not_the_tenant(make_client):
+    """A bare 403 `Forbidden` (a wrong key on the service) says to check PLANNER_API_KEY."""
+    scripted = Scripted(lambda r: httpx2.Response(403, json={"detail": "Forbidden"}))
+    async with make_client(scripted) as client:
+        with pytest.raises(AuthError) as caught:
+            await client.list_providers()
+    assert caught.value.hint is not None and "PLANNER_API_KEY" in caught.value.hint
+    assert "PLANNER_TENANT_ID" not in caught.value.hint
+
+
+async def test_a_key_echoed_by_the_server_is_not_printed(make_client):
+    """An error body that repeats the key has it replaced by `(sensitive)`."""
+    body = {"detail": f"Invalid API key {SECRET_KEY} for workspace"}
+    scripted = Scripted(lambda r: httpx2.Response(403, json=body))
+    async with make_client(scripted) as client:
+        with pytest.raises(AuthError) as caught:
+            await client.list_providers()
+    assert SECRET_KEY not in str(caught.value) and SECRET_KEY not in str(caught.value.detail)
+    assert "Invalid API key (sensitive) for workspace" in str(caught.value)
+    assert "PLANNER_TENANT_ID" not in (caught.value.hint or "")
+
+
 async def test_non_json_error_body_is_kept_as_text(make_client):
     """A plain-text error body becomes the detail."""
     scripted = Scripted(lambda r: httpx2.Response(400, text="bad gateway config"))

@@ -151,6 +151,38 @@ async def test_wrong_key_is_an_auth_error_without_the_key(local_settings: Server
             await client.list_providers()
     assert caught.value.status in (401, 403)
     assert key not in str(caught.value) and key not in " ".join(caught.value.details)
+    assert caught.value.hint is not None and "PLANNER_API_KEY" in caught.value.hint
+    assert "PLANNER_TENANT_ID" not in caught.value.hint
+    app.state.store.close()
+
+
+A_TENANT, B_TENANT = str(uuid.UUID(int=0xA)), str(uuid.UUID(int=0xB))
+
+
+@pytest.mark.parametrize(
+    ("key", "tenant", "hint_names", "hint_omits"),
+    [
+        ("multi-key-7c2e", None, "PLANNER_TENANT_ID", "PLANNER_API_KEY"),
+        ("solo-key-91d0", "not-a-uuid", "PLANNER_TENANT_ID", "PLANNER_API_KEY"),
+        ("solo-key-91d0", B_TENANT, "PLANNER_API_KEY", "set PLANNER_TENANT_ID"),
+    ],
+    ids=["requires-workspace-specification", "malformed-tenant", "no-access"],
+)
+async def test_403_hint_fits_its_detail(
+    local_settings: ServerSettings, key: str, tenant: str | None, hint_names: str, hint_omits: str
+):
+    """A 403 about choosing a workspace hints at the tenant; one refusing the key hints at
+    the key; neither prints the key."""
+    local_settings.api_keys = {"multi-key-7c2e": [A_TENANT, B_TENANT], "solo-key-91d0": [A_TENANT]}
+    app = create_app(local_settings)
+    transport = httpx2.ASGITransport(app=app)
+    async with ControlPlaneClient("http://t", key, tenant, transport=transport) as client:
+        with pytest.raises(AuthError) as caught:
+            await client.list_providers()
+    assert caught.value.status == 403
+    hint = caught.value.hint or ""
+    assert hint_names in hint and hint_omits not in hint
+    assert key not in f"{caught.value} {caught.value.details} {hint}"
     app.state.store.close()
 
 

@@ -13,6 +13,7 @@ from planner.apply import ApplyOptions, DeploymentResult, Outcome
 from planner.controlplane.settings import ServerSettings
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.model import Action
+from planner.render.summary import apply_summary
 from tests.apply.conftest import FAST, Harness, docker, git
 
 pytestmark = pytest.mark.anyio
@@ -64,7 +65,7 @@ async def test_update_new_revision_and_delete_in_one_apply(harness: Harness) -> 
     assert by_name["beta"].revision_id != before["beta"].latest_revision_id
     assert (by_name["gamma"].action, by_name["gamma"].status) == (Action.DELETE, "deleted")
     assert sorted(harness.state().deployments) == ["alpha", "beta"]
-    assert result.summary_line().startswith(
+    assert apply_summary(result).startswith(
         "Apply complete: 0 created, 1 updated, 1 new revision, 1 deleted, 0 failed ("
     )
     after = await live(harness)
@@ -100,7 +101,7 @@ async def test_a_failing_revision_fails_only_its_deployment(harness: Harness) ->
     assert "BUILD_FAILED" in (by_name["bad"].error or "")
     assert by_name["good"].status == by_name["fine"].status == "DEPLOYED"
     assert sorted(harness.state().deployments) == ["bad", "fine", "good"]
-    assert "1 failed" in result.summary_line()
+    assert "1 failed" in apply_summary(result)
 
 
 async def test_partial_bulk_delete_records_only_what_is_gone(harness: Harness) -> None:
@@ -254,6 +255,23 @@ async def test_released_field_is_rerecorded_without_a_request(harness: Harness) 
     assert "build_on_push" not in harness.state().deployments["alpha"].managed["source_config"]
     plan, _ = await harness.plan()
     assert plan.changes[0].notes == []
+
+
+async def test_a_secret_that_moved_after_planning_refuses_even_a_no_op(harness: Harness) -> None:
+    """A plan that sends no secret still records its digests, so a value that changed
+    since it was planned refuses the plan before anything is sent or recorded."""
+    harness.environ["TOKEN"] = "planned-value"
+    tables = docker("alpha", extra='secrets = { TOKEN = { env = "TOKEN" } }\n')
+    harness.configure(tables)
+    await harness.apply()
+    plan, doc = await harness.plan()
+    assert not plan.has_changes and plan.changes[0].secret_digests
+    harness.environ["TOKEN"] = "another-value"
+    harness.configure(tables)
+    with pytest.raises(PlanStaleError, match="secrets of alpha changed") as caught:
+        await harness.execute(plan, doc)
+    assert caught.value.details == ["secrets.TOKEN"]
+    assert "another-value" not in str(caught.value)
 
 
 @pytest.mark.parametrize("plane_settings", [0.5], indirect=True)

@@ -44,16 +44,20 @@ def apply_killed_after(scenario: Scenario, method: str) -> None:
 
 
 def assert_recovered_not_drift(scenario: Scenario, name: str, operation: str) -> None:
-    """The next plan names NAME's OPERATION as recovered, in text and JSON; no drift."""
-    text = scenario.plan()
-    assert text.code == 0, text.err
-    assert "Recovered from an interrupted apply" in text.out
-    assert "outside the planner" not in text.out, text.out
+    """The next plan names NAME's OPERATION as recovered, in JSON, and NAME with its id
+    in text and markdown (`Recovered from an interrupted apply: NAME (ID)`); no drift."""
     plan = json.loads(scenario.plan("--format", "json").out)
     assert plan["drift"] == []
     assert [(r["name"], r["operation"]) for r in plan["recovered"]] == [(name, operation)]
+    headline = (
+        f"Recovered from an interrupted apply: {name} ({plan['recovered'][0]['deployment_id']})"
+    )
+    text = scenario.plan()
+    assert text.code == 0, text.err
+    assert headline in text.out.splitlines()
+    assert "outside the planner" not in text.out, text.out
     markdown = scenario.plan("--format", "markdown").out
-    assert "Recovered from an interrupted apply" in markdown
+    assert headline in markdown
     assert "outside the planner" not in markdown
 
 
@@ -94,3 +98,48 @@ def test_killed_after_a_create_is_recovered(scenario: Scenario) -> None:
     apply_killed_after(scenario, "create_deployment")
     assert_recovered_not_drift(scenario, "api", "create")
     assert_converges(scenario)
+
+
+def test_a_saved_plan_that_adopts_a_create_says_so_when_applied(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan saved after a kill -9 between a create and its record carries the create
+    in `recovered` and the revision it started in `rollouts`; its apply names the
+    create in the result (text), waits for that revision and converges."""
+    monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "3")
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    assert scenario.plan("--out", "p.json").code == 0
+    saved = json.loads((scenario.root / "p.json").read_text())
+    [recovered] = saved["recovered"]
+    assert [r["name"] for r in saved["rollouts"]] == ["api"]
+    result = scenario.cli("apply", "p.json")
+    assert result.code == 0, result.out + result.err
+    headline = f"Recovered from an interrupted apply: api ({recovered['deployment_id']})"
+    assert headline in result.out.splitlines()
+    assert "waited for 1 rollout" in result.out
+    live = scenario.get(recovered["deployment_id"])
+    assert live.active_revision_id == live.latest_revision_id
+    after = scenario.plan("--detailed-exitcode")
+    assert after.code == 0, after.out
+
+
+def test_the_apply_after_a_kill_waits_for_the_rollout_it_started(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a kill -9 right after a create, the next apply (nothing else to change)
+    waits for the revision that create started before it reports success: its events
+    end the deployment DEPLOYED, and the server has it active when the apply returns."""
+    monkeypatch.setenv("PLANNER_EMBEDDED_BUILD_SECONDS", "3")
+    scenario.write_config(scenario.config_path.read_text().split("[deployments.worker]")[0])
+    apply_killed_after(scenario, "create_deployment")
+    result = scenario.cli("apply", "--auto-approve", "--format", "json")
+    assert result.code == 0, result.out + result.err
+    events = [json.loads(line) for line in result.out.splitlines()]
+    assert events[0]["rollouts"] == 1
+    [end] = [e for e in events if e["type"] == "operation"]
+    assert (end["deployment"], end["action"], end["status"]) == ("api", "no_op", "DEPLOYED")
+    state = scenario.state()
+    assert state is not None
+    live = scenario.get(state.deployments["api"].id)
+    assert live.active_revision_id == live.latest_revision_id == end["revision_id"]

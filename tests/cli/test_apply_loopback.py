@@ -397,6 +397,31 @@ def test_sigterm_with_format_json_ends_the_stream_with_the_summary(serve: StartW
     assert_consistent_and_unlocked(work, config, "j")
 
 
+def test_after_sigterm_the_next_apply_waits_for_the_rollouts_started(
+    serve: StartWorkdir,
+) -> None:
+    """SIGTERM while an apply waits for its revision: the next apply, with nothing else
+    to change, does not return 0 while that revision builds: it waits for it (a status
+    and an operation event of action no_op) and returns once it is deployed."""
+    work = serve("--deploy-seconds", "4")  # internal_docker: no build, a deploy
+    config = work.write("roll.toml", config_text("r", 1))
+    apply = work.start("apply", "-c", config, "--auto-approve")
+    apply.wait_for("r0: creating")
+    apply.process.send_signal(signal.SIGTERM)
+    code, out, err = apply.finish()
+    assert code == 143, out + err
+    code, out, err = work.run("apply", "-c", config, "--auto-approve", "--format", "json")
+    assert code == 0, out + err
+    events = event_lines(out)
+    assert events[0]["rollouts"] == 1
+    [end] = [e for e in events if e["type"] == "operation"]
+    assert (end["deployment"], end["action"], end["outcome"]) == ("r0", "no_op", "succeeded")
+    [live] = work.live("r")
+    assert live.active_revision_id == live.latest_revision_id == end["revision_id"]
+    assert "waited for 1 rollout" in events[-1]["message"]
+    work.assert_converged(config, "r", 1)
+
+
 def test_retries_and_rate_limit_pauses_are_events(serve: StartWorkdir) -> None:
     """Against a plane answering 30% of requests 503 and allowing 4 requests a second,
     the NDJSON stream has retry events (status 503, a wait) and pause events (429), the

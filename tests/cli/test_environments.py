@@ -168,3 +168,58 @@ def test_a_saved_plan_applies_with_the_variables_it_was_made_with(
     applied = fleet.cli("apply", "env.plan", "--auto-approve")
     assert applied.code == 0, applied.err
     assert fleet.plan("--env", "dev", "--var", "tag=5.0.0", "--detailed-exitcode").code == 0
+
+
+def worker_image(fleet: Scenario, *argv: str) -> str:
+    plan = json.loads(fleet.plan("--env", "dev", "--format", "json", *argv).out)
+    worker = next(c for c in plan["changes"] if c["name"] == "worker")
+    image: str = worker["after"]["source_revision_config"]["image_uri"]
+    return image.rsplit(":", 1)[1]
+
+
+def test_var_file_precedence_is_terraforms(
+    fleet: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """default < [environments.E.variables] < PLANNER_VAR_NAME < --var-file and --var, in
+    command-line order."""
+    (fleet.root / "a.toml").write_text('tag = "from-a"\n')
+    (fleet.root / "b.json").write_text('{"tag": "from-b"}')
+    assert worker_image(fleet) == "2.0.0"  # the environment's value over the default
+    monkeypatch.setenv("PLANNER_VAR_tag", "from-environ")
+    assert worker_image(fleet) == "from-environ"
+    assert worker_image(fleet, "--var-file", "a.toml") == "from-a"
+    assert worker_image(fleet, "--var-file", "a.toml", "--var-file", "b.json") == "from-b"
+    assert worker_image(fleet, "--var-file", "a.toml", "--var", "tag=flag") == "flag"
+    assert worker_image(fleet, "--var", "tag=flag", "--var-file", "a.toml") == "from-a"
+
+
+def test_var_file_is_taken_by_every_command_that_takes_var(fleet: Scenario) -> None:
+    """validate, config, plan and apply read --var-file; a bad one is an error naming the
+    file."""
+    (fleet.root / "vars.toml").write_text('tga = "x"\n')
+    for argv in (("validate",), ("config",), ("plan",), ("apply", "--auto-approve")):
+        result = fleet.cli(*argv, "--env", "dev", "--var-file", "vars.toml")
+        assert result.code == 1, argv
+        assert "vars.toml: unknown variable 'tga' (did you mean 'tag'?)" in result.err, argv
+    # state commands take it like --var (they read only the config's [state] table)
+    assert fleet.cli("state", "list", "--env", "dev", "--var-file", "vars.toml").code == 0
+    missing = fleet.cli("plan", "--env", "dev", "--var-file", "nope.json")
+    assert missing.code == 1 and "nope.json: variable file not found" in missing.err
+
+
+def test_a_saved_plan_records_var_file_values(fleet: Scenario) -> None:
+    """Values from --var-file travel in the saved plan like --var: apply needs no file, and
+    a file giving another value at apply time is refused."""
+    (fleet.root / "vars.toml").write_text('tag = "6.0.0"\n')
+    assert fleet.plan("--env", "dev", "--var-file", "vars.toml", "--out", "dev.plan").code == 0
+    saved = json.loads((fleet.root / "dev.plan").read_text())
+    assert saved["saved"]["variables"] == {"tag": "6.0.0"}
+    (fleet.root / "vars.toml").write_text('tag = "7.0.0"\n')
+    refused = fleet.cli("apply", "dev.plan", "--var-file", "vars.toml", "--auto-approve")
+    assert refused.code == 1 and "differs from the saved plan's variables" in refused.err
+    (fleet.root / "vars.toml").unlink()
+    applied = fleet.cli("apply", "dev.plan", "--auto-approve")
+    assert applied.code == 0, applied.err
+    state = json.loads((fleet.root / "state" / "planner.dev.state.json").read_text())
+    image = state["deployments"]["worker"]["managed"]["source_revision_config"]["image_uri"]
+    assert image.endswith(":6.0.0")

@@ -170,3 +170,38 @@ def test_a_usage_error_exits_1_never_the_changes_code(capsys) -> None:
         main(["plan", "--detailed-exitcode", "--detailed-exitcod"])
     assert exited.value.code == 1
     assert "unrecognized arguments: --detailed-exitcod" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["plan", "-out=p.json"], "planner plan: error: unknown option -out: did you mean --out?"),
+        (["apply", "-auto-approve"], "unknown option -auto-approve: did you mean --auto-approve?"),
+        (["plan", "-var", "a=b"], "unknown option -var: did you mean --var?"),
+        (
+            ["apply", "-lock-timeout=5s"],
+            "unknown option -lock-timeout: did you mean --lock-timeout?",
+        ),
+        (["plan", "-json"], "unknown option -json: did you mean --format json?"),
+        (["plan", "-chdir=infra"], "unknown option -chdir: did you mean -c DIR/planner.toml?"),
+        (["-debug", "plan"], "planner: error: unknown option -debug: did you mean --debug?"),
+    ],
+)
+def test_terraform_single_dash_spellings_get_did_you_mean(argv: list[str], said: str, capsys):
+    """Terraform's one-dash options get one line naming the planner spelling, exit 1."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert said in err
+    assert err.count("\n") == 1 and "unrecognized arguments" not in err
+
+
+def test_words_after_double_dash_and_unknown_names_are_left_to_argparse(capsys):
+    """Words after `--`, and one-dash names that are no option anywhere, are argparse's."""
+    with pytest.raises(SystemExit):
+        main(["plan", "-input=false"])
+    assert "unrecognized arguments: -input=false" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "--", "-out"])
+    assert "did you mean" not in capsys.readouterr().err

@@ -51,6 +51,25 @@ def test_refresh_only_plan_is_read_only_and_exits_2_until_recorded(scenario: Sce
     assert (after.updated_at, after.source_config.build_on_push) == (drifted.updated_at, True)
 
 
+def test_refresh_only_plan_names_the_command_that_records_it(scenario: Scenario) -> None:
+    """plan --refresh-only with drift names `planner apply --refresh-only` (with the options
+    given) in text, markdown and JSON; without drift it names nothing."""
+    assert (
+        json.loads(scenario.plan("--refresh-only", "--format", "json").out)["record_command"]
+        is None
+    )
+    api = scenario.adopt("api")
+    scenario.patch(api.id, {"source_config": {"build_on_push": True}})
+    command = "planner apply --refresh-only --only api"
+    text = scenario.plan("--refresh-only", "--only", "api").out
+    assert f"To record it into the state: {command}" in text
+    markdown = scenario.plan("--refresh-only", "--only", "api", "--format", "markdown").out
+    assert f"To record it into the state: `{command}`" in markdown
+    plan = json.loads(scenario.plan("--refresh-only", "--only", "api", "--format", "json").out)
+    assert plan["record_command"] == command
+    assert "--refresh-only" not in scenario.plan().out  # a normal plan does not say it
+
+
 def test_apply_refresh_only_records_drift_then_plan_exits_0(scenario: Scenario) -> None:
     """apply --refresh-only --auto-approve writes the observed value; the next check is 0."""
     api = scenario.adopt("api")

@@ -51,7 +51,7 @@ def test_out_writes_the_json_plan_and_what_apply_needs(scenario: Scenario) -> No
     path = scenario.root / "plan.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     raw = json.loads(path.read_text())
-    assert raw["format_version"] == "1.0" and raw["summary"]["new_revision"] == 1
+    assert raw["format_version"] == "1.1" and raw["summary"]["new_revision"] == 1
     saved = read_saved_plan(path)
     state = scenario.state()
     assert state is not None
@@ -119,7 +119,8 @@ def test_stale_after_a_deployment_is_patched_outside(scenario: Scenario) -> None
         check_fresh(scenario, saved)
     except PlanStaleError as error:
         assert error.message.startswith("the plan is stale: deployment worker changed")
-        assert any("updated_at" in line for line in error.details)
+        assert "(updated_at " in error.message
+        assert not any("updated_at" in line for line in error.details)  # said once
     else:
         raise AssertionError("a deployment patched after the plan must make it stale")
 
@@ -268,9 +269,35 @@ def test_a_secret_changed_since_the_plan_makes_it_stale(
     monkeypatch.setenv("API_TOKEN", "sk-live-another-value")
     result = scenario.cli("apply", "plan.json")
     assert result.code == 1
-    assert "secrets of api changed since it was made" in result.err
+    assert "the plan is stale: the secret API_TOKEN of api changed since the plan" in result.err
     assert "sk-live-another-value" not in result.out + result.err
     assert names_on_server(scenario) == []
+
+
+def test_a_secret_changed_for_a_plan_that_sends_none_is_stale_and_never_recorded(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A saved change that sends no secret (max_scale), yet a secret value that differs at apply
+    time makes it stale (named, its value never shown); the state keeps the digest of
+    the value on the server, so a plan with that value shows no secret change or drift."""
+    scenario.adopt("api")
+    state = scenario.state()
+    assert state is not None
+    recorded = state.deployments["api"].secret_digests
+    scenario.edit_config("max_scale = 2", "max_scale = 7")
+    assert scenario.plan("--out", "plan.json").code == 0
+    monkeypatch.setenv("API_TOKEN", "sk-live-another-value")
+    result = scenario.cli("apply", "plan.json", "--format", "json")
+    assert result.code == 1
+    assert "the secret API_TOKEN of api changed since the plan" in result.out
+    assert "sk-live-another-value" not in result.out + result.err
+    after = scenario.state()
+    assert after is not None and after.deployments["api"].secret_digests == recorded
+    monkeypatch.setenv("API_TOKEN", SECRET_VALUE)
+    plan = json.loads(scenario.plan("--format", "json").out)
+    assert plan["drift"] == []
+    [api] = [c for c in plan["changes"] if c["name"] == "api"]
+    assert [f["path"] for f in api["fields"]] == ["source_config.resource_spec.max_scale"]
 
 
 def test_an_update_applies_and_records_exactly_the_planned_values(scenario: Scenario) -> None:
@@ -365,3 +392,23 @@ def test_a_plan_with_errors_and_out_writes_no_state(scenario: Scenario) -> None:
     assert result.code == 1
     assert not (scenario.root / "tfplan.json").exists()
     assert not scenario.state_path.exists()
+
+
+def test_a_plan_file_of_the_previous_format_is_refused_clearly(scenario: Scenario) -> None:
+    """A saved plan as format 1.0 wrote it (no `drifted` keys) is refused before
+    anything is sent, naming both format versions and the way out."""
+    assert scenario.plan("--out", "plan.json").code == 0
+
+    def as_1_0(raw: dict[str, Any]) -> None:
+        raw["format_version"] = "1.0"
+        for change in raw["changes"]:
+            for field in change["fields"]:
+                del field["drifted"]
+
+    edit_plan(scenario.root / "plan.json", as_1_0)
+    for argv in (("apply", "plan.json"), ("show", "plan.json")):
+        result = scenario.cli(*argv)
+        assert result.code == 1
+        assert "has plan format_version '1.0'; this planner reads '1.1'" in result.err
+        assert "planner plan --out" in result.err
+    assert names_on_server(scenario) == []

@@ -59,8 +59,10 @@ def test_repos_toml_is_ready_to_paste(embedded: Path, capsys):
     first = deployments[deployment_name(repos[0]["name"])]
     assert first["source"] == "git_host"
     assert first["source_config"] == {"integration_id": integration, "repo_url": repos[0]["url"]}
-    assert first["source_revision_config"] == {"repo_ref": repos[0]["default_branch"]}
-    assert '# agent_config_path = "agent.json"' in out
+    assert first["source_revision_config"] == {
+        "repo_ref": repos[0]["default_branch"],
+        "agent_config_path": "agent.json",
+    }
 
 
 @pytest.mark.parametrize(
@@ -97,12 +99,14 @@ def test_long_repository_names_fit_the_name_limit():
     assert names == {"a" * 63, "a" * 61 + "-2"}
 
 
-def test_pasted_toml_is_a_valid_config(embedded: Path, capsys):
-    """The TOML, once agent_config_path is filled in, passes the config loader as is."""
+def test_printed_toml_validates_as_printed(embedded: Path, capsys):
+    """The TOML exactly as printed passes the config loader and `planner validate`."""
     integration = integration_id(capsys)
     assert main(["repos", integration, "--format", "toml"]) == 0
-    out = capsys.readouterr().out.replace("# agent_config_path", "agent_config_path")
+    out = capsys.readouterr().out
     config_file = embedded / "planner.toml"
     config_file.write_text(out)
     config = load_config(config_file, environ={})
     assert len(config.deployments) == out.count("[deployments.") // 3
+    assert main(["validate", "-c", str(config_file)]) == 0
+    assert "valid" in capsys.readouterr().out

@@ -9,6 +9,7 @@ import pytest
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action, Change, Plan
+from planner.render.summary import plan_summary
 
 from .builders import (
     INTEGRATION,
@@ -62,7 +63,7 @@ def test_a_deployment_only_in_the_config_is_created() -> None:
     assert change.deployment_id is None
     assert f"{SPEC}.max_scale" in paths(change)
     assert plan.summary.create == 1
-    assert plan.summary_line() == (
+    assert plan_summary(plan) == (
         "Plan: 1 to create, 0 to update in place, 0 new revisions, 0 to delete."
     )
 
@@ -114,7 +115,7 @@ def test_replace_deletes_and_creates_when_asked() -> None:
     assert change.action is Action.REPLACE
     assert change.deployment_id == deployment_id("api")
     assert change.request_body["name"] == "api"
-    assert plan.summary_line().endswith(", 0 to delete, 1 to replace.")
+    assert plan_summary(plan).endswith(", 0 to delete, 1 to replace.")
 
 
 def test_an_unchanged_deployment_is_a_no_op() -> None:
@@ -123,7 +124,7 @@ def test_an_unchanged_deployment_is_a_no_op() -> None:
     plan = plan_one(desired, recorded_from(desired), observed_from(desired))
     assert only_change(plan).action is Action.NO_OP
     assert not plan.has_changes
-    assert plan.summary_line() == "No changes. The deployments match the configuration."
+    assert plan_summary(plan) == "No changes. The deployments match the configuration."
 
 
 def test_server_defaults_make_no_diff() -> None:
@@ -297,7 +298,7 @@ def test_refresh_only_plans_no_change_but_reports_drift() -> None:
     plan = plan_one(changed, recorded_from(desired), live, options=PlanOptions(refresh_only=True))
     assert plan.changes == []
     assert [d.path for d in plan.drift] == ["source_config.build_on_push"]
-    assert plan.summary_line() == "No changes. 1 drifted value to record."
+    assert plan_summary(plan) == "No changes. 1 drifted value to record."
 
 
 def test_secrets_are_compared_by_value_and_reported_by_name() -> None:
@@ -356,7 +357,7 @@ def test_refresh_only_without_drift_says_nothing_moved() -> None:
     live = observed_from(desired)
     plan = plan_one(desired, recorded_from(desired), live, options=PlanOptions(refresh_only=True))
     assert (plan.changes, plan.drift) == ([], [])
-    assert plan.summary_line() == "No changes. Nothing changed outside the planner."
+    assert plan_summary(plan) == "No changes. Nothing changed outside the planner."
 
 
 def test_options_accept_plain_collections() -> None:

@@ -8,6 +8,7 @@ from planner.errors import PlanError
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.health import RevisionHealth, revision_config
 from planner.plan.model import Action, Plan
+from planner.render.summary import plan_summary
 from planner.state.document import IntentOp, PendingIntent
 
 from .builders import (
@@ -48,7 +49,7 @@ def test_a_failed_latest_revision_is_submitted_again(status: str) -> None:
     assert change.request_body == {
         "source_revision_config": {"repo_ref": "main", "agent_config_path": "agent.json"}
     }
-    assert plan.summary_line().startswith("Plan: 0 to create, 0 to update in place, 1 new")
+    assert plan_summary(plan).startswith("Plan: 0 to create, 0 to update in place, 1 new")
 
 
 def test_a_revision_in_progress_is_shown_not_submitted() -> None:
@@ -123,7 +124,7 @@ def test_a_narrowed_plan_says_partial_and_never_that_everything_matches() -> Non
         desired, recorded, observed, digest_key=KEY, options=PlanOptions(only=frozenset({"a"}))
     )
     assert plan.partial and plan.only == ["a"] and plan.exclude == []
-    line = plan.summary_line()
+    line = plan_summary(plan)
     assert "match" not in line and "Partial plan (--only a)" in line
     refresh = make_plan(
         desired,
@@ -132,8 +133,8 @@ def test_a_narrowed_plan_says_partial_and_never_that_everything_matches() -> Non
         digest_key=KEY,
         options=PlanOptions(exclude=frozenset({"b"}), refresh_only=True),
     )
-    assert "Partial plan (--exclude b)" in refresh.summary_line()
-    assert "Nothing changed outside the planner." not in refresh.summary_line()
+    assert "Partial plan (--exclude b)" in plan_summary(refresh)
+    assert "Nothing changed outside the planner." not in plan_summary(refresh)
 
 
 def test_an_unknown_name_suggests_the_closest_one() -> None:

@@ -35,8 +35,19 @@ def test_state_serial_moved() -> None:
     """A later state serial makes the plan stale, naming both serials."""
     saved, doc, observed = scene()
     doc.serial = 5
-    assert stale_error(saved, doc, observed).message == (
-        "the plan is stale: the state moved from serial 4 to 5"
+    error = stale_error(saved, doc, observed)
+    assert error.message == "the plan is stale: the state moved from serial 4 to 5"
+    assert error.details == []  # the headline is not repeated as a detail
+
+
+def test_without_a_tenant_the_workspace_is_said_in_words() -> None:
+    """A plan and state without a tenant id name the key's own workspace, never `-`."""
+    saved, _, observed = scene()
+    other = StateDocument.new("https://elsewhere.example.com", None)
+    error = stale_error(saved, other, observed)
+    assert "workspace -" not in error.message
+    assert "https://elsewhere.example.com (no tenant id: the API key's own workspace)" in (
+        error.message
     )
 
 
@@ -44,9 +55,11 @@ def test_state_replaced_or_foreign() -> None:
     """Another lineage or another endpoint makes the plan stale, each named."""
     saved, _, observed = scene()
     other = StateDocument.new("https://elsewhere.example.com", None)
-    details = stale_error(saved, other, observed).details
-    assert any("made for http://127.0.0.1:8123" in line for line in details)
-    assert any("the state was replaced (lineage" in line for line in details)
+    error = stale_error(saved, other, observed)
+    assert error.message.startswith(
+        "the plan is stale: the plan was made for http://127.0.0.1:8123"
+    )
+    assert [line.split(" (")[0] for line in error.details] == ["the state was replaced"]
 
 
 def test_every_moved_deployment_is_listed() -> None:

@@ -44,7 +44,9 @@ def test_result_table_lists_changed_deployments_failures_and_the_summary() -> No
     assert lines[2].split() == ["[x]", "↻", "new_revision", "22386db1", "BUILD_FAILED", "1.0s"]
     assert "quiet" not in "\n".join(lines)
     assert lines[3] == "✗ [x]: revision 22386db1 ended BUILD_FAILED"
-    assert lines[4] == "Apply complete: 1 created, 0 updated, 0 new revisions, 0 deleted, 1 failed."
+    assert lines[4] == (
+        "Apply finished with errors: 1 created, 0 updated, 0 new revisions, 0 deleted, 1 failed."
+    )
 
 
 @given(

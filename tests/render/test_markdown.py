@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planner.plan.model import Action, Change, FieldChange, Plan, Summary
 from planner.render.markdown import BUDGET, MARKER, render_markdown
+from planner.render.summary import plan_summary
 from tests.plan.builders import SECRET_VALUES
 
 
@@ -15,7 +16,7 @@ def test_markdown_matches_the_golden_file(plan, golden) -> None:
 def test_the_comment_has_marker_summary_alerts_table_and_details(plan) -> None:
     """Sticky marker first, then the summary, caution/warning alerts, a table, details."""
     md = render_markdown(plan)
-    assert md.startswith(MARKER + "\n**" + plan.summary_line() + "**")
+    assert md.startswith(MARKER + "\n**" + plan_summary(plan) + "**")
     assert "> [!CAUTION]" in md and "planner import imported-agent" in md
     assert "> - `legacy-bot` will be **deleted**" in md
     assert "| ↻ | `worker` | new revision | 2 |" in md

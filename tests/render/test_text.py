@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner.plan.model import Action, Change, FieldChange, Plan
+from planner.render.summary import plan_summary
 from planner.render.text import render_text
 from tests.plan.builders import SECRET_VALUES
 
@@ -26,7 +27,7 @@ def test_errors_and_deletions_come_first_and_the_summary_last(plan) -> None:
         text.index("↻ worker will get a new revision"),
     ]
     assert order == sorted(order)
-    assert text.rstrip().endswith(plan.summary_line())
+    assert text.rstrip().endswith(plan_summary(plan))
 
 
 def test_lists_are_diffed_by_element_name(plan) -> None:

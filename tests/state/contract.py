@@ -177,6 +177,7 @@ class BackendContract:
         assert notices[0][0].startswith("Waiting up to 10 s for the state lock")
         said = "\n".join(notices[0])
         assert held.info.id in said and "apply" in said and handle.info.id not in said
+        assert said.count("held by") == 1
 
     def test_lock_timeout_expires(self, harness: Harness) -> None:
         """A contender whose timeout passes gets StateLockedError saying it waited."""

@@ -1,0 +1,58 @@
+"""`planner state mv OLD NEW`: record a deployment under another address, by hand.
+
+What a move in the plan does (planner.plan.moves), for the cases it cannot see: the
+remote deployment is not touched, the state is written under its lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.cli.cmd_state_versions import Action, StateAction
+from planner.cli.options import WorkspaceOptions, add_lock_timeout_option
+from planner.config.checks import check_name
+from planner.errors import StateError
+from planner.render.console import make_console
+from planner.render.output import write_lines, write_notice
+from planner.state.backend import StateBackend
+from planner.state.document import StateDocument
+from planner.state.moves import move_recorded
+
+
+def register_mv(action: Action) -> None:
+    """Add `mv` to `planner state` (ACTION(name, help) makes one)."""
+    move = action("mv", "record a deployment under another address (nothing remote)")
+    move.add_argument("old", metavar="OLD", help="the address the state records it under")
+    move.add_argument("new", metavar="NEW", help="the address to record it under")
+    add_lock_timeout_option(move)
+
+
+def run_mv(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    old, new = action.old, action.new
+    problems = check_name(new)
+    if problems:
+        raise StateError(f"cannot move {old} to {new}: {problems[0].message}")
+    # checked before locking (a refused move takes no lock), then again under it
+    move_recorded(_stored(backend), old, new)
+    with backend.lock("state mv", timeout=action.lock_timeout, on_wait=write_notice):
+        doc = _stored(backend)
+        moved = move_recorded(doc, old, new)
+        backend.write(doc)
+    lines = [
+        f"Moved {old} to {new} (deployment {moved.id}) in the state {backend.location}.",
+        "Nothing was sent to the control plane; rename the table in the config to match.",
+    ]
+    write_lines(make_console(), lines)
+    return 0
+
+
+def _stored(backend: StateBackend) -> StateDocument:
+    doc = backend.read()
+    if doc is None:
+        raise StateError(f"no state at {backend.location}: nothing to move")
+    return doc
+
+
+MV_ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]] = {
+    "mv": run_mv,
+}

@@ -1,0 +1,30 @@
+"""Managed elsewhere: deployments another state of the same config records (another
+environment's, or any state of the same PostgreSQL schema). They are never "not
+managed" here, never adopted by `import --all`, and never created twice: a config that
+declares one gets an error naming its owner. Pure: the owners come in as data
+(`StateBackend.managed_elsewhere`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from planner.api.models import Deployment
+from planner.plan.model import PlanProblem
+
+
+def not_managed_elsewhere(
+    deployments: Iterable[Deployment], owners: Mapping[str, str]
+) -> list[Deployment]:
+    """DEPLOYMENTS less those another state records (OWNERS: id -> that state)."""
+    return [d for d in deployments if d.id not in owners]
+
+
+def owned_elsewhere_problem(name: str, existing_id: str, owner: str) -> PlanProblem:
+    """NAME would create a deployment another state already manages."""
+    return PlanProblem(
+        name=name,
+        message=f"{name} already exists (id {existing_id}) and is managed by the state {owner}",
+        hint="one deployment has one owner: declare it in one environment only, or give "
+        'each environment its own remote name (name = "...-${env}")',
+    )

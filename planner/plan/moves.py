@@ -1,0 +1,85 @@
+"""Moves: a recorded address that left the config and a new address naming the same remote
+deployment (the same remote `name` and source) are one deployment renamed, not a delete
+and a create. Pure: the plan carries the move as `Change.moved_from`, apply re-keys the
+record (`planner.state.moves`), nothing is sent for the move itself.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from planner.config.desired import DesiredDeployment
+from planner.plan.model import Change
+from planner.state.records import RecordedDeployment
+
+_Identity = tuple[str, Any]  # (remote name, source)
+
+
+def find_moves(
+    desired: Mapping[str, DesiredDeployment], recorded: Mapping[str, RecordedDeployment]
+) -> dict[str, str]:
+    """New address -> the recorded address it moves from.
+
+    Only an unambiguous pair is a move: one address left the state's side, one new
+    address names the same remote deployment; anything else plans as before."""
+    left = _by_identity((_recorded_identity(r), a) for a, r in recorded.items() if a not in desired)
+    if not left:
+        return {}
+    new = _by_identity((_desired_identity(d), a) for a, d in desired.items() if a not in recorded)
+    return {
+        addresses[0]: left[identity][0]
+        for identity, addresses in sorted(new.items())
+        if len(addresses) == 1 and len(left.get(identity, ())) == 1
+    }
+
+
+def moved_inputs(
+    moves: Mapping[str, str],
+    recorded: Mapping[str, RecordedDeployment],
+    observed: Mapping[str, Any],
+) -> tuple[dict[str, RecordedDeployment], dict[str, Any]]:
+    """RECORDED and OBSERVED with each moved entry under its new address."""
+    records, live = dict(recorded), dict(observed)
+    for new, old in moves.items():
+        records[new] = records.pop(old).model_copy(update={"name": new})
+        live[new] = live.pop(old, None)
+    return records, live
+
+
+def unrecorded_found(
+    existing: Mapping[str, str], recorded: Mapping[str, RecordedDeployment]
+) -> dict[str, str]:
+    """The names found remotely, less those found as the very deployment recorded under
+    that name (a moved entry: looked up by its new address, it is the one it moves)."""
+    return {
+        name: found
+        for name, found in existing.items()
+        if name not in recorded or recorded[name].id != found
+    }
+
+
+def with_moves(changes: list[Change], moves: Mapping[str, str]) -> list[Change]:
+    """CHANGES, each of a moved address carrying the address it moves from."""
+    if not moves:
+        return changes
+    return [
+        c.model_copy(update={"moved_from": moves[c.name]}) if c.name in moves else c
+        for c in changes
+    ]
+
+
+def _by_identity(pairs: Any) -> dict[_Identity, list[str]]:
+    grouped: dict[_Identity, list[str]] = defaultdict(list)
+    for identity, address in pairs:
+        grouped[identity].append(address)
+    return grouped
+
+
+def _recorded_identity(recorded: RecordedDeployment) -> _Identity:
+    return str(recorded.managed.get("name") or recorded.name), recorded.managed.get("source")
+
+
+def _desired_identity(desired: DesiredDeployment) -> _Identity:
+    return desired.api_name, str(desired.source)

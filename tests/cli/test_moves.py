@@ -1,0 +1,98 @@
+"""Moves: renaming an address keeps the deployment when the remote name and source stay."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.conftest import Scenario
+
+WORKER = "[deployments.worker]"
+
+
+def recorded(scene: Scenario) -> dict[str, str]:
+    state = scene.state()
+    assert state is not None
+    return {address: r.id for address, r in state.deployments.items()}
+
+
+def test_a_renamed_address_with_the_remote_name_kept_is_a_move(scenario: Scenario) -> None:
+    """`worker` -> `runner` with `name = "worker"`: the plan shows a move, apply re-keys it."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = recorded(scenario)
+    scenario.edit_config(WORKER, '[deployments.runner]\nname = "worker"')
+    scenario.edit_config("[deployments.worker.", "[deployments.runner.")
+    result = scenario.plan("--detailed-exitcode")
+    assert result.code == 2, result.out + result.err
+    assert "worker -> runner (moved)" in result.out
+    assert "to move" in result.out and "create" not in result.out.split("Plan:")[0]
+    planned = json.loads(scenario.plan("--format", "json").out)
+    (change,) = [c for c in planned["changes"] if c["name"] == "runner"]
+    assert change["moved_from"] == "worker" and change["action"] == "no_op"
+    assert planned["summary"]["moved"] == 1 and planned["summary"]["create"] == 0
+    applied = scenario.cli("apply", "--auto-approve")
+    assert applied.code == 0 and "1 moved" in applied.out
+    assert recorded(scenario) == {"api": before["api"], "runner": before["worker"]}
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_a_renamed_address_without_a_remote_name_is_delete_and_create(
+    scenario: Scenario,
+) -> None:
+    """Without `name`, the remote name follows the address: a new deployment, no move."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config(WORKER, "[deployments.runner]")
+    scenario.edit_config("[deployments.worker.", "[deployments.runner.")
+    planned = json.loads(scenario.plan("--format", "json").out)
+    actions = {c["name"]: c["action"] for c in planned["changes"]}
+    assert actions["runner"] == "create" and actions["worker"] == "delete"
+    assert planned["summary"]["moved"] == 0
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    assert set(recorded(scenario)) == {"api", "runner"}
+
+
+def test_a_move_with_another_change_plans_that_change_on_the_moved_address(
+    scenario: Scenario,
+) -> None:
+    """A move and a new image: one new revision of the same deployment, under its new key."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = recorded(scenario)
+    scenario.edit_config(WORKER, '[deployments.runner]\nname = "worker"')
+    scenario.edit_config("[deployments.worker.", "[deployments.runner.")
+    scenario.edit_config("worker:1.0.0", "worker:1.1.0")
+    result = scenario.plan()
+    assert "worker -> runner (moved), will get a new revision" in result.out
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    assert recorded(scenario)["runner"] == before["worker"]
+    live = scenario.get(before["worker"])
+    assert live.source_revision_config.image_uri == "registry.example.com/acme/worker:1.1.0"
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_a_move_with_an_immutable_change_is_an_error_on_the_moved_address(
+    scenario: Scenario,
+) -> None:
+    """A move does not hide an immutable change: the error names the new address."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config("[deployments.api]", '[deployments.gateway]\nname = "api"')
+    for table in ("source_config]", "source_config.resource_spec]", "source_revision_config]"):
+        scenario.edit_config(f"[deployments.api.{table}", f"[deployments.gateway.{table}")
+    scenario.edit_config("[deployments.api.secrets]", "[deployments.gateway.secrets]")
+    scenario.edit_config("acme/api", "acme/api-v2")
+    planned = json.loads(scenario.plan("--format", "json").out)
+    assert [c["moved_from"] for c in planned["changes"] if c["name"] == "gateway"] == ["api"]
+    (error,) = planned["errors"]
+    assert error["name"] == "gateway" and error["path"] == "source_config.repo_url"
+    assert scenario.cli("apply", "--auto-approve").code == 1
+
+
+def test_a_saved_plan_of_a_move_applies(scenario: Scenario) -> None:
+    """`plan --out` of a move, then `apply PLANFILE`: not stale, the record moves."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = recorded(scenario)
+    scenario.edit_config(WORKER, '[deployments.runner]\nname = "worker"')
+    scenario.edit_config("[deployments.worker.", "[deployments.runner.")
+    assert scenario.plan("--out", "move.plan").code == 0
+    applied = scenario.cli("apply", "move.plan")
+    assert applied.code == 0, applied.err
+    assert recorded(scenario)["runner"] == before["worker"]
+    assert scenario.plan("--detailed-exitcode").code == 0

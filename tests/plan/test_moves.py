@@ -1,0 +1,89 @@
+"""Moves: which renamed addresses the pure plan takes for the same deployment."""
+
+from __future__ import annotations
+
+from planner.config.desired import DesiredDeployment
+from planner.plan.diff import PlanOptions, make_plan
+from planner.plan.model import Action
+from planner.plan.moves import find_moves
+from planner.render.summary import plan_summary
+from tests.plan.builders import KEY, git_desired, observed_from, recorded_from
+
+
+def renamed(address: str, old: str, **overrides: object) -> DesiredDeployment:
+    """OLD's desired deployment under ADDRESS, keeping OLD as its remote name."""
+    return git_desired(old, **overrides).model_copy(update={"name": address, "remote_name": old})
+
+
+def test_a_new_address_naming_a_recorded_deployment_moves_it() -> None:
+    """`api` left the config, `gateway` names the remote `api`: a move, nothing to send."""
+    old = git_desired("api")
+    new = renamed("gateway", "api")
+    plan = make_plan(
+        {"gateway": new}, {"api": recorded_from(old)}, {"api": observed_from(old)}, digest_key=KEY
+    )
+    (change,) = plan.changes
+    assert (change.name, change.moved_from, change.action) == ("gateway", "api", Action.NO_OP)
+    assert plan.summary.moved == 1 and plan.has_changes
+    assert "1 to move" in plan_summary(plan)
+
+
+def test_a_different_source_is_not_a_move() -> None:
+    """The same remote name with another source is another deployment: delete + create."""
+    old = git_desired("api")
+    new = renamed("gateway", "api", source="internal_docker", source_config={})
+    assert find_moves({"gateway": new}, {"api": recorded_from(old)}) == {}
+
+
+def test_two_candidates_for_one_remote_name_are_no_move() -> None:
+    """Two new addresses naming the same remote deployment: ambiguous, planned as before."""
+    old = git_desired("api")
+    desired = {"a": renamed("a", "api"), "b": renamed("b", "api")}
+    assert find_moves(desired, {"api": recorded_from(old)}) == {}
+
+
+def test_a_destroy_plan_never_moves() -> None:
+    """`--destroy` deletes what the state records, under the recorded address."""
+    old = git_desired("api")
+    plan = make_plan(
+        {"gateway": renamed("gateway", "api")},
+        {"api": recorded_from(old)},
+        {"api": observed_from(old)},
+        digest_key=KEY,
+        options=PlanOptions(destroy=True),
+    )
+    assert [(c.name, c.action, c.moved_from) for c in plan.changes] == [
+        ("api", Action.DELETE, None)
+    ]
+
+
+def test_replace_names_the_moved_address() -> None:
+    """`--replace gateway` on a moved deployment is known: it replaces the moved one."""
+    old = git_desired("api")
+    plan = make_plan(
+        {"gateway": renamed("gateway", "api")},
+        {"api": recorded_from(old)},
+        {"api": observed_from(old)},
+        digest_key=KEY,
+        options=PlanOptions(replace={"gateway"}),
+    )
+    (change,) = plan.changes
+    assert (change.action, change.moved_from, change.deployment_id) == (
+        Action.REPLACE,
+        "api",
+        recorded_from(old).id,
+    )
+
+
+def test_a_move_with_an_in_place_change_is_an_update_of_the_moved_deployment() -> None:
+    """`build_on_push` flipped with the rename: one in-place update carrying `moved_from`."""
+    old = git_desired("api")
+    source_config = {**old.source_config.model_dump(exclude_unset=True), "build_on_push": True}
+    new = renamed("gateway", "api", source_config=source_config)
+    plan = make_plan(
+        {"gateway": new}, {"api": recorded_from(old)}, {"api": observed_from(old)}, digest_key=KEY
+    )
+    (change,) = plan.changes
+    assert (change.action, change.moved_from) == (Action.UPDATE, "api")
+    assert [f.path for f in change.fields] == ["source_config.build_on_push"]
+    assert change.request_body == {"source_config": {"build_on_push": True}}
