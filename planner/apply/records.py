@@ -8,7 +8,7 @@ from planner.config.desired import DesiredDeployment
 from planner.plan.records import recorded_from
 from planner.state.records import RecordedDeployment
 
-__all__ = ["recorded_from", "rerecorded", "with_revision"]
+__all__ = ["recorded_from", "rerecorded", "with_revision"]  # recorded_from: plan/records.py
 
 
 def rerecorded(

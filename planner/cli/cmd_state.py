@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from planner.cli.cmd_state_mv import register_mv, run_mv
+from planner.cli.cmd_state_mv import MV_ACTIONS, register_mv
 from planner.cli.cmd_state_versions import VERSION_ACTIONS, StateAction, register_versions
 from planner.cli.options import (
     WorkspaceOptions,
@@ -115,8 +115,8 @@ ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]]
     "list": run_list,
     "show": run_show,
     "rm": run_rm,
-    "mv": run_mv,
     **VERSION_ACTIONS,
+    **MV_ACTIONS,
 }
 
 

@@ -6,10 +6,9 @@ remote deployment is not touched, the state is written under its lock.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
-from planner.cli.cmd_state_versions import StateAction
+from planner.cli.cmd_state_versions import Action, StateAction
 from planner.cli.options import WorkspaceOptions, add_lock_timeout_option
 from planner.config.checks import check_name
 from planner.errors import StateError
@@ -18,8 +17,6 @@ from planner.render.output import write_lines, write_notice
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument
 from planner.state.moves import move_recorded
-
-Action = Callable[[str, str], argparse.ArgumentParser]
 
 
 def register_mv(action: Action) -> None:
@@ -30,7 +27,7 @@ def register_mv(action: Action) -> None:
     add_lock_timeout_option(move)
 
 
-def run_mv(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+def run_mv(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
     old, new = action.old, action.new
     problems = check_name(new)
     if problems:
@@ -54,3 +51,8 @@ def _stored(backend: StateBackend) -> StateDocument:
     if doc is None:
         raise StateError(f"no state at {backend.location}: nothing to move")
     return doc
+
+
+MV_ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]] = {
+    "mv": run_mv,
+}

@@ -43,7 +43,7 @@ class StateAction(Options):
     serial: int = 0
     file: str = ""
     force: bool = False
-    old: str = ""  # state mv
+    old: str = ""
     new: str = ""
 
 

@@ -118,7 +118,7 @@ def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> Adopt
     backend = source.state.open()
     try:
         state = backend.read()
-        elsewhere = backend.managed_elsewhere(path.stem)  # another environment's state
+        elsewhere = backend.managed_elsewhere(path.stem)  # other states of this config
     finally:
         backend.close()
     managed = {r.id for r in state.deployments.values()} if state else set()

@@ -13,7 +13,7 @@ from planner.config.var_files import GivenVariables, VarFile, given_variables
 
 DEFAULT_CONFIG = "planner.toml"
 ENV_VAR = "PLANNER_ENV"
-Variables = tuple[tuple[str, str] | VarFile, ...]
+Variables = tuple[tuple[str, str] | VarFile, ...]  # in command-line order
 
 
 class Options:
@@ -48,7 +48,7 @@ class WorkspaceOptions(Options):
 
     def variable_values(self) -> GivenVariables:
         """The `--var NAME=VALUE` and `--var-file FILE` overrides, in command-line order
-        (the last of a name wins; a file is read now, an error names it)."""
+        (the last of a name wins; the files are read now)."""
         return given_variables(self.var)
 
     def command_args(self, environ: Mapping[str, str]) -> tuple[str, ...]:

@@ -126,6 +126,7 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
             self.digest_key(doc),
             options,
             whole_workspace=whole_workspace,
+            # other states of this config own these (plan/elsewhere.py)
             managed_elsewhere=self.backend.managed_elsewhere(self.config.path.stem),
         )
         origin = {"config": str(self.config.path), "environment": self.config.environment}

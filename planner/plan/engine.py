@@ -68,7 +68,7 @@ async def plan_state(
     """Refresh, adopt into DOC the creates an interrupted apply never recorded, then plan
     DESIRED against DOC and what is live. The adopted creates, and whatever else the
     state's journal explains, are the plan's `recovered`, not drift. MANAGED_ELSEWHERE:
-    the ids other states of the config record, by owning state."""
+    the ids other states of the config record, to their states."""
     observed = await refresh(client, doc, desired, desired, whole_workspace=whole_workspace)
     adopted = adopt_interrupted_creates(doc, observed.pending_found, desired, key)
     with long_lived_objects():

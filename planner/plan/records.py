@@ -5,7 +5,7 @@
 - `orphan_record`: a deployment an interrupted apply created that has left the config
   since: ids only, so the next plan deletes it.
 - `recorded_from`: after a create or PATCH: the config's values, the server's ids.
-Secrets are recorded only as keyed digests (`desired_digests`).
+Secrets are recorded only as keyed digests.
 """
 
 from __future__ import annotations
@@ -29,11 +29,6 @@ def revision_fields(deployment: Deployment) -> dict[str, Any]:
         "active_revision_id": deployment.active_revision_id,
         "updated_at": iso_utc(deployment.updated_at),
     }
-
-
-def desired_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
-    """Keyed digests of the desired secrets (the only form a secret is recorded in)."""
-    return {n: secret_digest(key, n, v) for n, v in sorted(desired.secret_values().items())}
 
 
 def observed_record(
@@ -70,8 +65,7 @@ def recorded_from(
     desired: DesiredDeployment, deployment: Deployment, secret_digests: Mapping[str, str]
 ) -> RecordedDeployment:
     """The record after a create or PATCH: the config's values, the server's ids, and the
-    planned SECRET_DIGESTS (of the values sent, or of those the plan saw on the server:
-    never of a value given only at apply time, which was not sent)."""
+    planned SECRET_DIGESTS (of the values sent, or of those the plan saw on the server)."""
     return RecordedDeployment(
         name=desired.name,
         id=deployment.id,
