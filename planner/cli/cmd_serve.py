@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.rules import Mode
-from planner.cli.options import seconds
+from planner.cli.options import seconds, whole_number
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
 from planner.files import os_reason
@@ -93,7 +93,7 @@ def add_timing_options(parser: argparse.ArgumentParser) -> None:
 def add_fault_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--latency-ms",
-        type=count,
+        type=whole_number,
         default=0,
         metavar="N",
         help="delay added to each request (default: 0)",
@@ -107,7 +107,7 @@ def add_fault_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rate-limit",
-        type=count,
+        type=whole_number,
         default=0,
         metavar="N",
         help="requests per key per second, excess gets 429 (default: 0, no limit)",
@@ -125,19 +125,9 @@ def add_fault_options(parser: argparse.ArgumentParser) -> None:
 
 
 def port_number(text: str) -> int:
-    value = count(text)
+    value = whole_number(text)
     if value > 65535:
         raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
-    return value
-
-
-def count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value
 
 

@@ -168,15 +168,20 @@ def seconds(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
-    """argparse type: a whole number >= 1."""
+def whole_number(text: str, minimum: int = 0) -> int:
+    """argparse type: a whole number >= MINIMUM."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {minimum} or more, not {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1."""
+    return whole_number(text, 1)
 
 
 def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
