@@ -55,10 +55,13 @@ def saved_plan_target(
     check_environment(saved, options.environment(environ))
     check_variables(saved, options.variable_values())
     config = options.config if options.is_config_given else saved_config(saved, planfile)
-    state_dir = Path(saved.state_dir)
+    state_dir = Path(relocated(saved.state_dir, saved.config_path, config))
+    state = saved_state(saved, environ)
+    if state is not None and not is_postgres_url(state):
+        state = relocated(state, saved.config_path, config)
     chosen = WorkspaceOptions(
         config=config,
-        state=options.state or saved_state(saved, environ),
+        state=options.state or state,
         env=saved.plan.environment,
         var=tuple(sorted(saved.variables.items())),
         base_url=options.base_url,
@@ -80,6 +83,18 @@ def saved_config(saved: SavedPlan, planfile: Path) -> str:
         f"{planfile} records)",
         hint="pass -c FILE to name the config the plan was made with",
     )
+
+
+def relocated(path: str, made_with: str, config: str) -> str:
+    """PATH, which the plan recorded beside the config it was MADE_WITH, beside CONFIG
+    instead when the config was found elsewhere (a moved or copied checkout: its state
+    and embedded database moved with it); a path outside that directory stays as is."""
+    old_dir = os.path.dirname(os.path.abspath(made_with))
+    new_dir = os.path.dirname(os.path.abspath(config))
+    inside = os.path.relpath(os.path.abspath(path), old_dir)
+    if old_dir == new_dir or inside == ".." or inside.startswith(".." + os.sep):
+        return path
+    return os.path.join(new_dir, inside)
 
 
 def saved_state(saved: SavedPlan, environ: Mapping[str, str]) -> str | None:

@@ -54,6 +54,23 @@ def test_a_moved_checkout_applies_its_saved_plan(
     assert planned.code == 0, planned.out + planned.err
 
 
+def test_a_copied_checkout_applies_to_its_own_state(
+    scenario: Scenario, checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the original checkout still in place, `apply copy/plan.json` uses the copy's
+    config and the state beside it (the state goes where the config is found), never the
+    original's."""
+    scenario.cli("plan", "-c", "checkout/planner.toml")  # the original's state exists
+    copy = Path(shutil.copytree(checkout, scenario.root / "copy"))
+    monkeypatch.chdir(scenario.root / "copy")
+    result = scenario.cli("apply", "plan.json")
+    assert result.code == 0, result.out + result.err
+    copied = LocalFileBackend(copy / "state" / "planner.state.json").read()
+    assert copied is not None and sorted(copied.deployments) == ["api", "worker"]
+    original = LocalFileBackend(checkout / "state" / "planner.state.json").read()
+    assert original is not None and original.deployments == {}
+
+
 def test_a_missing_config_names_the_plan_files_paths_and_c_overrides(
     scenario: Scenario, checkout: Path
 ) -> None:
