@@ -403,7 +403,7 @@ def test_after_sigterm_the_next_apply_waits_for_the_rollouts_started(
     """SIGTERM while an apply waits for its revision: the next apply, with nothing else
     to change, does not return 0 while that revision builds: it waits for it (a status
     and an operation event of action no_op) and returns once it is deployed."""
-    work = serve("--deploy-seconds", "4")  # internal_docker: no build, a deploy
+    work = serve("--deploy-seconds", "8")  # internal_docker: no build; slow starts under load
     config = work.write("roll.toml", config_text("r", 1))
     apply = work.start("apply", "-c", config, "--auto-approve")
     apply.wait_for("r0: creating")
