@@ -28,6 +28,7 @@ from typing import Any
 from planner.api.client import ControlPlaneClient
 from planner.api.gate import BackoffGate
 from planner.apply.context import ApplyOptions, Run, describe_error, working_on
+from planner.apply.deposed import after_successors, split_deposed
 from planner.apply.operations import apply_change, rollouts_to_wait, wait_for_rollout
 from planner.apply.recorder import StateRecorder
 from planner.apply.records import rerecorded
@@ -88,11 +89,13 @@ async def execute_plan(
             result.moved = await record_moves(run, plan)
             await record_no_ops(run, plan)
             deletes = [c for c in plan.changes_with(*_DELETES) if not c.create_before_destroy]
+            deletes, later = split_deposed(deletes, plan, rollouts)
             intents = await delete_all(run, deletes)
             work = plan.changes_with(*_NEEDS_CONFIG)
             operations = [apply_change(run, c, intents.get(c.name)) for c in work]
             operations += [wait_for_rollout(run, rollout) for rollout in rollouts]
             await run_all(run, operations)
+            await delete_all(run, after_successors(run, later))
     finally:
         await run.poller.aclose()
         result.interrupted = run.stop.is_set()
