@@ -95,7 +95,7 @@ def make_plan(
     healths, owners = health or {}, managed_elsewhere or {}
     moves = {} if opts.destroy or opts.refresh_only else find_moves(desired, recorded)
     check_option_names(desired, set(recorded) | set(moves), opts)
-    recorded, observed = moved_inputs(moves, recorded, observed)
+    recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):

@@ -7,11 +7,12 @@ record (`planner.state.moves`), nothing is sent for the move itself.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Change
+from planner.state.document import PendingIntent
 from planner.state.moves import successor_of
 from planner.state.records import RecordedDeployment
 
@@ -44,13 +45,22 @@ def moved_inputs(
     moves: Mapping[str, str],
     recorded: Mapping[str, RecordedDeployment],
     observed: Mapping[str, Any],
-) -> tuple[dict[str, RecordedDeployment], dict[str, Any]]:
-    """RECORDED and OBSERVED with each moved entry under its new address."""
+    intents: Sequence[PendingIntent],
+) -> tuple[dict[str, RecordedDeployment], dict[str, Any], Sequence[PendingIntent]]:
+    """RECORDED, OBSERVED and the journal's INTENTS with each moved entry under its new
+    address (apply carries the intents over with the record: `planner.state.moves`)."""
     records, live = dict(recorded), dict(observed)
     for new, old in moves.items():
         records[new] = records.pop(old).model_copy(update={"name": new})
         live[new] = live.pop(old, None)
-    return records, live
+    if not moves:
+        return records, live, intents
+    new_names = {old: new for new, old in moves.items()}
+    carried = [
+        i.model_copy(update={"name": new_names[i.name]}) if i.name in new_names else i
+        for i in intents
+    ]
+    return records, live, carried
 
 
 def unrecorded_found(

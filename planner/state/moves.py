@@ -22,8 +22,10 @@ DEPOSED = "~deposed-"
 
 
 def move_recorded(doc: StateDocument, old: str, new: str) -> RecordedDeployment:
-    """Record OLD's deployment under NEW; a StateError for an unknown OLD or a NEW that
-    is already in the state (a move never overwrites a record)."""
+    """Record OLD's deployment under NEW, and journal OLD's unfinished operations (an
+    interrupted apply's intents) under NEW too, so the next plan still recovers them
+    rather than calling them drift; a StateError for an unknown OLD or a NEW that is
+    already in the state (a move never overwrites a record)."""
     if new in doc.deployments:
         raise StateError(
             f"{new} is already in the state (id {doc.deployments[new].id})",
@@ -32,6 +34,7 @@ def move_recorded(doc: StateDocument, old: str, new: str) -> RecordedDeployment:
     moved = doc.get(old).model_copy(update={"name": new})
     doc.forget(old)
     doc.record(moved)
+    move_intents(doc, old, new)
     return moved
 
 

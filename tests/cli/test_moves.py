@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cli.conftest import Scenario
+from tests.cli.test_apply_killed import apply_killed_after
 
 WORKER = "[deployments.worker]"
 
@@ -95,4 +98,32 @@ def test_a_saved_plan_of_a_move_applies(scenario: Scenario) -> None:
     applied = scenario.cli("apply", "move.plan")
     assert applied.code == 0, applied.err
     assert recorded(scenario)["runner"] == before["worker"]
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def rename_worker_to_runner(scene: Scenario) -> None:
+    """`[deployments.worker]` becomes `[deployments.runner]`, keeping `name = "worker"`."""
+    scene.edit_config(WORKER, '[deployments.runner]\nname = "worker"')
+    scene.edit_config("[deployments.worker.", "[deployments.runner.")
+
+
+@pytest.mark.slow
+def test_a_move_carries_an_interrupted_apply_s_journal_to_the_new_address(
+    scenario: Scenario,
+) -> None:
+    """A PATCH an interrupted apply sent (kill -9) for `worker`, then the address renamed:
+    the plan reports it recovered under `runner`, not as drift, and the apply that moves
+    the record leaves no journal entry behind under either address."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config("worker:1.0.0", "worker:1.0.1")
+    apply_killed_after(scenario, "patch_deployment")
+    rename_worker_to_runner(scenario)
+    planned = json.loads(scenario.plan("--format", "json").out)
+    assert planned["drift"] == []
+    assert [(r["name"], r["operation"]) for r in planned["recovered"]] == [("runner", "update")]
+    (change,) = [c for c in planned["changes"] if c["name"] == "runner"]
+    assert change["moved_from"] == "worker"
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    state = scenario.state()
+    assert state is not None and state.pending == []
     assert scenario.plan("--detailed-exitcode").code == 0
