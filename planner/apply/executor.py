@@ -72,7 +72,7 @@ async def execute_plan(
         options=options or ApplyOptions(),
         reporter=reporter,
         stop=stop or asyncio.Event(),
-        results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
+        results={c.name: result_of(c) for c in plan.changes},
     )
     rollouts = rollouts_to_wait(plan, run.options.wait)
     for rollout in rollouts:
@@ -103,6 +103,13 @@ async def execute_plan(
         result.seconds = run.options.clock() - started
         run.reporter.end(result)
     return result
+
+
+def result_of(change: Change) -> DeploymentResult:
+    """The result of CHANGE before anything was done."""
+    return DeploymentResult(
+        change.name, change.action, change.deployment_id, moved_from=change.moved_from
+    )
 
 
 @contextlib.contextmanager
@@ -148,7 +155,7 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
     for change in plan.changes_with(Action.NO_OP):
         recorded = doc.deployments.get(change.name)
         wanted = run.desired.get(change.name)
-        outcome_status = f"moved from {change.moved_from}" if change.moved_from else "no changes"
+        outcome_status = "moved" if change.moved_from else "no changes"
         if recorded is None:
             pass
         elif wanted is None or plan.mode == "destroy" or change.gone:
