@@ -29,13 +29,15 @@ def split_deposed(
 
 def after_successors(run: Run, later: list[Change]) -> list[Change]:
     """The deposed deletes of LATER whose successor succeeded; the others are kept
-    (finished as not started, saying why)."""
+    (finished as not started, their `error` saying why)."""
     ready = []
     for change in later:
         successor = run.results[successor_of(change.name) or ""]
         if successor.outcome is Outcome.SUCCEEDED:
             ready.append(change)
         else:
-            status = f"kept: {successor.name} was not deployed"
-            run.finish(run.results[change.name], Outcome.NOT_STARTED, status)
+            why = f"kept: {successor.name} was not deployed"
+            run.finish(
+                run.results[change.name], Outcome.NOT_STARTED, Outcome.NOT_STARTED.value, why
+            )
     return ready

@@ -8,6 +8,7 @@ import pytest
 
 from tests.cli.conftest import Scenario
 from tests.cli.test_apply_killed import apply_killed_after
+from tests.event_lines import event_lines
 
 BLUE_GREEN = """
 [deployments.worker]
@@ -102,7 +103,11 @@ def test_a_failed_new_revision_keeps_the_old_deployment_recorded(blue: Scenario)
     plan = json.loads(blue.plan("--format", "json").out)
     actions = {c["name"]: c["action"] for c in plan["changes"]}
     assert actions == {"worker": "new_revision", deposed: "delete"}
-    assert blue.cli("apply", "--auto-approve").code == 1  # still failing: the old one stays
+    again = blue.cli("apply", "--auto-approve", "--format", "json")
+    assert again.code == 1  # still failing: the old one stays
+    ends = {e["deployment"]: e for e in event_lines(again.out) if e["type"] == "operation"}
+    assert (ends["worker"]["outcome"], ends[deposed]["outcome"]) == ("failed", "not started")
+    assert ends[deposed]["error"] == "kept: worker was not deployed"
     assert blue.get(old_id).status != "AWAITING_DELETE"
     assert_nothing_forgotten(blue)
     blue.edit_config("worker:fail-deploy", "worker:2")
