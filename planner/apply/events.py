@@ -70,6 +70,11 @@ class OperationEvent(Event):
     revision_id: str | None
     seconds: float
     error: str | None = Field(description="why it failed (names nothing secret)")
+    moved_from: str | None = Field(
+        default=None,
+        description="the address the state recorded it under before this run: a move "
+        "(nothing is sent for the move itself; alone, the status is `moved`)",
+    )
 
 
 class RetryEvent(Event):
@@ -137,6 +142,7 @@ class Counts(BaseModel):
     failed: int
     not_started: int
     rollouts: int = Field(description="rollouts of an earlier apply waited for")
+    moved: int = Field(description="records re-keyed to a new address (nothing sent for them)")
 
 
 class SummaryEvent(Event):

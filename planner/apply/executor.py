@@ -28,6 +28,7 @@ from typing import Any
 from planner.api.client import ControlPlaneClient
 from planner.api.gate import BackoffGate
 from planner.apply.context import ApplyOptions, Run, describe_error, working_on
+from planner.apply.deposed import after_successors, split_deposed
 from planner.apply.operations import apply_change, rollouts_to_wait, wait_for_rollout
 from planner.apply.recorder import StateRecorder
 from planner.apply.records import rerecorded
@@ -71,7 +72,7 @@ async def execute_plan(
         options=options or ApplyOptions(),
         reporter=reporter,
         stop=stop or asyncio.Event(),
-        results={c.name: DeploymentResult(c.name, c.action, c.deployment_id) for c in plan.changes},
+        results={c.name: result_of(c) for c in plan.changes},
     )
     rollouts = rollouts_to_wait(plan, run.options.wait)
     for rollout in rollouts:
@@ -88,11 +89,13 @@ async def execute_plan(
             result.moved = await record_moves(run, plan)
             await record_no_ops(run, plan)
             deletes = [c for c in plan.changes_with(*_DELETES) if not c.create_before_destroy]
+            deletes, later = split_deposed(deletes, plan, rollouts)
             intents = await delete_all(run, deletes)
             work = plan.changes_with(*_NEEDS_CONFIG)
             operations = [apply_change(run, c, intents.get(c.name)) for c in work]
             operations += [wait_for_rollout(run, rollout) for rollout in rollouts]
             await run_all(run, operations)
+            await delete_all(run, after_successors(run, later))
     finally:
         await run.poller.aclose()
         result.interrupted = run.stop.is_set()
@@ -100,6 +103,13 @@ async def execute_plan(
         result.seconds = run.options.clock() - started
         run.reporter.end(result)
     return result
+
+
+def result_of(change: Change) -> DeploymentResult:
+    """The result of CHANGE before anything was done."""
+    return DeploymentResult(
+        change.name, change.action, change.deployment_id, moved_from=change.moved_from
+    )
 
 
 @contextlib.contextmanager
@@ -144,7 +154,7 @@ async def record_no_ops(run: Run, plan: Plan) -> None:
     for change in plan.changes_with(Action.NO_OP):
         recorded = doc.deployments.get(change.name)
         wanted = run.desired.get(change.name)
-        outcome_status = f"moved from {change.moved_from}" if change.moved_from else "no changes"
+        outcome_status = "moved" if change.moved_from else "no changes"
         if recorded is None:
             pass
         elif wanted is None or plan.mode == "destroy" or change.gone:

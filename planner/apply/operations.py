@@ -28,6 +28,7 @@ from planner.plan.body import planned_create_body, planned_patch_body
 from planner.plan.model import Action, Change, Plan, Rollout
 from planner.plan.recovery import update_intent_details
 from planner.state.document import PendingIntent
+from planner.state.moves import depose
 
 logger = logging.getLogger("planner.apply")
 
@@ -195,21 +196,31 @@ async def wait_for_rollout(run: Run, rollout: Rollout) -> None:
 
 async def create_first(run: Run, change: Change, result: DeploymentResult) -> None:
     """A replace under lifecycle.create_before_destroy: create the new deployment (its
-    new remote name is free), wait for its revision, then delete the old one. A new
-    revision that fails leaves the old deployment running."""
+    new remote name is free), wait for its revision, then delete the old one. The old
+    one is deposed first (recorded under a derived address, in the write that journals
+    the create) and forgotten only once its delete succeeded: a failed revision or a run
+    that dies leaves it running and recorded, and the next plan deletes it."""
     old_id = change.deployment_id
     assert old_id is not None  # a replace targets a recorded id
+    deposed = depose(run.recorder.doc, change.name)
 
     async def delete_old() -> None:
         if run.stop.is_set():
             raise ApplyError(f"stopped before the old deployment {old_id} was deleted")
         run.status(result, "deleting the old deployment")
+        await run.recorder.journal_deletes({deposed: old_id})
         outcome = await run.request(lambda: run.client.delete_deployments([old_id]))
         if old_id not in outcome.deleted:
+            await run.recorder.drop_deletes(deposed)
             why = outcome.failed.get(old_id, "not deleted")
             raise ApplyError(f"the old deployment {old_id} was not deleted: {why}")
+        await run.recorder.forget(deposed)
 
-    await create(run, change, result, then=delete_old)
+    try:
+        await create(run, change, result, then=delete_old)
+    finally:
+        if result.deployment_id is None and not run.recorder.doc.intents_for(change.name):
+            await run.recorder.restore(deposed, change.name)  # nothing was created
 
 
 async def follow(

@@ -25,6 +25,7 @@ from typing import Any
 
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, PendingIntent, StateDocument, advance
+from planner.state.moves import move_recorded
 from planner.state.oplog import group_of
 from planner.state.records import RecordedDeployment
 
@@ -155,6 +156,22 @@ class StateRecorder:
         self.doc.clear_intents(recorded.name, IntentOp.UPDATE, IntentOp.DELETE)
         if done is not None:
             self.doc.clear_intent(done)
+        await self.commit()
+
+    async def forget(self, name: str) -> None:
+        """Drop NAME's record (its deployment is gone) and what was journalled for it."""
+        self.doc.forget(name)
+        self.doc.clear_intents(name, IntentOp.UPDATE, IntentOp.DELETE)
+        await self.commit()
+
+    async def drop_deletes(self, name: str) -> None:
+        """Clear NAME's journalled deletes: the server answered that nothing was deleted."""
+        if self.doc.clear_intents(name, IntentOp.DELETE):
+            await self.commit()
+
+    async def restore(self, deposed: str, name: str) -> None:
+        """Record a deposed deployment under its address again (nothing replaced it)."""
+        move_recorded(self.doc, deposed, name)
         await self.commit()
 
     def current(self, name: str) -> RecordedDeployment | None:

@@ -33,7 +33,8 @@ class DeploymentResult:
     `status` is the last revision status seen (or `deleted`, `updated`, ...); `error`
     says why it failed, naming nothing secret. `rollout`: nothing was to be sent, but its
     latest revision (`revision_id`, submitted by an earlier apply) was still rolling out,
-    so the run waited for it.
+    so the run waited for it. `moved_from`: the plan moved it from that address (its
+    record re-keyed, nothing sent for the move itself).
     """
 
     name: str
@@ -46,6 +47,7 @@ class DeploymentResult:
     started: float | None = None
     seconds: float = 0.0
     rollout: bool = False
+    moved_from: str | None = None  # the address the state recorded it under (a move)
 
     @property
     def failed(self) -> bool:

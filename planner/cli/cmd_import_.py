@@ -22,6 +22,7 @@ from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
 from planner.plan.adopt import check_adoptable
+from planner.plan.elsewhere import check_not_owned_elsewhere
 from planner.plan.model import suggested_command
 from planner.plan.records import observed_record
 from planner.render.console import make_console
@@ -138,6 +139,8 @@ async def import_deployment(
             )
         deployment = await fetch(ws, deployment_id)
         check_adoptable(desired.api_name, deployment)
+        owners = ws.backend.managed_elsewhere(ws.config.path.stem)
+        check_not_owned_elsewhere(name, deployment.id, owners)
         with ws.lock("import", timeout=lock_timeout):
             doc = ws.read_state()
             await ws.adopt_interrupted(doc)

@@ -6,7 +6,7 @@ seal with the key beside that state, before anything else is read or sent. The c
 `-c` when given, else the path the plan records relative to the plan file, else the
 absolute one (a moved checkout finds it by the first). The state is `--state` when
 given, else the plan's (a file that no longer exists, as after a move: the state the
-config resolves to). `--env` and `--var` must agree with the plan.
+config resolves to). `--env`, `--var` and `--var-file` must agree with the plan.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from planner.cli.options import WorkspaceOptions
 from planner.cli.target import Target, resolve_target
+from planner.config.var_files import var_file_of
 from planner.errors import ConfigError, PlanError
 from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
 from planner.secrets import url_without_password
@@ -117,13 +118,17 @@ def check_environment(saved: SavedPlan, chosen: str | None) -> None:
 
 
 def check_variables(saved: SavedPlan, given: Mapping[str, str]) -> None:
-    """A `--var` given now must agree with the plan's, or the plan is not the one
-    reviewed (the config is loaded with the plan's variables)."""
+    """A `--var` or `--var-file` value given now must agree with the plan's, or the plan
+    is not the one reviewed (the config is loaded with the plan's variables); the error
+    names where the value came from."""
     for name, value in given.items():
         if saved.variables.get(name) != value:
             planned = saved.variables.get(name)
-            was = f"{name}={planned}" if planned is not None else f"no --var {name}"
+            was = f"{name}={planned}" if planned is not None else f"no variable {name}"
+            file = var_file_of(given, name)
+            source = f"{name}={value} from --var-file {file}" if file else f"--var {name}={value}"
             raise PlanError(
-                f"--var {name}={value} differs from the saved plan's variables ({was})",
-                hint="apply the plan without --var, or make a new plan with these values",
+                f"{source} differs from the saved plan's variables ({was})",
+                hint="apply the plan without --var or --var-file, or make a new plan with "
+                "these values",
             )

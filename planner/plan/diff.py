@@ -28,7 +28,13 @@ from planner.plan.model import (
     suggested_command,
     summarize,
 )
-from planner.plan.moves import find_moves, moved_inputs, unrecorded_found, with_moves
+from planner.plan.moves import (
+    find_moves,
+    moved_inputs,
+    unrecorded_found,
+    with_deposed_notes,
+    with_moves,
+)
 from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
 from planner.plan.options import check_option_names, record_command, selected_names
 from planner.plan.recovery import split_recovered
@@ -89,7 +95,7 @@ def make_plan(
     healths, owners = health or {}, managed_elsewhere or {}
     moves = {} if opts.destroy or opts.refresh_only else find_moves(desired, recorded)
     check_option_names(desired, set(recorded) | set(moves), opts)
-    recorded, observed = moved_inputs(moves, recorded, observed)
+    recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
     out = _Outcome()
     for name in selected_names(desired, recorded, opts):
@@ -106,7 +112,7 @@ def make_plan(
             owners.get(found or ""),
         )
         plan_deployment(out, subject, opts, digest_key, found)
-    changes = sorted(with_moves(out.changes, moves), key=lambda c: c.name)
+    changes = sorted(with_deposed_notes(with_moves(out.changes, moves)), key=lambda c: c.name)
     return Plan(
         mode=opts.mode,
         summary=summarize(changes),

@@ -7,11 +7,13 @@ record (`planner.state.moves`), nothing is sent for the move itself.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Change
+from planner.state.document import PendingIntent
+from planner.state.moves import successor_of
 from planner.state.records import RecordedDeployment
 
 _Identity = tuple[str, Any]  # (remote name, source)
@@ -24,7 +26,11 @@ def find_moves(
 
     Only an unambiguous pair is a move: one address left the state's side, one new
     address names the same remote deployment; anything else plans as before."""
-    left = _by_identity((_recorded_identity(r), a) for a, r in recorded.items() if a not in desired)
+    left = _by_identity(
+        (_recorded_identity(r), a)
+        for a, r in recorded.items()
+        if a not in desired and successor_of(a) is None  # a deposed record is deleted
+    )
     if not left:
         return {}
     new = _by_identity((_desired_identity(d), a) for a, d in desired.items() if a not in recorded)
@@ -39,13 +45,22 @@ def moved_inputs(
     moves: Mapping[str, str],
     recorded: Mapping[str, RecordedDeployment],
     observed: Mapping[str, Any],
-) -> tuple[dict[str, RecordedDeployment], dict[str, Any]]:
-    """RECORDED and OBSERVED with each moved entry under its new address."""
+    intents: Sequence[PendingIntent],
+) -> tuple[dict[str, RecordedDeployment], dict[str, Any], Sequence[PendingIntent]]:
+    """RECORDED, OBSERVED and the journal's INTENTS with each moved entry under its new
+    address (apply carries the intents over with the record: `planner.state.moves`)."""
     records, live = dict(recorded), dict(observed)
     for new, old in moves.items():
         records[new] = records.pop(old).model_copy(update={"name": new})
         live[new] = live.pop(old, None)
-    return records, live
+    if not moves:
+        return records, live, intents
+    new_names = {old: new for new, old in moves.items()}
+    carried = [
+        i.model_copy(update={"name": new_names[i.name]}) if i.name in new_names else i
+        for i in intents
+    ]
+    return records, live, carried
 
 
 def unrecorded_found(
@@ -68,6 +83,21 @@ def with_moves(changes: list[Change], moves: Mapping[str, str]) -> list[Change]:
         c.model_copy(update={"moved_from": moves[c.name]}) if c.name in moves else c
         for c in changes
     ]
+
+
+def with_deposed_notes(changes: list[Change]) -> list[Change]:
+    """CHANGES, each delete of a deposed record (`planner.state.moves`) saying whose old
+    deployment it is and that apply deletes it only after that one's change succeeded."""
+    return [_deposed_note(c) if successor_of(c.name) else c for c in changes]
+
+
+def _deposed_note(change: Change) -> Change:
+    successor = successor_of(change.name)
+    note = (
+        f"the old deployment of {successor}, kept by a create-before-destroy replace "
+        f"until it is deleted; deleted after {successor}'s change succeeds, if it has one"
+    )
+    return change.model_copy(update={"notes": [*change.notes, note]})
 
 
 def _by_identity(pairs: Any) -> dict[_Identity, list[str]]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from planner.config.diagnostics import did_you_mean
 from planner.errors import PlanError
 from planner.plan.model import Drift, PlanMode, suggested_command
+from planner.state.moves import successor_of
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,15 @@ class PlanOptions:
 def selected_names(
     desired: Mapping[str, object], recorded: Mapping[str, object], options: PlanOptions
 ) -> list[str]:
+    """The names to plan; a deposed record (`planner.state.moves`) goes with its successor:
+    `--only worker` deletes the old deployment a create-before-destroy replace kept."""
     names = set(recorded) if options.destroy else set(desired) | set(recorded)
-    if options.only:
-        names &= options.only
-    return sorted(names - options.exclude)
+    return sorted(name for name in names if _is_selected(name, options))
+
+
+def _is_selected(name: str, options: PlanOptions) -> bool:
+    given = {name, successor_of(name) or name}
+    return (not options.only or bool(given & options.only)) and not given & options.exclude
 
 
 def check_option_names(

@@ -69,6 +69,7 @@ def counts(result: ApplyResult) -> Counts:
         failed=len(result.failed),
         not_started=result.not_started,
         rollouts=len(result.rollouts),
+        moved=result.moved,
     )
 
 
@@ -99,8 +100,8 @@ class EventStream:
         self._emit(start)
 
     def update(self, result: DeploymentResult) -> None:
-        if not result.shown:  # a no-op is bookkeeping, not progress (a rollout's wait is)
-            return
+        if not (result.shown or result.moved_from):
+            return  # a no-op is bookkeeping, not progress (a rollout's wait and a move are)
         seen = (result.status, result.outcome, result.error)
         if self._last.get(result.name) == seen:
             return
@@ -163,6 +164,7 @@ class EventStream:
             revision_id=result.revision_id,
             seconds=round(result.seconds, 3),
             error=result.error,
+            moved_from=result.moved_from,
         )
 
     def _time(self) -> str:

@@ -31,10 +31,10 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
-def apply_killed_after(scenario: Scenario, method: str) -> None:
-    """`planner apply --auto-approve`, killed with SIGKILL once METHOD was answered."""
+def apply_killed_after(scenario: Scenario, method: str, *args: str) -> None:
+    """`planner apply --auto-approve ARGS...`, killed with SIGKILL once METHOD was answered."""
     done = subprocess.run(
-        [sys.executable, "-c", KILLED_AFTER, method, "apply", "--auto-approve"],
+        [sys.executable, "-c", KILLED_AFTER, method, "apply", "--auto-approve", *args],
         cwd=scenario.root,
         capture_output=True,
         text=True,

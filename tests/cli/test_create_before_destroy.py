@@ -7,6 +7,8 @@ import json
 import pytest
 
 from tests.cli.conftest import Scenario
+from tests.cli.test_apply_killed import apply_killed_after
+from tests.event_lines import event_lines
 
 BLUE_GREEN = """
 [deployments.worker]
@@ -68,3 +70,68 @@ def test_create_before_destroy_with_the_same_remote_name_is_a_plan_error(
     assert "'worker-blue' stays the same" in error["message"]
     assert blue.cli("apply", "--replace", "worker", "--auto-approve").code == 1
     assert blue.get(worker_id(blue)).status != "AWAITING_DELETE"
+
+
+def live_ids(scene: Scenario) -> set[str]:
+    """The ids of the deployments running on the server (not being deleted)."""
+    listed = scene.remote(lambda client: client.list_deployments())
+    return {d.id for d in listed.resources if d.status != "AWAITING_DELETE"}
+
+
+def assert_nothing_forgotten(scene: Scenario) -> None:
+    """Every running deployment is recorded, or journalled as a create of its address."""
+    state = scene.state()
+    assert state is not None
+    recorded = {r.id for r in state.deployments.values()}
+    journalled = {i.name for i in state.pending if i.op == "create"}
+    for deployment_id in live_ids(scene) - recorded:
+        assert "worker" in journalled, f"{deployment_id} is running and not in the state"
+
+
+def test_a_failed_new_revision_keeps_the_old_deployment_recorded(blue: Scenario) -> None:
+    """A new revision that fails leaves the old deployment running and recorded (deposed);
+    the next plan re-submits the new one and deletes the old one after it, an apply that
+    fails again keeps it, and the one that succeeds converges."""
+    old_id = worker_id(blue)
+    blue.edit_config('name = "worker-blue"', 'name = "worker-green"')
+    blue.edit_config("worker:1", "worker:fail-deploy")
+    assert blue.cli("apply", "--replace", "worker", "--auto-approve").code == 1
+    deposed = f"worker~deposed-{old_id}"
+    state = blue.state()
+    assert state is not None and state.deployments[deposed].id == old_id
+    assert blue.get(old_id).status != "AWAITING_DELETE"
+    plan = json.loads(blue.plan("--format", "json").out)
+    actions = {c["name"]: c["action"] for c in plan["changes"]}
+    assert actions == {"worker": "new_revision", deposed: "delete"}
+    again = blue.cli("apply", "--auto-approve", "--format", "json")
+    assert again.code == 1  # still failing: the old one stays
+    ends = {e["deployment"]: e for e in event_lines(again.out) if e["type"] == "operation"}
+    assert (ends["worker"]["outcome"], ends[deposed]["outcome"]) == ("failed", "not started")
+    assert ends[deposed]["error"] == "kept: worker was not deployed"
+    assert blue.get(old_id).status != "AWAITING_DELETE"
+    assert_nothing_forgotten(blue)
+    blue.edit_config("worker:fail-deploy", "worker:2")
+    assert blue.cli("apply", "--auto-approve").code == 0
+    assert blue.get(old_id).status == "AWAITING_DELETE"
+    assert deposed not in (blue.state() or state).deployments
+    assert blue.plan("--detailed-exitcode").code == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["create_deployment", "delete_deployments"])
+def test_a_killed_create_before_destroy_forgets_no_deployment(blue: Scenario, method: str) -> None:
+    """A kill -9 right after the create, or after the old one's delete, leaves
+    every running deployment recorded (or its create journalled), and the next apply
+    converges: the new one deployed and recorded, the old one deleted."""
+    old_id = worker_id(blue)
+    blue.edit_config('name = "worker-blue"', 'name = "worker-green"')
+    apply_killed_after(blue, method, "--replace", "worker")
+    assert_nothing_forgotten(blue)
+    result = blue.cli("apply", "--auto-approve")
+    assert result.code == 0, result.out + result.err
+    state = blue.state()
+    assert state is not None and list(state.deployments) == ["worker"] and state.pending == []
+    new = blue.get(state.deployments["worker"].id)
+    assert new.name == "worker-green" and new.active_revision_id == new.latest_revision_id
+    assert blue.get(old_id).status == "AWAITING_DELETE"
+    assert blue.plan("--detailed-exitcode").code == 0

@@ -210,14 +210,19 @@ def test_var_file_is_taken_by_every_command_that_takes_var(fleet: Scenario) -> N
 
 def test_a_saved_plan_records_var_file_values(fleet: Scenario) -> None:
     """Values from --var-file travel in the saved plan like --var: apply needs no file, and
-    a file giving another value at apply time is refused."""
+    a file giving another value at apply time is refused, naming the file."""
     (fleet.root / "vars.toml").write_text('tag = "6.0.0"\n')
     assert fleet.plan("--env", "dev", "--var-file", "vars.toml", "--out", "dev.plan").code == 0
     saved = json.loads((fleet.root / "dev.plan").read_text())
     assert saved["saved"]["variables"] == {"tag": "6.0.0"}
     (fleet.root / "vars.toml").write_text('tag = "7.0.0"\n')
     refused = fleet.cli("apply", "dev.plan", "--var-file", "vars.toml", "--auto-approve")
-    assert refused.code == 1 and "differs from the saved plan's variables" in refused.err
+    assert refused.code == 1
+    assert (
+        "tag=7.0.0 from --var-file vars.toml differs from the saved plan's variables "
+        "(tag=6.0.0)" in refused.err
+    )
+    assert "--var tag" not in refused.err
     (fleet.root / "vars.toml").unlink()
     applied = fleet.cli("apply", "dev.plan", "--auto-approve")
     assert applied.code == 0, applied.err

@@ -76,3 +76,14 @@ def test_any_state_of_the_postgresql_schema_owns_its_deployments(
     envs.edit_config('name = "api-${env}"', 'name = "api-staging"')
     result = envs.plan("--env", "dev")
     assert result.code == 1 and f"managed by the state {name}.staging" in result.out
+
+
+def test_import_refuses_a_deployment_another_state_manages(envs: Scenario) -> None:
+    """`import api ID` in dev, ID being staging's `api-staging`: refused, naming the staging
+    state; dev's state records nothing."""
+    envs.edit_config('name = "api-${env}"', 'name = "api-staging"')
+    result = envs.cli("import", "api", staging_id(envs), "--env", "dev")
+    assert result.code == 1
+    assert f"deployment {staging_id(envs)} (api) is managed by the state" in result.err
+    assert "planner.staging.state.json" in result.err
+    assert not (envs.root / "state" / "planner.dev.state.json").exists()

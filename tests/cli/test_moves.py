@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cli.conftest import Scenario
+from tests.cli.test_apply_killed import apply_killed_after
+from tests.event_lines import event_lines
 
 WORKER = "[deployments.worker]"
 
@@ -96,3 +100,54 @@ def test_a_saved_plan_of_a_move_applies(scenario: Scenario) -> None:
     assert applied.code == 0, applied.err
     assert recorded(scenario)["runner"] == before["worker"]
     assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def rename_worker_to_runner(scene: Scenario) -> None:
+    """`[deployments.worker]` becomes `[deployments.runner]`, keeping `name = "worker"`."""
+    scene.edit_config(WORKER, '[deployments.runner]\nname = "worker"')
+    scene.edit_config("[deployments.worker.", "[deployments.runner.")
+
+
+@pytest.mark.slow
+def test_a_move_carries_an_interrupted_apply_s_journal_to_the_new_address(
+    scenario: Scenario,
+) -> None:
+    """A PATCH an interrupted apply sent (kill -9) for `worker`, then the address renamed:
+    the plan reports it recovered under `runner`, not as drift, and the apply that moves
+    the record leaves no journal entry behind under either address."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config("worker:1.0.0", "worker:1.0.1")
+    apply_killed_after(scenario, "patch_deployment")
+    rename_worker_to_runner(scenario)
+    planned = json.loads(scenario.plan("--format", "json").out)
+    assert planned["drift"] == []
+    assert [(r["name"], r["operation"]) for r in planned["recovered"]] == [("runner", "update")]
+    (change,) = [c for c in planned["changes"] if c["name"] == "runner"]
+    assert change["moved_from"] == "worker"
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    state = scenario.state()
+    assert state is not None and state.pending == []
+    assert scenario.plan("--detailed-exitcode").code == 0
+
+
+def test_apply_events_report_every_change_of_a_plan_with_moves(scenario: Scenario) -> None:
+    """A move alone (`worker -> runner`) and a move with an update (`api -> gateway`):
+    `apply --format json` ends each with an operation event carrying `moved_from` (the
+    lone move's status `moved`, action `no_op`), and the summary counts 2 moved."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    rename_worker_to_runner(scenario)
+    scenario.edit_config("[deployments.api]", '[deployments.gateway]\nname = "api"')
+    for table in ("source_config]", "source_config.resource_spec]", "source_revision_config]"):
+        scenario.edit_config(f"[deployments.api.{table}", f"[deployments.gateway.{table}")
+    scenario.edit_config("[deployments.api.secrets]", "[deployments.gateway.secrets]")
+    scenario.edit_config("max_scale = 2", "max_scale = 3")
+    planned = json.loads(scenario.plan("--format", "json").out)
+    moves = {c["name"]: (c["action"], c["moved_from"]) for c in planned["changes"]}
+    assert moves == {"gateway": ("new_revision", "api"), "runner": ("no_op", "worker")}
+    result = scenario.cli("apply", "--auto-approve", "--format", "json")
+    assert result.code == 0, result.out + result.err
+    events = event_lines(result.out)
+    ends = {e["deployment"]: e for e in events if e["type"] == "operation"}
+    assert {n: (e["action"], e["moved_from"]) for n, e in ends.items()} == moves
+    assert ends["runner"]["status"] == "moved" and ends["runner"]["outcome"] == "succeeded"
+    assert events[-1]["counts"]["moved"] == 2

@@ -7,6 +7,7 @@ from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action
 from planner.plan.moves import find_moves
 from planner.render.summary import plan_summary
+from planner.state.moves import deposed_address
 from tests.plan.builders import KEY, git_desired, observed_from, recorded_from
 
 
@@ -87,3 +88,29 @@ def test_a_move_with_an_in_place_change_is_an_update_of_the_moved_deployment() -
     assert (change.action, change.moved_from) == (Action.UPDATE, "api")
     assert [f.path for f in change.fields] == ["source_config.build_on_push"]
     assert change.request_body == {"source_config": {"build_on_push": True}}
+
+
+def test_a_deposed_record_is_deleted_never_moved_and_goes_with_its_successor() -> None:
+    """The old deployment a create-before-destroy replace kept (`api~deposed-ID`) plans a
+    delete saying whose it is, is no move source even when a new address names its remote
+    deployment, and `--only api` / `--exclude api` take it along."""
+    old = git_desired("api")
+    deposed = deposed_address("api", "old-id")
+    record = recorded_from(old).model_copy(update={"name": deposed, "id": "old-id"})
+    desired = {"api": renamed("api", "api-green"), "gateway": renamed("gateway", "api")}
+    recorded, observed = {deposed: record}, {deposed: observed_from(old)}
+    plan = make_plan(desired, recorded, observed, digest_key=KEY)
+    actions = {c.name: (c.action, c.moved_from) for c in plan.changes}
+    assert actions == {
+        "api": (Action.CREATE, None),
+        "gateway": (Action.CREATE, None),
+        deposed: (Action.DELETE, None),
+    }
+    (delete,) = plan.changes_with(Action.DELETE)
+    assert "the old deployment of api" in delete.notes[-1]
+    only = make_plan(desired, recorded, observed, digest_key=KEY, options=PlanOptions(only={"api"}))
+    assert [c.name for c in only.changes] == ["api", deposed]
+    skip = PlanOptions(exclude={"api"})
+    assert [
+        c.name for c in make_plan(desired, recorded, observed, digest_key=KEY, options=skip).changes
+    ] == ["gateway"]
