@@ -149,8 +149,22 @@ def executed(events: list[dict[str, Any]]) -> set[tuple[str, str]]:
 
 
 def touched(events: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    """(deployment, action) of every event about a deployment (status ones included)."""
-    return {(e["deployment"], e["action"]) for e in events if "action" in e}
+    """(deployment, action) of every event about a deployment that sends something
+    (status ones included; a move's own event is compared by `event_moves`)."""
+    return {
+        (e["deployment"], e["action"])
+        for e in events
+        if "action" in e and e["action"] not in SILENT_ACTIONS
+    }
+
+
+def event_moves(events: list[dict[str, Any]]) -> dict[str, str]:
+    """New address -> old address of every operation event that reports a move."""
+    return {
+        e["deployment"]: e["moved_from"]
+        for e in events
+        if e["type"] == "operation" and e.get("moved_from")
+    }
 
 
 def moves(plan: dict[str, Any]) -> dict[str, str]:

@@ -19,6 +19,7 @@ from tests.cli.promise import (
     ENVIRONMENTS,
     SILENT_ACTIONS,
     Spec,
+    event_moves,
     executed,
     moves,
     planned,
@@ -154,6 +155,7 @@ class PromiseWorld:
         events = event_lines(result.out)
         assert executed(events) == planned(plan), result.out
         assert touched(events) <= planned(plan), result.out
+        assert event_moves(events) == moves(plan), result.out
         failing = {s.address for s in self.specs if s.failing}
         wanted_code = 1 if {name for name, _ in planned(plan)} & failing else 0
         assert result.code == wanted_code, result.out + result.err

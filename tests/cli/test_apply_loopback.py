@@ -238,7 +238,9 @@ def test_ctrl_c_stops_records_and_exits_130(serve: StartWorkdir, presses: int) -
 def test_a_second_apply_fails_on_the_lock_or_waits_for_it(serve: StartWorkdir) -> None:
     """While one apply runs, another fails at once naming the holder; with
     --lock-timeout it waits for the first to finish and then has nothing to do."""
-    work = serve("--build-seconds", "0.5", "--deploy-seconds", "3")
+    work = serve(
+        "--build-seconds", "0.5", "--deploy-seconds", "6"
+    )  # still applying when the second starts, under load too
     config = work.write("lock.toml", config_text("l", 2))
     first = work.start("apply", "-c", config, "--auto-approve")
     first.wait_for("Applying")
