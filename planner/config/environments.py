@@ -19,6 +19,7 @@ from typing import Any
 
 from planner.config.diagnostics import Loc, Problem, config_error, did_you_mean
 from planner.config.merge import deep_merge
+from planner.config.names import PLAIN_NAME_RULE, is_plain_name
 from planner.config.templates import (
     SELECTION_KEYS,
     resolve_templates,
@@ -106,6 +107,10 @@ def deployment_layers(raw: Mapping[str, Any], env: str | None) -> dict[str, list
 
 def _check_environment(raw: Mapping[str, Any], env: str | None, label: str) -> None:
     names = environment_names(raw)
+    problems = [Problem(("environments", name), PLAIN_NAME_RULE) for name in names]
+    problems = [problem for problem in problems if not is_plain_name(str(problem.loc[1]))]
+    if problems:
+        raise config_error(label, problems, environment=None, hint=PROBLEMS_HINT)
     if env is None and names:
         raise ConfigError(
             f"{label} has environments ({', '.join(names)}); choose one",
