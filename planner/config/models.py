@@ -22,6 +22,9 @@ from planner.secrets import url_has_password
 
 DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)]
 SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
+StateName = Annotated[
+    str, StringConstraints(pattern=PLAIN_NAME_PATTERN), AfterValidator(check_plain_name)
+]
 SCHEMA_PATTERN = r"^[a-z_][a-z0-9_]{0,62}$"
 
 
@@ -90,10 +93,7 @@ class StateConfig(StrictModel):
         description="a state file path or a postgresql:// URL, without a password "
         "(unset: state/<config stem>.state.json)",
     )
-    name: (
-        Annotated[str, StringConstraints(pattern=PLAIN_NAME_PATTERN), AfterValidator(check_plain_name)]
-        | None
-    ) = Field(
+    name: StateName | None = Field(
         default=None,
         description="the state's name in PostgreSQL (default: the config file's stem; "
         "`.<environment>` is appended per environment)",
