@@ -220,4 +220,4 @@ def code(text: str) -> str:
 
 def inline(text: str) -> str:
     """Plain text safe in a list item or a table cell."""
-    return escape_html(visible(text)).replace("|", "\\|")
+    return escape_html(visible(text.replace("\n", " "))).replace("|", "\\|")
