@@ -59,3 +59,13 @@ def test_an_environment_whose_deployments_are_all_excluded_is_empty(scenario: Sc
     result = scenario.plan("--env", "prod")
     assert result.code == 1 and GUARD in result.err
     assert scenario.plan("--env", "prod", "--destroy").code == 0
+
+
+def test_a_saved_destroy_plan_of_an_emptied_config_applies(applied: Scenario) -> None:
+    """`plan --destroy --out` then `apply FILE`: the saved destroy plan is not refused."""
+    applied.write_config(EMPTY)
+    assert applied.plan("--destroy", "--out", "destroy.json").code == 0
+    result = applied.cli("apply", "destroy.json")
+    assert result.code == 0, result.err
+    state = applied.state()
+    assert state is not None and not state.deployments
