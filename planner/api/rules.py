@@ -158,8 +158,14 @@ def check_name(name: str) -> list[Problem]:
     return [(("name",), NAME_RULE)]
 
 
+# The largest number any resource_spec field takes: Kubernetes counts replicas in 32 bits,
+# and no CPU count, size in MB or connection count comes near it (`cpu = 1e308` does).
+RESOURCE_MAXIMUM = 2**31 - 1
+
+
 def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
-    """Numbers are non-negative, CPUs positive, requests within limits, min within max."""
+    """Numbers are non-negative and at most `RESOURCE_MAXIMUM`, CPUs positive, requests
+    within limits, min within max."""
     if spec is None:
         return []
     problems = list(_check_signs(spec))
@@ -187,6 +193,8 @@ def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
             yield (*_SPEC, name), f"must be greater than {bound}"
         elif kind == "minimum" and value < bound:
             yield (*_SPEC, name), "must not be negative"
+        elif value > RESOURCE_MAXIMUM:
+            yield (*_SPEC, name), f"must be at most {RESOURCE_MAXIMUM}"
 
 
 @cache

@@ -17,8 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from planner.config.bounds import ExpansionTooLarge
 from planner.config.diagnostics import Loc, Problem, config_error, did_you_mean
 from planner.config.merge import deep_merge
+from planner.config.names import PLAIN_NAME_RULE, is_plain_name
 from planner.config.templates import (
     SELECTION_KEYS,
     resolve_templates,
@@ -67,15 +69,36 @@ def resolve_environment(raw: Mapping[str, Any], inputs: Inputs, *, label: str) -
         problems=problems,
     )
     scope = Scope(values=values, env=inputs.env)
+    resolved: dict[str, Any] = {}
+    try:
+        resolved = _resolved(raw, env_table, env_loc, scope, problems)
+    except ExpansionTooLarge as too_large:
+        problems.append(too_large.problem)
+    if problems:
+        raise config_error(label, problems, environment=inputs.env, hint=PROBLEMS_HINT)
+    return resolved
+
+
+def _resolved(
+    raw: Mapping[str, Any],
+    env_table: Mapping[str, Any],
+    env_loc: Loc,
+    scope: Scope,
+    problems: list[Problem],
+) -> dict[str, Any]:
+    """RAW's sections interpolated, the environment's tables merged in; `[defaults]`
+    counts once per deployment (it is merged into each)."""
     resolved = {key: value for key, value in raw.items() if key not in NEW_SECTIONS}
+    defaults_size = 0
     for key in ("control_plane", "defaults"):
+        spent = scope.budget.spent
         merged = _layered(raw, env_table, env_loc, key, scope, problems)
+        defaults_size = scope.budget.spent - spent
         if merged is not None:
             resolved[key] = merged
     if "deployments" in raw:
-        resolved["deployments"] = _deployments(raw, env_table, env_loc, scope, problems)
-    if problems:
-        raise config_error(label, problems, environment=inputs.env, hint=PROBLEMS_HINT)
+        found = _deployments(raw, env_table, env_loc, scope, problems, defaults_size)
+        resolved["deployments"] = found
     return resolved
 
 
@@ -106,6 +129,10 @@ def deployment_layers(raw: Mapping[str, Any], env: str | None) -> dict[str, list
 
 def _check_environment(raw: Mapping[str, Any], env: str | None, label: str) -> None:
     names = environment_names(raw)
+    problems = [Problem(("environments", name), PLAIN_NAME_RULE) for name in names]
+    problems = [problem for problem in problems if not is_plain_name(str(problem.loc[1]))]
+    if problems:
+        raise config_error(label, problems, environment=None, hint=PROBLEMS_HINT)
     if env is None and names:
         raise ConfigError(
             f"{label} has environments ({', '.join(names)}); choose one",
@@ -165,12 +192,14 @@ def _deployments(
     env_loc: Loc,
     scope: Scope,
     problems: list[Problem],
+    defaults_size: int,
 ) -> Any:
     tables = raw["deployments"]
     if not isinstance(tables, Mapping):
         return tables  # reported by the loader
     template_problems: list[Problem] = []
-    templates = resolve_templates(raw.get("templates"), scope, template_problems)
+    sizes: dict[str, int] = {}
+    templates = resolve_templates(raw.get("templates"), scope, template_problems, sizes)
     overrides = _overrides(env_table.get("deployments"), tables, env_loc, problems)
     resolved: dict[str, Any] = {}
     for name, own in tables.items():
@@ -181,6 +210,7 @@ def _deployments(
         template = template_of(own, templates, loc, problems)
         if not _is_in_environment(own, scope.env, environment_names(raw), loc, problems):
             continue
+        scope.budget.spend(defaults_size + sizes.get(str(own.get("template")), 0), loc)
         layers = [
             template,
             interpolate(without_selection(own), scope, loc, problems),

@@ -17,11 +17,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
 from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, SECRET_NAME_PATTERN, Mode
 from planner.config.desired import DesiredDeployment, Lifecycle
+from planner.config.names import PLAIN_NAME_PATTERN, check_plain_name
 from planner.secrets import url_has_password
 
 DeploymentName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)]
 SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
-STATE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
+StateName = Annotated[
+    str, StringConstraints(pattern=PLAIN_NAME_PATTERN), AfterValidator(check_plain_name)
+]
 SCHEMA_PATTERN = r"^[a-z_][a-z0-9_]{0,62}$"
 
 
@@ -90,7 +93,7 @@ class StateConfig(StrictModel):
         description="a state file path or a postgresql:// URL, without a password "
         "(unset: state/<config stem>.state.json)",
     )
-    name: Annotated[str, StringConstraints(pattern=STATE_NAME_PATTERN)] | None = Field(
+    name: StateName | None = Field(
         default=None,
         description="the state's name in PostgreSQL (default: the config file's stem; "
         "`.<environment>` is appended per environment)",

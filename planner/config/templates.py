@@ -40,9 +40,10 @@ def with_users(
 
 
 def resolve_templates(
-    raw: Any, scope: Scope, problems: list[Problem]
+    raw: Any, scope: Scope, problems: list[Problem], sizes: dict[str, int]
 ) -> dict[str, Mapping[str, Any]]:
-    """Templates by name, interpolated once (a problem shows once, at the template)."""
+    """Templates by name, interpolated once (a problem shows once, at the template); SIZES
+    gets each one's expanded size, which every deployment that picks it spends again."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -62,7 +63,9 @@ def resolve_templates(
             message = "a template cannot set 'name' (only a deployment's own table names it)"
             problems.append(Problem((*loc, "name"), message))
         table = {key: value for key, value in table.items() if key != "name"}
-        templates[name] = interpolate(without_selection(table), scope, loc, problems)
+        own = scope.apart()
+        templates[name] = interpolate(without_selection(table), own, loc, problems)
+        sizes[name] = own.budget.spent
     return templates
 
 

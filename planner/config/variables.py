@@ -9,6 +9,7 @@ default when it has one (`--var replicas=3` is the integer 3 when the default is
 In a string, `${var.NAME}` is replaced by the value, `${env}` by the environment's name and
 `$${` is a literal `${`. A string that is exactly one `${var.NAME}` is the value itself,
 with its type. Variable values are never interpolated themselves, so nothing recurses.
+What interpolation produces is counted against the bounds of `planner.config.bounds`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.config.bounds import MAX_VALUE_BYTES, VALUE_TOO_LARGE, Budget, size_of, text_bytes
 from planner.config.diagnostics import Loc, Problem, did_you_mean
 from planner.config.var_files import var_file_of
 
@@ -39,10 +41,19 @@ class Unset:
 
 @dataclass
 class Scope:
-    """What `${...}` can name: the variables' values and the environment's name."""
+    """What `${...}` can name: the variables' values and the environment's name; the
+    budget what interpolating with it has produced (the texts and sizes of references
+    are computed once)."""
 
     values: dict[str, Any] = field(default_factory=dict)
     env: str | None = None
+    budget: Budget = field(default_factory=Budget)
+    texts: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def apart(self) -> Scope:
+        """The same names with a budget of its own (a template, counted per user)."""
+        return Scope(self.values, self.env, Budget(), self.texts, self.sizes)
 
 
 def declared_variables(raw: Any, problems: list[Problem]) -> dict[str, Mapping[str, Any]]:
@@ -155,25 +166,65 @@ def _typed(text: str, default: Any, where: str, problems: list[Problem]) -> Any:
 
 
 def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
-    """`value` with every `${...}` in its strings resolved; problems at their location."""
+    """`value` with every `${...}` in its strings resolved; problems at their location.
+    What it produces is spent from `scope.budget` (ExpansionTooLarge past the bound)."""
     if isinstance(value, Mapping):
+        scope.budget.spend(sum(text_bytes(str(key)) for key in value), loc)
         return {key: interpolate(item, scope, (*loc, key), problems) for key, item in value.items()}
     if isinstance(value, list):
         return [
             interpolate(item, scope, (*loc, index), problems) for index, item in enumerate(value)
         ]
     if not isinstance(value, str) or "$" not in value:
+        scope.budget.spend(size_of(value), loc)
         return value
     whole = _WHOLE_VARIABLE.match(value)
     if whole is not None:
-        return _lookup(f"var.{whole.group(1)}", scope, loc, problems)
+        return _whole(f"var.{whole.group(1)}", scope, loc, problems)
+    return _expanded(value, scope, loc, problems)
 
-    def replace(match: re.Match[str]) -> str:
-        if match.group(1) is not None:
-            return "${"
-        return _as_text(_lookup(match.group(2), scope, loc, problems))
 
-    return _REFERENCE.sub(replace, value)
+def _whole(reference: str, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
+    """The value of a string that is one `${var.NAME}`, with its type (not past 1 MiB)."""
+    found = _lookup(reference, scope, loc, problems)
+    size = scope.sizes.get(reference)
+    if size is None:
+        size = scope.sizes[reference] = size_of(found)
+    if size > MAX_VALUE_BYTES:
+        problems.append(Problem(loc, VALUE_TOO_LARGE))
+        return ""
+    scope.budget.spend(size, loc)
+    return found
+
+
+def _expanded(value: str, scope: Scope, loc: Loc, problems: list[Problem]) -> str:
+    """VALUE with its references replaced, never built past 1 MiB."""
+    parts: list[str] = []
+    size, start = 0, 0
+    for match in _REFERENCE.finditer(value):
+        literal = value[start : match.start()]
+        piece = "${" if match.group(1) is not None else _text(match.group(2), scope, loc, problems)
+        parts += (literal, piece)
+        size += text_bytes(literal) + text_bytes(piece)
+        start = match.end()
+        if size > MAX_VALUE_BYTES:
+            problems.append(Problem(loc, VALUE_TOO_LARGE))
+            return ""
+    parts.append(value[start:])
+    scope.budget.spend(size + text_bytes(parts[-1]), loc)
+    return "".join(parts)
+
+
+def _text(reference: str, scope: Scope, loc: Loc, problems: list[Problem]) -> str:
+    """A reference as text in a string, computed once per reference that resolves."""
+    cached = scope.texts.get(reference)
+    if cached is not None:
+        return cached
+    before = len(problems)
+    text = _as_text(_lookup(reference, scope, loc, problems))
+    if len(problems) == before:
+        scope.texts[reference] = text
+    return text
 
 
 def _lookup(reference: str, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:

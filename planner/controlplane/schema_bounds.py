@@ -1,8 +1,9 @@
 """The value bounds the server enforces, written into its OpenAPI document.
 
 The server refuses (422) integers outside 64 bits, strings over `MAX_STRING_LENGTH`
-characters and negative resource numbers (`planner.api.values`, `planner.api.rules`);
-the document says so, so a schema-valid request is one the server accepts.
+characters and resource numbers below their minimum or above `RESOURCE_MAXIMUM`
+(`planner.api.values`, `planner.api.rules`); the document says so, so a schema-valid
+request is one the server accepts.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from planner.api.rules import SECRET_NAME_PATTERN, resource_minimums
+from planner.api.rules import RESOURCE_MAXIMUM, SECRET_NAME_PATTERN, resource_minimums
 from planner.api.values import INT64_MAX, INT64_MIN, MAX_STRING_LENGTH
 
 Schema = dict[str, Any]
@@ -29,6 +30,7 @@ def install_value_bounds(schemas: dict[str, Schema]) -> None:
         for node in _nodes(spec[name]):
             if node.get("type") in ("integer", "number"):
                 node[kind] = bound
+                node["maximum"] = RESOURCE_MAXIMUM
 
 
 def _bound(node: Schema) -> None:

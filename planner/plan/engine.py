@@ -16,7 +16,7 @@ from planner.api.client import ControlPlaneClient
 from planner.config.desired import DesiredDeployment
 from planner.plan.diff import make_plan
 from planner.plan.model import Plan, Recovered
-from planner.plan.options import PlanOptions
+from planner.plan.options import PlanOptions, check_not_emptied
 from planner.plan.recovery import adopt_interrupted_creates, with_recovered
 from planner.plan.refresh import Observed, pending_create_names, refresh_observed
 from planner.state.document import StateDocument
@@ -68,7 +68,9 @@ async def plan_state(
     """Refresh, adopt into DOC the creates an interrupted apply never recorded, then plan
     DESIRED against DOC and what is live. The adopted creates, and whatever else the
     state's journal explains, are the plan's `recovered`, not drift. MANAGED_ELSEWHERE:
-    the ids other states of the config record, to their states."""
+    the ids other states of the config record, by owning state. A config that declares
+    no deployment while DOC manages some is refused first (`check_not_emptied`)."""
+    check_not_emptied(desired, doc.deployments, options)
     observed = await refresh(client, doc, desired, desired, whole_workspace=whole_workspace)
     adopted = adopt_interrupted_creates(doc, observed.pending_found, desired, key)
     with long_lived_objects():

@@ -76,6 +76,25 @@ def check_option_names(
         )
 
 
+def check_not_emptied(
+    desired: Collection[str], recorded: Collection[str], options: PlanOptions
+) -> None:
+    """PlanError when the config declares no deployment (in this environment) while the
+    state manages some: an emptied or mis-selected config must never delete them all.
+    Only a destroy plan (`--destroy`, `planner destroy`) may; a refresh-only plan deletes
+    nothing. --only / --exclude do not matter: the rule is about the config."""
+    if desired or not recorded or options.destroy or options.refresh_only:
+        return
+    names = sorted(recorded)
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    raise PlanError(
+        f"the config declares no deployments, but the state manages {len(names)} ({shown}); "
+        "planning would delete every one",
+        hint="to delete them all, use `planner destroy` (or `planner plan --destroy`); "
+        "otherwise check the config file and --env",
+    )
+
+
 def record_command(options: PlanOptions, drift: Collection[Drift]) -> str | None:
     """`planner apply --refresh-only` with the options given, for a refresh-only plan that
     found drift (every plan is read-only: that command is the way to record it)."""

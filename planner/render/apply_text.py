@@ -14,6 +14,7 @@ from rich.text import Text
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.render.console import make_console
 from planner.render.lines import recovered_headline
+from planner.render.safe import visible
 from planner.render.summary import apply_summary
 
 _HEADERS = ("Deployment", "Action", "Revision", "Status", "Time")
@@ -36,7 +37,8 @@ def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     elif rows:  # a log: the same columns without rich's layout (0.4 s per 1,000 rows)
         console.print(plain_table(rows), markup=False)
     for row in result.failed:
-        console.print(Text.assemble(("✗ ", "red"), f"{row.name}: {row.error or row.status}"))
+        failure = visible(f"{row.name}: {row.error or row.status}", keep="\n")
+        console.print(Text.assemble(("✗ ", "red"), failure))
     style = "red" if result.failed else "yellow" if result.interrupted else "green"
     console.print(Text(apply_summary(result), style=f"bold {style}"))
     return out.getvalue()
@@ -51,7 +53,7 @@ def result_table(rows: list[DeploymentResult]) -> Table:
             Text(row.name),
             Text(action_text(row)),
             Text(short_id(row.revision_id)),
-            Text(row.status, style=_STYLES[row.outcome]),
+            Text(visible(row.status), style=_STYLES[row.outcome]),
             Text(f"{row.seconds:.1f}s"),
         )
     return table
@@ -64,7 +66,7 @@ def plain_table(rows: list[DeploymentResult]) -> str:
             row.name,
             action_text(row),
             short_id(row.revision_id),
-            row.status,
+            visible(row.status),
             f"{row.seconds:.1f}s",
         )
         for row in rows

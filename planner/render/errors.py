@@ -8,15 +8,17 @@ from rich.console import Console
 from rich.text import Text
 
 from planner.errors import PlannerError
+from planner.render.safe import visible
 
 
 def write_error(console: Console, error: PlannerError) -> None:
-    """`Error: message`, one indented line per detail, then `Hint: ...`."""
-    console.print(Text.assemble(("Error:", "bold red"), " ", error.message))
+    """`Error: message`, one indented line per detail, then `Hint: ...`; a value quoted
+    in them prints no control or bidi character raw."""
+    console.print(Text.assemble(("Error:", "bold red"), " ", visible(error.message, keep="\n")))
     for line in error.details:
-        console.print(f"  {line}", markup=False)
+        console.print(f"  {visible(line)}", markup=False)
     if error.hint:
-        console.print(f"Hint: {error.hint}", markup=False)
+        console.print("Hint: " + visible(error.hint, keep="\n"), markup=False)
 
 
 def error_document(error: PlannerError) -> dict[str, Any]:

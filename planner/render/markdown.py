@@ -4,7 +4,8 @@ A hidden marker lets sticky-comment tools find and update the comment; the summa
 then alerts for errors and deletions, a table of deployments, and one collapsible
 `<details>` block with a ```diff fence per deployment. The whole comment stays within
 `BUDGET` characters (GitHub refuses comments over 65,536): details that do not fit are
-left out with a notice.
+left out with a notice. No value can print an HTML comment or a plan marker, nor a
+control or bidi character (`planner.render.safe`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render import lines as plan_lines
+from planner.render.safe import defang, escape_html, visible
 from planner.render.summary import plan_summary
 
 MARKER = "<!-- planner-plan -->"
@@ -23,14 +25,15 @@ _NOTICE = (
     "Run `planner plan` to see the whole plan.\n"
 )
 _NOTICE_RESERVE = 300
+_MARKER_ESCAPES = {char: f"%{ord(char):02X}" for char in "%<>"}
 
 
 def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) -> str:
     changes = plan_lines.ordered_changes(plan, verbose=verbose)
     summary = f"**{plan_summary(plan)}**"
     parts = (marker(plan), heading(plan), summary, record_line(plan), *alerts(plan))
-    head = "\n".join(part for part in parts if part)
-    rows = table_rows(changes)
+    head = visible("\n".join(part for part in parts if part), keep="\n")
+    rows = [visible(row) for row in table_rows(changes)]
     drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
     blocks = [details(c, verbose=verbose) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
@@ -42,15 +45,22 @@ def marker(plan: Plan) -> str:
     if plan.config is None:
         return MARKER
     where = f"{plan.config}#{plan.environment}" if plan.environment else plan.config
-    return f"<!-- planner-plan: {where} -->"
+    return f"<!-- planner-plan: {marker_text(where)} -->"
+
+
+def marker_text(where: str) -> str:
+    """WHERE inside the marker: `%`, `<`, `>`, controls and bidi characters
+    percent-encoded, so a path can neither end the comment nor hide in it; a plain path
+    is itself."""
+    return "".join(_MARKER_ESCAPES.get(char, char) for char in visible(where))
 
 
 def heading(plan: Plan) -> str:
     """`### Plan: <config>`, with `(environment <env>)` when the config has environments."""
     if plan.config is None:
         return ""
-    where = f" (environment `{plan.environment}`)" if plan.environment else ""
-    return f"### Plan: `{plan.config}`{where}\n"
+    where = f" (environment {code(plan.environment)})" if plan.environment else ""
+    return f"### Plan: {code(plan.config)}{where}\n"
 
 
 def _fit(head: str, rows: list[str], drift: str, blocks: list[str], budget: int) -> str:
@@ -133,9 +143,9 @@ def deployment_cell(change: Change) -> str:
 
 
 def details(change: Change, *, verbose: bool) -> str:
-    lines = [f"# reason: {change.reason}"] if change.reason else []
+    lines = [f"# reason: {visible(change.reason)}"] if change.reason else []
     lines += [diff_line(line) for line in plan_lines.change_lines(change, verbose=verbose)]
-    lines += [f"# note: {note}" for note in change.notes]
+    lines += [f"# note: {visible(note)}" for note in change.notes]
     summary = plan_lines.headline(change).strip()
     return _details_block(summary, lines)
 
@@ -145,7 +155,7 @@ def recovered_details(recovered: list[Recovered], *, applying: bool = False) -> 
     inside."""
     if not recovered:
         return ""
-    lines = [f"# {plan_lines.recovered_text(r, applying=applying)}" for r in recovered]
+    lines = [f"# {visible(plan_lines.recovered_text(r, applying=applying))}" for r in recovered]
     return _details_block(plan_lines.recovered_headline(recovered), lines)
 
 
@@ -153,11 +163,11 @@ def listed_details(plan: Plan) -> str:
     """The rollouts in progress and the deployments not managed, one block each."""
     out = ""
     if plan.rollouts:
-        rollouts = [f"# {plan_lines.rollout_text(r)}" for r in plan.rollouts]
+        rollouts = [f"# {visible(plan_lines.rollout_text(r))}" for r in plan.rollouts]
         out += _details_block(plan_lines.ROLLOUTS_TITLE, rollouts)
     if plan.unmanaged:
         title = f"{plan_lines.UNMANAGED_TITLE}: {len(plan.unmanaged)} deployment(s)"
-        unmanaged = [f"# {plan_lines.unmanaged_text(u)}" for u in plan.unmanaged]
+        unmanaged = [f"# {visible(plan_lines.unmanaged_text(u))}" for u in plan.unmanaged]
         out += _details_block(title, unmanaged)
     return out
 
@@ -165,28 +175,31 @@ def listed_details(plan: Plan) -> str:
 def drift_details(plan: Plan) -> str:
     if not plan.drift:
         return ""
-    lines = [f"! {plan_lines.drift_line(drift)}" for drift in plan.drift]
+    lines = [f"! {visible(plan_lines.drift_line(drift))}" for drift in plan.drift]
     return _details_block(f"Drift: {len(plan.drift)} change(s) outside the planner", lines)
 
 
 def _details_block(summary: str, lines: list[str]) -> str:
-    body = "\n".join(lines) if lines else "# no field changes"
+    body = "\n".join(defang(visible(line, keep="\n")) for line in lines)
+    body = body or "# no field changes"
     fence = _fence(body)
     return (
-        f"\n<details><summary>{escape_html(summary)}</summary>\n\n"
+        f"\n<details><summary>{escape_html(visible(summary))}</summary>\n\n"
         f"{fence}diff\n{body}\n{fence}\n\n</details>\n"
     )
 
 
 def diff_line(line: plan_lines.Line) -> str:
-    note = f"  # {line.note}" if line.note else ""
+    """One diff row (two for a change: `-` then `+`), every part `visible`."""
+    note = f"  # {visible(line.note)}" if line.note else ""
+    path, before, after = visible(line.path), visible(show(line.before)), visible(show(line.after))
     if line.sign == "~":
-        return f"- {line.path}: {show(line.before)}\n+ {line.path}: {show(line.after)}{note}"
+        return f"- {path}: {before}\n+ {path}: {after}{note}"
     if line.sign == "-":
-        return f"- {line.path}: {show(line.before)}{note}"
+        return f"- {path}: {before}{note}"
     if line.sign == "+":
-        return f"+ {line.path}: {show(line.after)}{note}"
-    return f"  {line.path}: {show(line.after)}"
+        return f"+ {path}: {after}{note}"
+    return f"  {path}: {after}"
 
 
 def _fence(body: str) -> str:
@@ -196,7 +209,9 @@ def _fence(body: str) -> str:
 
 
 def code(text: str) -> str:
-    """Inline code that survives backticks and table pipes in the text."""
+    """Inline code that survives backticks and table pipes in the text, and shows no
+    control character and no HTML comment opener."""
+    text = defang(visible(text))
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if longest else ""
@@ -205,8 +220,4 @@ def code(text: str) -> str:
 
 def inline(text: str) -> str:
     """Plain text safe in a list item or a table cell."""
-    return escape_html(text).replace("|", "\\|").replace("\n", " ")
-
-
-def escape_html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape_html(visible(text.replace("\n", " "))).replace("|", "\\|")

@@ -1,6 +1,7 @@
 """The plan for a terminal: errors and deletions first, one block per deployment, summary.
 
-Pure: returns a string. Colour only when the caller says its output is a terminal
+Pure: returns a string; control and bidi characters in values print escaped
+(`planner.render.safe`). Colour only when the caller says its output is a terminal
 (`color=True`), and never with NO_COLOR set (`make_console` honours it).
 """
 
@@ -26,6 +27,7 @@ from planner.render.lines import (
     rollout_text,
     unmanaged_text,
 )
+from planner.render.safe import visible_text
 from planner.render.summary import plan_summary
 
 STYLES = {
@@ -53,6 +55,7 @@ def render_text(
     for block in plan_blocks(plan, verbose=verbose, applying=applying):
         lines += [*block, Text()]
     lines.append(Text(plan_summary(plan), style="bold"))
+    lines = [visible_text(line) for line in lines]  # no control or bidi character, raw
     # One print of the whole text: a print per line costs rich's layout per line (a
     # second at 10,000 deployments).
     console.print(Text("\n").join(lines))

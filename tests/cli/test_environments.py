@@ -229,3 +229,22 @@ def test_a_saved_plan_records_var_file_values(fleet: Scenario) -> None:
     state = json.loads((fleet.root / "state" / "planner.dev.state.json").read_text())
     image = state["deployments"]["worker"]["managed"]["source_revision_config"]["image_uri"]
     assert image.endswith(":6.0.0")
+
+
+def test_an_environment_name_that_is_a_path_is_a_config_error(scenario: Scenario) -> None:
+    """`[environments."../../../outside"]` is refused by validate and apply; no state is
+    written anywhere."""
+    scenario.write_config(ENVIRONMENTS.replace("[environments.prod]", '[environments."../x"]'))
+    for argv in (("validate",), ("apply", "--env", "../x", "--auto-approve")):
+        result = scenario.cli(*argv)
+        assert result.code == 1
+        assert 'environments."../x": must be a plain name' in result.err
+    assert not list(scenario.root.rglob("*.state.json"))
+
+
+def test_a_state_name_with_dots_that_climb_is_a_config_error(scenario: Scenario) -> None:
+    """`[state] name = "a..b"` is a config error naming state.name."""
+    scenario.write_config('[state]\nname = "team..x"\n' + ENVIRONMENTS)
+    result = scenario.cli("plan", "--env", "dev")
+    assert result.code == 1
+    assert "state.name: must be a plain name" in result.err

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS
+from planner.api.rules import RESOURCE_MAXIMUM
 from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH
 from planner.config.checks import ignorable_paths
 
@@ -184,6 +185,24 @@ def test_cpu_must_be_greater_than_zero(
     """A CPU value, where set, must be positive (0 is rejected)."""
     assert problems_of(with_spec(docker_api, f"{field} = 0\n")) == [
         f"{SPEC}.{field}: must be greater than 0"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("cpu", "1e308"),
+        ("queue_cpu_limit", "3e9"),
+        ("max_scale", "2147483648"),
+        ("db_storage_gi", "9007199254740993"),
+    ],
+)
+def test_numbers_past_the_api_range_are_refused(
+    problems_of: ProblemsOf, docker_api: str, field: str, value: str
+) -> None:
+    """A resource number above RESOURCE_MAXIMUM (2**31 - 1) is refused, as the server does."""
+    assert problems_of(with_spec(docker_api, f"{field} = {value}\n")) == [
+        f"{SPEC}.{field}: must be at most {RESOURCE_MAXIMUM}"
     ]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from planner.api.models import BulkDeleteResult, Deployment, HTTPValidationError
-from planner.api.rules import Mode
+from planner.api.rules import RESOURCE_MAXIMUM, Mode
 from planner.api.values import MAX_STRING_LENGTH
 from planner.config.deployment import Defaults, load_deployment
 from tests.controlplane.core_fixtures import (
@@ -145,6 +145,22 @@ async def test_non_finite_numbers_are_422_and_nothing_is_stored(tmp_path: Path) 
         }
         listed = await cp.client.get("/v2/deployments")
         assert listed.status_code == 200 and listed.json()["resources"] == []
+
+
+async def test_resource_numbers_past_the_api_range_are_422(tmp_path: Path) -> None:
+    """`cpu = 1e308` and a memory_mb past RESOURCE_MAXIMUM are 422 (the planner's own
+    rule, `check_resource_spec`); nothing is stored."""
+    body = git_host_body()
+    body["source_config"]["resource_spec"] = {"cpu": 1e308, "memory_mb": RESOURCE_MAXIMUM + 1}
+    async with control_plane(tmp_path) as cp:
+        response = await cp.client.post("/v2/deployments", json=body)
+        assert response.status_code == 422
+        assert locs(response.json()) == {
+            ("body", "source_config", "resource_spec", "cpu"),
+            ("body", "source_config", "resource_spec", "memory_mb"),
+        }
+        listed = await cp.client.get("/v2/deployments")
+        assert listed.json()["resources"] == []
 
 
 async def test_lone_surrogates_are_422_and_nothing_is_stored(tmp_path: Path) -> None:
@@ -393,10 +409,10 @@ async def test_a_secret_name_that_is_no_environment_variable_name_is_422(
 
 
 async def test_64_bit_integers_and_long_strings_at_the_limits_are_accepted(tmp_path: Path) -> None:
-    """The bounds are inclusive: 2**63 - 1, -2**63 and MAX_STRING_LENGTH characters."""
-    body = _docker_body(
-        _spec(max_scale=2**63 - 1, labels={"low": -(2**63), "s": "x" * MAX_STRING_LENGTH})
-    )
+    """The bounds are inclusive: 2**63 - 1 and -2**63 in free-form values,
+    RESOURCE_MAXIMUM for a resource number, and MAX_STRING_LENGTH characters."""
+    labels = {"high": 2**63 - 1, "low": -(2**63), "s": "x" * MAX_STRING_LENGTH}
+    body = _docker_body(_spec(max_scale=RESOURCE_MAXIMUM, labels=labels))
     async with control_plane(tmp_path) as cp:
         created = await cp.create(body)
-        assert created["source_config"]["resource_spec"]["max_scale"] == 2**63 - 1
+        assert created["source_config"]["resource_spec"]["max_scale"] == RESOURCE_MAXIMUM

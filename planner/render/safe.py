@@ -1,0 +1,60 @@
+"""Output that cannot be forged: what a config value may not print as it is.
+
+A value (a name, a path, a label, a reason, an error message) reaches the terminal and
+the pull-request comment. Two things in it must never pass through raw:
+- control and bidirectional characters (C0 and C1 controls, DEL, the bidi embeddings,
+  overrides, isolates and marks, zero-width and line/paragraph separators): they can hide
+  or reorder text ("Trojan Source") or start a line of their own. `visible` prints each as
+  an escape (`\\x1b`, `\\u202e`);
+- in markdown, an HTML comment opener: `<!-- planner-plan: ... -->` is the marker a
+  sticky-comment tool finds a plan's comment by, so a value must never produce it, not
+  even inside a code span or a fence (tools match the text). `defang` writes `<!--` and
+  `-->` with a JSON-style escape there; outside code, `escape_html` covers them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from rich.text import Text
+
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
+)
+
+
+def visible(text: str, *, keep: str = "") -> str:
+    """TEXT with every control or bidi character escaped (those in KEEP left as they are)."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible_text(text: Text) -> Text:
+    """A rich Text line with its characters made `visible`, its styles kept per segment."""
+    plain = text.plain
+    if not _UNSAFE.search(plain):
+        return text
+    cuts = sorted({0, len(plain), *(s.start for s in text.spans), *(s.end for s in text.spans)})
+    out = Text(style=text.style, end=text.end)
+    for start, end in itertools.pairwise(cuts):
+        styles = [s.style for s in text.spans if s.start <= start and end <= s.end]
+        out.append(visible(plain[start:end]), style=styles[-1] if styles else "")
+    return out
+
+
+def defang(text: str) -> str:
+    """TEXT for a code span or fence: `<!--` and `-->` escaped, so no HTML comment (and
+    no plan marker) can be read in it."""
+    return text.replace("<!--", "\\u003c!--").replace("-->", "--\\u003e")
+
+
+def escape_html(text: str) -> str:
+    """TEXT for markdown outside code: `&`, `<` and `>` as entities (no tag, no comment)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
