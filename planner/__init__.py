@@ -1,13 +1,15 @@
 """planner: a desired-state tool (plan / apply) for the deployment control plane.
 
-`planner.__version__` is the installed distribution's version (pyproject.toml is the one
-place it is written); from a source tree that is not installed, it is "0+unknown". It is
-looked up on first use: `importlib.metadata` is not needed by `planner --help`.
+`planner.__version__` is the version of the installed distribution `deployment-planner`
+(pyproject.toml is the one place it is written; `planner` on PyPI is another project);
+from a source tree that is not installed, it is "0+unknown". It is looked up on first
+use: `importlib.metadata` is not needed by `planner --help`.
 """
 
 from functools import cache
 
 UNKNOWN_VERSION = "0+unknown"
+DISTRIBUTION = "deployment-planner"
 
 
 @cache
@@ -15,7 +17,7 @@ def installed_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("planner")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return UNKNOWN_VERSION
 

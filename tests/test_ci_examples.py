@@ -1,5 +1,6 @@
-"""examples/ci: the workflows validate against the published schemas, and their shell
-steps (examples/ci/scripts) work against `planner serve`, with `gh`/`curl` stubbed."""
+"""examples/ci: the workflows validate against the published schemas and pass zizmor, and
+their shell steps (examples/ci/scripts) work against `planner serve`, with `gh`/`curl`
+stubbed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,7 +36,7 @@ FAST = ("--build-seconds", "0.05", "--deploy-seconds", "0.05")
 MARKER = f"<!-- planner-plan: {CONFIG}#dev -->"
 
 
-pytestmark = pytest.mark.slow  # they start planner serve, bash and check-jsonschema
+pytestmark = pytest.mark.slow  # they start planner serve, bash, check-jsonschema and zizmor
 
 
 @pytest.mark.parametrize(
@@ -50,6 +52,42 @@ def test_workflows_are_valid_against_the_vendored_schemas(schema: str, files: li
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert len(WORKFLOWS) == 3
+
+
+def zizmor_command() -> list[str]:
+    """zizmor (the `dev` extra) from this interpreter's scripts directory, else PATH."""
+    scripts = sysconfig.get_path("scripts")
+    found = shutil.which("zizmor", path=os.pathsep.join([scripts, os.environ.get("PATH", "")]))
+    assert found, "zizmor is not installed: pip install -e '.[dev]'"
+    return [found, "--offline", "--no-config", "--no-progress", "--format", "json"]
+
+
+def test_github_workflows_have_no_zizmor_finding() -> None:
+    """zizmor, offline and with its strictest persona, finds nothing in the shipped GitHub
+    workflows: actions pinned to a commit, no persisted token, per-job permissions."""
+    command = [*zizmor_command(), "--persona", "auditor", *map(str, WORKFLOWS)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def test_zizmor_finds_what_the_workflows_avoid(tmp_path: Path) -> None:
+    """The same zizmor run reports a workflow with an unpinned action, a checkout that keeps
+    its token and a workflow-wide write permission (so the clean result above means something)."""
+    workflow = tmp_path / "bad.yml"
+    workflow.write_text(
+        "name: bad\non: push\npermissions:\n  pull-requests: write\njobs:\n  one:\n"
+        "    name: one\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n"
+    )
+    result = subprocess.run(
+        [*zizmor_command(), "--persona", "auditor", str(workflow)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    found = {finding["ident"] for finding in json.loads(result.stdout)}
+    assert {"unpinned-uses", "artipacked", "excessive-permissions"} <= found
 
 
 def test_every_script_a_workflow_runs_exists_and_parses() -> None:

@@ -44,6 +44,6 @@ def open_backend(location: str, *, name: str, schema: str | None = None) -> Stat
     except ImportError:
         raise StateError(
             f"the state {redact_url(location)} is in PostgreSQL, which needs psycopg",
-            hint="install the extra: pip install 'planner[postgres]'",
+            hint="install the extra: pip install 'deployment-planner[postgres]'",
         ) from None
     return PostgresBackend(location, name=name, schema=schema or DEFAULT_SCHEMA)

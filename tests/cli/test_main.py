@@ -138,12 +138,13 @@ def test_a_failing_text_command_prints_no_json(tmp_path: Path, monkeypatch, caps
 
 
 def test_version_is_the_installed_distributions(capsys) -> None:
-    """`planner --version` prints the version importlib.metadata knows, on stdout."""
+    """`planner --version` prints the version importlib.metadata knows for the distribution
+    `deployment-planner`, on stdout."""
     import importlib.metadata
 
     import planner
 
-    assert planner.__version__ == importlib.metadata.version("planner")
+    assert planner.__version__ == importlib.metadata.version("deployment-planner")
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0
