@@ -52,7 +52,8 @@ def test_a_short_journal_write_stops_apply_and_leaves_no_orphan(
         work, limit, "apply", "-c", config, "--auto-approve", "--parallelism", "3"
     )
     assert code == 1, out + err
-    assert "full.state.json.journal: cannot append to the operation log" in err, err
+    said = out + err  # each deployment it stopped names the cause, as does the end
+    assert "full.state.json.journal: cannot append to the operation log" in said, said
     code, out, err = work.run("apply", "-c", config, "--auto-approve")
     assert code == 0, out + err
     work.assert_converged(config, "s", 12)
