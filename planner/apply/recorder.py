@@ -79,7 +79,7 @@ class StateRecorder:
         report them (or anything after them) as recorded, so nothing more is sent."""
         if self._failed is not None:
             raise StateError(
-                f"not sent: an earlier state write failed: {self._failed.message}",
+                f"stopped, nothing more is sent: a state write failed: {self._failed.message}",
                 hint=self._failed.hint,
             )
 
