@@ -73,6 +73,7 @@ except StateError as error:
 """
 
 
+@pytest.mark.slow
 def test_a_short_append_is_an_error_naming_the_journal_and_is_cut_back(tmp_path: Path) -> None:
     """An append the file size limit cuts short raises, naming the journal and the short
     write, and leaves the journal as it was (no torn line)."""
