@@ -36,6 +36,17 @@ def read_user_text(
 ) -> str:
     """The UTF-8 text of the regular file PATH (at most LIMIT bytes); ERROR naming the path
     and WHAT it is otherwise. FileNotFoundError is left to the caller (its hint differs)."""
+    data = read_user_bytes(path, what, error, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: cannot read {what}: not UTF-8 text ({exc.reason})") from None
+
+
+def read_user_bytes(
+    path: Path, what: str, error: type[PlannerError], limit: int = MAX_FILE_BYTES
+) -> bytes:
+    """The bytes of the regular file PATH (at most LIMIT), as `read_user_text` reads them."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -43,13 +54,9 @@ def read_user_text(
     except OSError as exc:
         raise error(f"{path}: cannot read {what}: {os_reason(exc)}") from None
     try:
-        data = _read_regular(fd, path, what, error, limit)
+        return _read_regular(fd, path, what, error, limit)
     finally:
         os.close(fd)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: cannot read {what}: not UTF-8 text ({exc.reason})") from None
 
 
 def os_reason(error: OSError) -> str:

@@ -1,12 +1,17 @@
-"""Retries with exponential backoff and full jitter, bounded in attempts and total time.
+"""Retries with exponential backoff and full jitter, bounded by a time budget.
 
-Retried: no response at all (connection error, timeout), 429 (after `Retry-After`
-seconds when the server gives them, capped) and 502/503/504. Everything else is final.
+Retried: no response at all (connection refused or reset, timeout), 429 (after
+`Retry-After` seconds when the server gives them, capped) and 502/503/504. Everything
+else is final. A request rides out an outage for the whole budget (`max_total_seconds`,
+60 s), however many attempts that takes: an outage is measured in seconds, not in
+attempts (`max_attempts` bounds them only when a caller sets it).
 Sleep, randomness and the clock are injectable so tests run instantly and exactly.
 Each retry can be observed (`on_retry` gets a `RetryNotice`), e.g. to show it in
 apply's progress; the observer is a plain callable, so this layer knows no reporter.
 A POST is never retried blindly: the caller passes `before_retry`, which looks for what
-the failed attempt may have made and, when it finds it, ends the retries with it.
+the failed attempt may have made and, when it finds it, ends the retries with it; a
+look-up that itself meets the outage is one more failed attempt (the POST is not sent
+again until a look-up has answered).
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ logger = logging.getLogger("planner.api")
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how long to retry; `sleep`, `random` and `clock` are seams for tests."""
+    """How long (and, when set, how often) to retry; `sleep`, `random` and `clock` are
+    seams for tests."""
 
-    max_attempts: int = 5
+    max_attempts: int | None = None
     max_total_seconds: float = 60.0
     base_delay: float = 0.5
     max_delay: float = 10.0
@@ -90,35 +96,55 @@ async def run_with_retries(
     before_retry: Callable[[], Awaitable[T | None]] | None = None,
     on_retry: RetryObserver | None = None,
 ) -> T:
-    """`operation()` until it succeeds, fails for good, or the attempts/time run out
-    (429s count against the time only: a rate limit slows a run down, never fails it).
+    """`operation()` until it succeeds, fails for good, or the time budget (and the
+    attempts, when `max_attempts` is set) runs out; 429s count against the time only: a
+    rate limit slows a run down, never fails it.
 
     `before_retry` runs before each retry; a non-None result is returned instead of
-    retrying (the first attempt did the work after all). `on_retry` hears of each retry
-    before its wait.
+    retrying (the first attempt did the work after all). A retryable failure of it counts
+    as a failed attempt, and it runs again before the next one. `on_retry` hears of each
+    retry before its wait.
     """
-    started = policy.clock()
-    attempts = failures = 0
+    retries = _Retries(policy, on_retry)
+    looked_up = True  # nothing to look for before the first attempt
     while True:
-        attempts += 1
         try:
+            if not looked_up and before_retry is not None:
+                found = await before_retry()
+                if found is not None:
+                    return found
+            looked_up = True
             return await operation()
         except ApiError as error:
-            if not is_retryable(error):
-                raise
-            # A 429 asks to slow down, not to give up: it spends time, not attempts
-            # (with retries on at all: one attempt means one).
-            slowed = isinstance(error, RateLimitedError) and policy.max_attempts > 1
-            failures += 0 if slowed else 1
-            delay = policy.delay_for(error, attempts)
-            elapsed = policy.clock() - started
-            if failures >= policy.max_attempts or elapsed + delay > policy.max_total_seconds:
-                raise _give_up(error, attempts, elapsed) from None
-            logger.info("retrying in %.2f s after: %s", delay, error.message)
-            if on_retry is not None:
-                on_retry(RetryNotice(error.status, delay, attempts, error.message, error))
-            await policy.sleep(delay)
-        if before_retry is not None:
-            found = await before_retry()
-            if found is not None:
-                return found
+            await retries.after(error)
+            looked_up = False
+
+
+class _Retries:
+    """The attempts of one request so far: whether and how long to wait after a failure."""
+
+    def __init__(self, policy: RetryPolicy, on_retry: RetryObserver | None) -> None:
+        self.policy = policy
+        self.on_retry = on_retry
+        self.started = policy.clock()
+        self.attempts = self.failures = 0
+
+    async def after(self, error: ApiError) -> None:
+        """Wait before the next attempt, or raise ERROR when it is final or time is up."""
+        if not is_retryable(error):
+            raise error
+        policy = self.policy
+        self.attempts += 1
+        # A 429 asks to slow down, not to give up: it spends time, not attempts
+        # (with retries on at all: one attempt means one).
+        slowed = isinstance(error, RateLimitedError) and policy.max_attempts != 1
+        self.failures += 0 if slowed else 1
+        delay = policy.delay_for(error, self.attempts)
+        elapsed = policy.clock() - self.started
+        out_of_attempts = policy.max_attempts is not None and self.failures >= policy.max_attempts
+        if out_of_attempts or elapsed + delay > policy.max_total_seconds:
+            raise _give_up(error, self.attempts, elapsed) from None
+        logger.info("retrying in %.2f s after: %s", delay, error.message)
+        if self.on_retry is not None:
+            self.on_retry(RetryNotice(error.status, delay, self.attempts, error.message, error))
+        await policy.sleep(delay)

@@ -14,7 +14,10 @@ Invariants:
 - the document is changed only on the event loop; the append runs in a thread on the
   deltas taken there, so slow disks do not stall the requests and polls in flight;
 - a write in progress is finished even when the caller is cancelled, so the document's
-  serial always matches the store and the next write is not refused as stale.
+  serial always matches the store and the next write is not refused as stale;
+- once a store failed (a short write, an fsync error, a full disk), every later commit
+  raises before anything is sent: the failed deltas are durable nowhere, so no intent
+  after them may count as recorded. `flush()` still tries the one versioned write.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from planner.errors import PlannerError, StateError
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, PendingIntent, StateDocument, advance
 from planner.state.moves import move_recorded
@@ -55,6 +59,7 @@ class StateRecorder:
         self._must_write = doc.serial == 0 or doc.replayed > 0
         self._leftover = doc.replayed > 0  # a log to fold in even when nothing changes
         self._appended = False  # the log holds groups no versioned write has folded yet
+        self._failed: PlannerError | None = None  # the first store that failed
         doc.track_changes()
 
     async def commit(self) -> None:
@@ -65,9 +70,19 @@ class StateRecorder:
         async with self._lock:
             if self._written >= wanted:
                 return
+            self._check_not_failed()
             covered = self._requested
             await self._store(self._next_step())
             self._written = covered
+
+    def _check_not_failed(self) -> None:
+        """After a failed store its deltas are nowhere durable: no later commit may
+        report them (or anything after them) as recorded, so nothing more is sent."""
+        if self._failed is not None:
+            raise StateError(
+                f"stopped, nothing more is sent: a state write failed: {self._failed.message}",
+                hint=self._failed.hint,
+            )
 
     async def flush(self) -> None:
         """Fold the operation log, and whatever an operation cancelled between its change
@@ -75,9 +90,22 @@ class StateRecorder:
         self._requested += 1
         async with self._lock:
             covered = self._requested
-            if self.doc.take_changes() or self._appended or self._leftover:
-                await self._store(self._full_write())
+            if self.doc.take_changes() or self._appended or self._leftover or self._failed:
+                await self._store_last(self._full_write())
             self._written = covered
+
+    async def _store_last(self, step: _Step) -> None:
+        """The versioned write of `flush`; when it fails after an earlier store did, the
+        error is that first one (the cause), with this one as a detail."""
+        first = self._failed
+        try:
+            await self._store(step)
+        except PlannerError as error:
+            if first is None:
+                raise
+            first.details.append(f"then: {error.message}")
+            raise first from None
+        self._failed = None
 
     def _next_step(self) -> _Step | None:
         """What the next store does: a full write, an append of the deltas, or nothing."""
@@ -104,6 +132,9 @@ class StateRecorder:
         except asyncio.CancelledError:
             written = await future  # let it land: the serial must stay in step with the store
             self._stored(written)
+            raise
+        except PlannerError as error:
+            self._failed = self._failed or error
             raise
         self._stored(written)
 

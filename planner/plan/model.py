@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner import __version__
 from planner.api.fields import ChangeClass
 from planner.errors import PlanError
 from planner.state.document import IntentOp
@@ -236,13 +237,20 @@ def plan_json_schema() -> dict[str, Any]:
     return schema
 
 
-def check_format_version(raw: Any, source: str) -> None:
+def check_format_version(raw: Any, source: str, written_by: str | None = None) -> None:
     """Refuse a plan document of another format than this planner writes, naming both
-    (a 1.0 plan lacks the keys 1.1 seals, so it cannot be read as if it were one)."""
+    formats and both planner releases (a 1.0 plan lacks the keys 1.1 seals, so it cannot
+    be read as if it were one; a newer one may hold keys this release would ignore)."""
     version = raw.get("format_version") if isinstance(raw, dict) else None
     if version in (None, FORMAT_VERSION):  # none: the validation says what is missing
         return
     raise PlanError(
-        f"{source} has plan format_version {version!r}; this planner reads {FORMAT_VERSION!r}",
+        f"{source} has plan format_version {version!r} (written by {writer_text(written_by)}); "
+        f"this planner ({__version__}) reads {FORMAT_VERSION!r}",
         hint="it was written by another planner version: run `planner plan --out` again",
     )
+
+
+def writer_text(written_by: str | None) -> str:
+    """The planner release that wrote a file, in words."""
+    return f"planner {written_by}" if written_by else "a planner release that does not record it"

@@ -27,11 +27,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner import __version__
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError
 from planner.files import MAX_WRITTEN_NESTING, os_reason, parse_nested, read_user_text
 from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan, check_format_version, plan_json_schema
+from planner.plan.model import Plan, check_format_version, plan_json_schema, writer_text
 from planner.plan.refresh import Observed
 from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
@@ -97,6 +98,9 @@ class SavedPlan(BaseModel):
     # The variables given as `--var` / PLANNER_VAR_NAME at plan time: apply loads the
     # config with them, so the reviewed values are the applied ones (not secrets).
     variables: dict[str, str] = Field(default_factory=dict)
+    # The planner release that wrote the file (None: a release before this key), named
+    # when a plan file of another format or shape is refused.
+    planner_version: str | None = None
     seal: Seal | None = None
 
 
@@ -161,6 +165,7 @@ def make_saved_plan(
         seen=seen_deployments(plan, observed),
         config_digests=config_digests(plan, desired or {}),
         variables=dict(variables or {}),
+        planner_version=__version__,
     )
 
 
@@ -191,7 +196,9 @@ def plan_file_json_schema() -> dict[str, Any]:
 def file_document(saved: SavedPlan) -> dict[str, Any]:
     """The plan file's JSON: the plan's keys, and `saved` beside them."""
     body = saved.plan.model_dump(mode="json")
-    body[SAVED_KEY] = saved.model_dump(mode="json", exclude={"plan"})
+    # a file of a release before `planner_version` has no such key: its seal covers none
+    absent = {"planner_version"} if saved.planner_version is None else set()
+    body[SAVED_KEY] = saved.model_dump(mode="json", exclude={"plan", *absent})
     return body
 
 
@@ -262,7 +269,9 @@ def read_saved_plan(path: str | os.PathLike[str]) -> SavedPlan:
             hint="write one with `planner plan --out FILE`; `--format json` output "
             "cannot be applied",
         )
-    check_format_version(raw, str(source))
+    writer = extra.get("planner_version")
+    written_by = writer if isinstance(writer, str) else None
+    check_format_version(raw, str(source), written_by)
     try:
         return SavedPlan.model_validate({**extra, "plan": raw})
     except ValidationError as error:
@@ -271,7 +280,8 @@ def read_saved_plan(path: str | os.PathLike[str]) -> SavedPlan:
             for e in error.errors()[:10]
         ]
         raise PlanError(
-            f"{source} is not a valid saved plan",
+            f"{source} is not a valid saved plan for this planner ({__version__}; "
+            f"the file was written by {writer_text(written_by)})",
             details=problems,
             hint="it may come from another planner version: run `planner plan --out` again",
         ) from None

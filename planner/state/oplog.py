@@ -23,6 +23,7 @@ Invariants:
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,8 @@ from planner.state.document import (
 from planner.state.records import RecordedDeployment
 
 Delta = dict[str, Any]
+
+logger = logging.getLogger("planner.state")
 
 
 @dataclass(frozen=True)
@@ -59,21 +62,56 @@ def group_of(doc: StateDocument, deltas: list[Delta]) -> Group:
     return Group(doc.lineage, doc.serial, deltas)
 
 
-def parse_lines(text: str, *, source: str) -> list[Group]:
-    """The groups of a JSON-lines log; a torn last line (no newline: the writer died
-    mid-append) is ignored, any other damaged line is a StateError naming SOURCE."""
-    complete = text.split("\n")[:-1]  # the last piece: "" or a torn line
-    groups = []
-    for number, line in enumerate(complete, start=1):
+@dataclass(frozen=True)
+class ParsedLog:
+    """A log's groups; `kept` bytes of complete lines hold them, `torn` bytes after those
+    were ignored (a write that did not finish, or garbage a crash left)."""
+
+    groups: list[Group]
+    kept: int
+    torn: int
+
+
+def read_log(data: bytes, *, source: str) -> ParsedLog:
+    """The groups of a JSON-lines log. Its tail (text after the last newline, and any
+    lines after the last good one that do not parse, whatever their bytes: a torn UTF-8
+    character, NULs, garbage) is ignored with a warning; a damaged line with a good one
+    after it cannot come from a crash: a StateError naming SOURCE and the line."""
+    groups: list[Group] = []
+    kept = position = 0
+    damaged: int | None = None
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        position += len(line) + 1
         try:
-            groups.append(parse_group(line))
-        except (ValueError, KeyError, TypeError):
-            raise StateError(
-                f"operation log {source} is damaged (line {number})",
-                hint="it holds operations recorded since the last state version; "
-                "restore it from a copy, or remove it to fall back to that version",
-            ) from None
-    return groups
+            group = parse_group(line.decode("utf-8"))
+        except (ValueError, KeyError, TypeError):  # UnicodeDecodeError is a ValueError
+            damaged = damaged or number
+            continue
+        if damaged is not None:
+            raise damaged_log_error(source, damaged)
+        groups.append(group)
+        kept = position
+    if len(data) > kept:
+        logger.warning(
+            "Warning: operation log %s: ignored %d byte(s) after its last complete record "
+            "(a write that did not finish); the next write cuts them off",
+            source,
+            len(data) - kept,
+        )
+    return ParsedLog(groups, kept, len(data) - kept)
+
+
+def parse_lines(text: str, *, source: str) -> list[Group]:
+    """The groups of a JSON-lines log held as text (see `read_log`)."""
+    return read_log(text.encode("utf-8"), source=source).groups
+
+
+def damaged_log_error(source: str, line: int) -> StateError:
+    return StateError(
+        f"operation log {source} is damaged (line {line}), and complete records follow it",
+        hint="keep the file: it holds the operations recorded since the last state version "
+        "(the other lines are intact); repair that line or restore the log from a copy",
+    )
 
 
 def parse_group(text: str) -> Group:

@@ -237,16 +237,16 @@ async def test_a_post_retry_is_told_to_the_observer(make_client, fake_time: Fake
 
 
 async def test_429s_spend_time_not_attempts(make_client, fake_time: FakeTime):
-    """Seven 429s (more than the 5 attempts) then success: a rate limit slows a request
-    down within the time budget; five 503s in a row still give up."""
+    """Seven 429s (more than the 5 attempts a caller allows) then success: a rate limit
+    slows a request down within the time budget; five 503s in a row still give up."""
     limited = httpx2.Response(429, headers={"Retry-After": "1"}, json={"detail": "slow down"})
     scripted = sequence(*([limited] * 7), ok())
-    async with make_client(scripted) as client:
+    async with make_client(scripted, max_attempts=5) as client:
         assert (await client.get_deployment("d1")).id == "d1"
     assert len(scripted.requests) == 8
     unavailable = httpx2.Response(503, json={"detail": "down"})
     failing = sequence(*([unavailable] * 6), ok())
-    async with make_client(failing) as client:
+    async with make_client(failing, max_attempts=5) as client:
         with pytest.raises(ServerError):
             await client.get_deployment("d1")
     assert len(failing.requests) == 5

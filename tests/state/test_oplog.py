@@ -6,7 +6,7 @@ import pytest
 
 from planner.errors import StateError
 from planner.state import StateDocument
-from planner.state.oplog import Group, check_base, group_of, parse_lines, replay
+from planner.state.oplog import Group, check_base, group_of, parse_lines, read_log, replay
 from tests.state.contract import ENDPOINT, SECRET_VALUE, TENANT, sample_recorded
 
 
@@ -16,13 +16,40 @@ def based() -> StateDocument:
     return doc
 
 
-def test_a_line_round_trips_and_only_a_torn_last_line_is_skipped() -> None:
-    """Complete lines parse back to their groups; text after the last newline is ignored."""
+def test_a_line_round_trips_and_only_a_torn_tail_is_skipped() -> None:
+    """Complete lines parse back to their groups; text after the last newline, and lines
+    after the last good one that do not parse, are ignored; damage before a good line is
+    an error whose hint keeps the records."""
     doc = based()
     group = group_of(doc, [{"forget": "a"}])
     assert parse_lines(group.line() * 2 + '{"lin', source="log") == [group, group]
-    with pytest.raises(StateError, match=r"log is damaged \(line 2\)"):
-        parse_lines(group.line() + '{"deltas": 1}\n', source="log")
+    assert parse_lines(group.line() + '{"deltas": 1}\n', source="log") == [group]
+    with pytest.raises(StateError, match=r"log is damaged \(line 1\)") as caught:
+        parse_lines('{"deltas": 1}\n' + group.line(), source="log")
+    assert "remove" not in str(caught.value.hint) and "keep the file" in str(caught.value.hint)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        b"half a line",
+        '{"lineage":"x","base":3,"deltas":[{"forget":"é'.encode()[:-1],  # inside a character
+        b"\x00" * 4096,
+        b"\x00\x00\n\xff\xfe garbage\n\x00",
+        b"\xff\xfe\n",
+    ],
+    ids=["torn-line", "torn-utf8", "nul", "garbage-lines", "garbage-newline"],
+)
+def test_every_kind_of_torn_tail_is_ignored_with_a_warning(
+    tail: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A torn tail of any kind (a line cut anywhere, inside a UTF-8 character, NULs,
+    garbage lines) is ignored and counted, with a warning naming the log."""
+    group = group_of(based(), [{"forget": "a"}])
+    good = group.line().encode() * 2
+    parsed = read_log(good + tail, source="the.journal")
+    assert (parsed.groups, parsed.kept, parsed.torn) == ([group, group], len(good), len(tail))
+    assert "the.journal: ignored" in caplog.text
 
 
 def test_groups_of_another_base_are_not_replayed() -> None:
