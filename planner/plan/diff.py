@@ -31,6 +31,8 @@ from planner.plan.model import (
 from planner.plan.moves import (
     find_moves,
     moved_inputs,
+    names_taken,
+    refuse_taken_names,
     unrecorded_found,
     with_deposed_notes,
     with_moves,
@@ -94,6 +96,7 @@ def make_plan(
     opts = options or PlanOptions()
     healths, owners = health or {}, managed_elsewhere or {}
     moves = {} if opts.destroy or opts.refresh_only else find_moves(desired, recorded)
+    taken = {} if opts.destroy or opts.refresh_only else names_taken(desired, recorded, moves)
     check_option_names(desired, set(recorded) | set(moves), opts)
     recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
@@ -112,6 +115,7 @@ def make_plan(
             owners.get(found or ""),
         )
         plan_deployment(out, subject, opts, digest_key, found)
+    out.changes, out.errors = refuse_taken_names(out.changes, out.errors, taken, desired)
     changes = sorted(with_deposed_notes(with_moves(out.changes, moves)), key=lambda c: c.name)
     return Plan(
         mode=opts.mode,
@@ -208,14 +212,15 @@ def _plan_new(
     if existing_id is None:
         out.changes.append(build_create(subject.desired, key, []))
         return
+    remote = subject.desired.api_name
     if subject.owner is not None:
-        out.errors.append(owned_elsewhere_problem(subject.name, existing_id, subject.owner))
+        out.errors.append(owned_elsewhere_problem(subject.name, existing_id, subject.owner, remote))
         return
     command = suggested_command("import", subject.name, existing_id, command_args=command_args)
     out.errors.append(
         PlanProblem(
             name=subject.name,
-            message=f"{subject.name} already exists (id {existing_id}) but is not in the state",
+            message=f"{remote} already exists (id {existing_id}) but is not in the state",
             hint=f"`{command}` adopts it; or rename the deployment in the config",
         )
     )

@@ -21,11 +21,15 @@ def not_managed_elsewhere(
     return [d for d in deployments if d.id not in owners]
 
 
-def owned_elsewhere_problem(name: str, existing_id: str, owner: str) -> PlanProblem:
-    """NAME would create a deployment another state already manages."""
+def owned_elsewhere_problem(
+    name: str, existing_id: str, owner: str, remote_name: str | None = None
+) -> PlanProblem:
+    """NAME would create a deployment (REMOTE_NAME, default NAME) another state already
+    manages."""
+    remote = remote_name or name
     return PlanProblem(
         name=name,
-        message=f"{name} already exists (id {existing_id}) and is managed by the state {owner}",
+        message=f"{remote} already exists (id {existing_id}) and is managed by the state {owner}",
         hint="one deployment has one owner: declare it in one environment only, or give "
         'each environment its own remote name (name = "...-${env}")',
     )

@@ -57,7 +57,10 @@ def test_declaring_another_environments_deployment_names_its_state(envs: Scenari
     envs.edit_config('name = "api-${env}"', 'name = "api-staging"')
     result = envs.plan("--env", "dev")
     assert result.code == 1
-    assert f"api already exists (id {staging_id(envs)}) and is managed by the state" in result.out
+    assert (
+        f"api-staging already exists (id {staging_id(envs)}) and is managed by the state"
+        in result.out
+    )
     assert "planner.staging.state.json" in result.out
     assert envs.cli("apply", "--env", "dev", "--auto-approve").code == 1
 

@@ -151,3 +151,30 @@ def test_apply_events_report_every_change_of_a_plan_with_moves(scenario: Scenari
     assert {n: (e["action"], e["moved_from"]) for n, e in ends.items()} == moves
     assert ends["runner"]["status"] == "moved" and ends["runner"]["outcome"] == "succeeded"
     assert events[-1]["counts"]["moved"] == 2
+
+
+def test_a_rename_to_another_source_keeping_the_name_is_refused_alike_by_plan_and_apply(
+    scenario: Scenario,
+) -> None:
+    """`worker` -> `runner` with `name = "worker"` but another source is not a move: the
+    create would collide with the name `worker` holds, so plan, apply and a saved plan all
+    refuse it with one error, and nothing is sent."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = recorded(scenario)
+    old = scenario.config_path.read_text()
+    worker = old[old.index(WORKER) :]
+    runner = (
+        '[deployments.runner]\nname = "worker"\nsource = "internal_source"\n\n'
+        "[deployments.runner.source_revision_config]\n"
+        'source_tarball_path = "uploads/worker.tgz"\nagent_config_path = "agent.json"\n'
+    )
+    scenario.config_path.write_text(old.replace(worker, runner))
+    planned = scenario.plan("--detailed-exitcode")
+    assert planned.code == 1, planned.out + planned.err
+    assert "runner would be created as worker, the remote name of worker" in planned.out
+    applied = scenario.cli("apply", "--auto-approve")
+    assert applied.code == 1
+    assert "runner would be created as worker, the remote name of worker" in applied.out
+    assert "already exists" not in applied.out + applied.err
+    assert scenario.plan("--out", "p.json").code == 1
+    assert recorded(scenario) == before
