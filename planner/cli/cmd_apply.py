@@ -130,7 +130,8 @@ async def checked_saved_plan(ws: Workspace, doc: StateDocument, saved: SavedPlan
     (the plan lists it as recovered already: it was made on the same state)."""
     observed = await ws.refresh(doc, set(ws.config.deployments) - set(doc.deployments))
     key = ws.digest_key(doc)
-    check_plan_fresh(saved, doc, observed, ws.config.deployments, key)
+    given = ws.config.given_variables
+    check_plan_fresh(saved, doc, observed, ws.config.deployments, key, variables=given)
     if adopt_interrupted_creates(doc, observed.pending_found, ws.config.deployments, key):
         ws.backend.write(doc)
     return saved.plan

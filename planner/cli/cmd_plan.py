@@ -42,6 +42,7 @@ from planner.plan.saved import (
     seal_saved_plan,
     write_saved_plan,
 )
+from planner.plan.stale import variable_digests
 from planner.render.console import make_console
 from planner.render.json import render_json
 from planner.render.markdown import render_markdown
@@ -174,7 +175,7 @@ def saved_plan(
         state_dir=ws.state_dir,
         options=options,
         desired=ws.config.deployments,
-        variables=ws.config.given_variables,
+        variables=variable_digests(ws.config.given_variables, ws.digest_key(doc)),
     )
     return seal_saved_plan(saved, ws.plan_key())
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from planner.cli.options import WorkspaceOptions
 from planner.cli.target import Target, resolve_target
-from planner.config.var_files import var_file_of
 from planner.errors import ConfigError, PlanError
 from planner.plan.saved import SavedPlan, check_seal, read_saved_plan
 from planner.secrets import url_without_password
@@ -54,7 +53,6 @@ def saved_plan_target(
 ) -> Target:
     """What SAVED applies to, OPTIONS (`-c`, `--state`, `--base-url`) overriding."""
     check_environment(saved, options.environment(environ))
-    check_variables(saved, options.variable_values())
     config = options.config if options.is_config_given else saved_config(saved, planfile)
     state_dir = Path(relocated(saved.state_dir, saved.config_path, config))
     state = saved_state(saved, environ)
@@ -64,7 +62,7 @@ def saved_plan_target(
         config=config,
         state=options.state or state,
         env=saved.plan.environment,
-        var=tuple(sorted(saved.variables.items())),
+        var=options.var,  # the plan's are checked by digest once the config is loaded
         base_url=options.base_url,
     )
     return resolve_target(chosen, environ, state_dir=state_dir if state_dir.is_dir() else None)
@@ -115,20 +113,3 @@ def check_environment(saved: SavedPlan, chosen: str | None) -> None:
             f"the plan was made for environment {made_for}, not {chosen}",
             hint="apply it without --env (and PLANNER_ENV), or make a plan for this environment",
         )
-
-
-def check_variables(saved: SavedPlan, given: Mapping[str, str]) -> None:
-    """A `--var` or `--var-file` value given now must agree with the plan's, or the plan
-    is not the one reviewed (the config is loaded with the plan's variables); the error
-    names where the value came from."""
-    for name, value in given.items():
-        if saved.variables.get(name) != value:
-            planned = saved.variables.get(name)
-            was = f"{name}={planned}" if planned is not None else f"no variable {name}"
-            file = var_file_of(given, name)
-            source = f"{name}={value} from --var-file {file}" if file else f"--var {name}={value}"
-            raise PlanError(
-                f"{source} differs from the saved plan's variables ({was})",
-                hint="apply the plan without --var or --var-file, or make a new plan with "
-                "these values",
-            )

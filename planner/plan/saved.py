@@ -95,8 +95,9 @@ class SavedPlan(BaseModel):
     options: SavedOptions = Field(default_factory=SavedOptions)
     seen: dict[str, SeenDeployment] = Field(default_factory=dict)
     config_digests: dict[str, str] = Field(default_factory=dict)
-    # The variables given as `--var` / PLANNER_VAR_NAME at plan time: apply loads the
-    # config with them, so the reviewed values are the applied ones (not secrets).
+    # Keyed digests of the variables given as `--var`, `--var-file` or PLANNER_VAR_NAME at
+    # plan time (a value may be a secret): apply must be given the same values
+    # (`planner.plan.stale.variable_moves`).
     variables: dict[str, str] = Field(default_factory=dict)
     # The planner release that wrote the file (None: a release before this key), named
     # when a plan file of another format or shape is refused.

@@ -20,6 +20,7 @@ from planner.plan.body import moved_secrets
 from planner.plan.model import Plan
 from planner.plan.refresh import Observed
 from planner.plan.saved import SavedPlan, SeenDeployment, config_digest
+from planner.secrets import secret_digest
 from planner.state.document import StateDocument, iso_utc
 from planner.state.endpoints import target_text
 
@@ -32,15 +33,48 @@ def check_plan_fresh(
     observed: Observed,
     desired: Mapping[str, DesiredDeployment] | None = None,
     digest_key: bytes | None = None,
+    variables: Mapping[str, str] | None = None,
 ) -> None:
     """Raise PlanStaleError listing everything that moved since the plan was made (with
-    DIGEST_KEY, the state's: the secret values too, by keyed digest)."""
-    moved = state_moves(saved, doc) + deployment_moves(saved, observed)
+    DIGEST_KEY, the state's: the secret values too, by keyed digest, and the VARIABLES
+    given now against the digests of those given at plan time)."""
+    moved = state_moves(saved, doc)
+    if variables is not None and digest_key is not None:
+        moved += variable_moves(saved, variables, digest_key)
+    moved += deployment_moves(saved, observed)
     if desired is not None:
         moved += config_moves(saved, desired)
     if desired is not None and digest_key is not None:
         moved += secret_moves(saved.plan, desired, digest_key)
     refuse_stale(moved)
+
+
+def variable_digests(values: Mapping[str, str], key: bytes) -> dict[str, str]:
+    """Keyed digests of the variables given from outside the file (`--var`, `--var-file`,
+    PLANNER_VAR_NAME): what a saved plan records of them (a value may be a secret)."""
+    return {name: secret_digest(key, f"var.{name}", v) for name, v in sorted(values.items())}
+
+
+def variable_moves(saved: SavedPlan, given: Mapping[str, str], key: bytes) -> list[str]:
+    """Each variable given now with another value than at plan time, or given at one time
+    only (named, never its value)."""
+    now = variable_digests(given, key)
+    moves = []
+    for name in sorted(set(now) | set(saved.variables)):
+        planned, current = saved.variables.get(name), now.get(name)
+        if planned == current:
+            continue
+        if current is None:
+            how = "was given at plan time, not now"
+        elif planned is None:
+            how = "is given now, not at plan time"
+        else:
+            how = "has another value than at plan time"
+        moves.append(
+            f"the variable {name} {how} (apply with the same --var, --var-file and "
+            "PLANNER_VAR_NAME as the plan)"
+        )
+    return moves
 
 
 def refuse_stale(moved: list[str]) -> None:

@@ -148,26 +148,30 @@ def test_state_commands_use_the_environment_state(fleet: Scenario) -> None:
     assert refused.code == 1 and "choose one" in refused.err
 
 
-def test_a_saved_plan_applies_with_the_variables_it_was_made_with(
+def test_a_saved_plan_applies_only_with_the_variables_it_was_made_with(
     fleet: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """--var and PLANNER_VAR_NAME at plan time travel in the saved plan: apply needs
-    neither again, and a different --var at apply time is refused."""
+    """--var and PLANNER_VAR_NAME at plan time are recorded as keyed digests: apply must be
+    given the same values (another value, or none, makes the plan stale, naming the
+    variable, never its value)."""
     assert fleet.plan("--env", "dev", "--var", "tag=3.0.0", "--out", "dev.plan").code == 0
+    assert "3.0.0" not in (fleet.root / "dev.plan").read_text().split('"saved"')[1]
     refused = fleet.cli("apply", "dev.plan", "--var", "tag=4.0.0", "--auto-approve")
     assert refused.code == 1
-    assert "--var tag=4.0.0 differs from the saved plan's variables (tag=3.0.0)" in refused.err
-    applied = fleet.cli("apply", "dev.plan", "--auto-approve")
+    assert "stale: the variable tag has another value than at plan time" in refused.err
+    assert "4.0.0" not in refused.err and "3.0.0" not in refused.err
+    missing = fleet.cli("apply", "dev.plan", "--auto-approve")
+    assert missing.code == 1 and "the variable tag was given at plan time, not now" in missing.err
+    applied = fleet.cli("apply", "dev.plan", "--var", "tag=3.0.0", "--auto-approve")
     assert applied.code == 0, applied.err
     state = json.loads((fleet.root / "state" / "planner.dev.state.json").read_text())
     image = state["deployments"]["worker"]["managed"]["source_revision_config"]["image_uri"]
     assert image.endswith(":3.0.0")
     monkeypatch.setenv("PLANNER_VAR_tag", "5.0.0")
     assert fleet.plan("--env", "dev", "--out", "env.plan").code == 0
-    monkeypatch.delenv("PLANNER_VAR_tag")
     applied = fleet.cli("apply", "env.plan", "--auto-approve")
     assert applied.code == 0, applied.err
-    assert fleet.plan("--env", "dev", "--var", "tag=5.0.0", "--detailed-exitcode").code == 0
+    assert fleet.plan("--env", "dev", "--detailed-exitcode").code == 0
 
 
 def worker_image(fleet: Scenario, *argv: str) -> str:
@@ -208,23 +212,20 @@ def test_var_file_is_taken_by_every_command_that_takes_var(fleet: Scenario) -> N
     assert missing.code == 1 and "nope.json: variable file not found" in missing.err
 
 
-def test_a_saved_plan_records_var_file_values(fleet: Scenario) -> None:
-    """Values from --var-file travel in the saved plan like --var: apply needs no file, and
-    a file giving another value at apply time is refused, naming the file."""
+def test_a_saved_plan_records_var_file_values_as_digests(fleet: Scenario) -> None:
+    """Values from --var-file are recorded like --var, as keyed digests (a value may be a
+    secret): a file giving another value at apply time is refused, the same file applies."""
     (fleet.root / "vars.toml").write_text('tag = "6.0.0"\n')
     assert fleet.plan("--env", "dev", "--var-file", "vars.toml", "--out", "dev.plan").code == 0
     saved = json.loads((fleet.root / "dev.plan").read_text())
-    assert saved["saved"]["variables"] == {"tag": "6.0.0"}
+    (digest,) = saved["saved"]["variables"].values()
+    assert list(saved["saved"]["variables"]) == ["tag"] and digest.startswith("hmac-sha256:")
     (fleet.root / "vars.toml").write_text('tag = "7.0.0"\n')
     refused = fleet.cli("apply", "dev.plan", "--var-file", "vars.toml", "--auto-approve")
     assert refused.code == 1
-    assert (
-        "tag=7.0.0 from --var-file vars.toml differs from the saved plan's variables "
-        "(tag=6.0.0)" in refused.err
-    )
-    assert "--var tag" not in refused.err
-    (fleet.root / "vars.toml").unlink()
-    applied = fleet.cli("apply", "dev.plan", "--auto-approve")
+    assert "the variable tag has another value than at plan time" in refused.err
+    (fleet.root / "vars.toml").write_text('tag = "6.0.0"\n')
+    applied = fleet.cli("apply", "dev.plan", "--var-file", "vars.toml", "--auto-approve")
     assert applied.code == 0, applied.err
     state = json.loads((fleet.root / "state" / "planner.dev.state.json").read_text())
     image = state["deployments"]["worker"]["managed"]["source_revision_config"]["image_uri"]
