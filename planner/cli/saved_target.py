@@ -74,6 +74,7 @@ def saved_config(saved: SavedPlan, planfile: Path) -> str:
     if saved.config_relative is not None:
         plan_dir = os.path.dirname(os.path.realpath(planfile))
         candidates.insert(0, os.path.normpath(os.path.join(plan_dir, saved.config_relative)))
+    candidates = list(dict.fromkeys(candidates))  # both spellings may be one path
     for candidate in candidates:
         if Path(candidate).is_file():
             return candidate

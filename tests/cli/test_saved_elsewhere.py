@@ -96,3 +96,15 @@ def test_only_the_content_of_the_config_must_match(scenario: Scenario, checkout:
     refused = scenario.cli("apply", "moved/plan.json")
     assert refused.code == 1
     assert "stale" in refused.err
+
+
+def test_a_missing_config_is_named_once_when_both_recorded_paths_are_one(
+    scenario: Scenario, checkout: Path
+) -> None:
+    """The config deleted in place: its relative and absolute paths are one file, named
+    once in the error."""
+    (checkout / "planner.toml").unlink()
+    refused = scenario.cli("apply", str(checkout / "plan.json"))
+    assert refused.code == 1
+    assert refused.err.count(str(checkout / "planner.toml")) == 1, refused.err
+    assert " nor " not in refused.err
