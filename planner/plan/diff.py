@@ -173,7 +173,8 @@ def plan_deployment(
         change, problems = replace_first(
             build_replace(desired, recorded, observed, key), desired, observed
         )
-        out.changes.append(change)
+        if not problems:  # else a "deleted, then created again" line would contradict it
+            out.changes.append(change)
         out.errors += problems
     else:
         drifted = {d.path for d in drift if d.path is not None}

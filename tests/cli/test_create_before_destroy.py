@@ -65,8 +65,10 @@ def test_create_before_destroy_with_the_same_remote_name_is_a_plan_error(
     """Without a new remote name the two would collide: the plan says so, naming it."""
     result = blue.plan("--replace", "worker", "--format", "json")
     assert result.code == 1
-    (error,) = json.loads(result.out)["errors"]
+    planned = json.loads(result.out)
+    (error,) = planned["errors"]
     assert error["name"] == "worker" and error["path"] == "lifecycle.create_before_destroy"
+    assert not [c for c in planned["changes"] if c["action"] == "replace"]  # no contradiction
     assert "'worker-blue' stays the same" in error["message"]
     assert blue.cli("apply", "--replace", "worker", "--auto-approve").code == 1
     assert blue.get(worker_id(blue)).status != "AWAITING_DELETE"
