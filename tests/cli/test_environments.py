@@ -218,8 +218,8 @@ def test_a_saved_plan_records_var_file_values_as_digests(fleet: Scenario) -> Non
     (fleet.root / "vars.toml").write_text('tag = "6.0.0"\n')
     assert fleet.plan("--env", "dev", "--var-file", "vars.toml", "--out", "dev.plan").code == 0
     saved = json.loads((fleet.root / "dev.plan").read_text())
-    (digest,) = saved["saved"]["variables"].values()
-    assert list(saved["saved"]["variables"]) == ["tag"] and digest.startswith("hmac-sha256:")
+    (recorded,) = saved["saved"]["variables"].values()
+    assert list(saved["saved"]["variables"]) == ["tag"] and recorded.startswith("hmac-sha256:")
     (fleet.root / "vars.toml").write_text('tag = "7.0.0"\n')
     refused = fleet.cli("apply", "dev.plan", "--var-file", "vars.toml", "--auto-approve")
     assert refused.code == 1
