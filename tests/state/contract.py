@@ -201,12 +201,13 @@ class BackendContract:
         assert handle.info.id in (caught.value.hint or "")
 
     def test_force_unlock_clears_abandoned_lock(self, harness: Harness) -> None:
-        """A lock left by a dead holder does not block, and force_unlock clears its info."""
-        handle: LockHandle = harness.backend.lock("apply")
+        """A lock left by a dead holder is taken once its lease ran out, and force_unlock
+    clears its info."""
+        handle: LockHandle = harness.backend.lock("apply", lease=0.2)
         handle.abandon()
         with harness.peer().lock("plan") as again:
             assert again.info.operation == "plan"
-        abandoned = harness.backend.lock("import")
+        abandoned = harness.backend.lock("import", lease=0.2)
         abandoned.abandon()
         cleared = harness.peer().force_unlock(abandoned.info.id)
         assert cleared.id == abandoned.info.id

@@ -114,7 +114,7 @@ def test_version_1_tables_get_the_operations_table(
     later.append(group_of(doc, doc.take_changes()))
     stored = later.read()
     assert stored is not None and [i.name for i in stored.pending] == ["support-agent"]
-    assert _sql(postgres_url, f"SELECT version FROM {schema}.schema_version") == (2,)
+    assert _sql(postgres_url, f"SELECT version FROM {schema}.schema_version") == (SCHEMA_VERSION,)
 
 
 def test_terminated_holder_connection_frees_lock(
