@@ -84,8 +84,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "`planner apply --refresh-only` records it into the state)",
     )
     parser.add_argument("--destroy", action="store_true", help="plan to delete every managed one")
-    # a plan takes no lock: accepted, without effect, for scripts written when it did
-    parser.add_argument("--lock-timeout", type=seconds, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--lock-timeout",
+        type=seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="no effect: a plan takes no lock (accepted for scripts written when it did)",
+    )
     parser.add_argument("--verbose", action="store_true", help="show unchanged fields too")
     parser.set_defaults(func=run)
 
