@@ -154,15 +154,25 @@ async def run_plan(target: Target, options: PlanOptions, out: str | None) -> Pla
         write_warnings(ws.config.warnings)
         held = ws.backend.lock_info()
         doc = ws.read_state()
-        if out and doc.serial == 0:  # no state yet: the saved plan needs one to be tied to
+        plan, observed = await plan_held(ws, options, doc, held)
+        if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
             check_not_being_created(held)
-            doc = ws.read_or_create_state()
-        plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
-        plan = plan.model_copy(update={"lock": held_lock(held)})
+            stored = ws.create_state(doc)
+            if stored.lineage != doc.lineage:  # another plan created it first: use that one
+                doc = stored
+                plan, observed = await plan_held(ws, options, doc, held)
         result = PlanRun(plan=plan)
         if out and not plan.has_errors:
             result.saved = saved_plan(ws, out, plan, doc, observed, options)
     return result
+
+
+async def plan_held(
+    ws: Workspace, options: PlanOptions, doc: StateDocument, held: LockInfo | None
+) -> tuple[Plan, Observed]:
+    """The plan of DOC, naming HELD, the writer holding the lock as it was read."""
+    plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
+    return plan.model_copy(update={"lock": held_lock(held)}), observed
 
 
 def check_not_being_created(held: LockInfo | None) -> None:

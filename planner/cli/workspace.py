@@ -97,10 +97,10 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
         """The state (a new, unwritten one if there is none), refused if it is foreign."""
         return read_or_create(self.backend, self.endpoint, self.tenant_id)
 
-    def read_or_create_state(self) -> StateDocument:
-        """The state, created now (empty) when there is none yet, without the lock
-        (`backend.create_if_absent`): a saved plan is tied to its lineage."""
-        return create_if_absent(self.backend, self.endpoint, self.tenant_id)
+    def create_state(self, new: StateDocument) -> StateDocument:
+        """NEW (an empty state) written if there is still no state, without the lock
+        (`backend.create_if_absent`); else the state another process created meanwhile."""
+        return create_if_absent(self.backend, new, self.endpoint, self.tenant_id)
 
     def digest_key(self, doc: StateDocument) -> bytes:
         """The key of the secret digests recorded in DOC (API key x the state's lineage)."""

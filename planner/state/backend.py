@@ -123,20 +123,20 @@ def next_version(
     return sealed(doc, next_serial(current, doc, location, force=force))
 
 
-def create_if_absent(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:
-    """The stored state, or a new empty one written now when there is none, without the
-    lock: of two processes creating it at once one write wins (compare-and-swap) and the
-    other reads that state back."""
-    doc = backend.read()
-    if doc is None:
-        try:
-            return backend.write(StateDocument.new(endpoint, tenant_id))
-        except StateError:
-            doc = backend.read()
-            if doc is None:
-                raise
-    doc.check_belongs_to(endpoint, tenant_id, source=backend.location)
-    return doc
+def create_if_absent(
+    backend: StateBackend, new: StateDocument, endpoint: str, tenant_id: str | None
+) -> StateDocument:
+    """NEW (a state never written) written now when there is still no state, without the
+    lock; of two processes creating it at once one write wins (compare-and-swap) and the
+    other gets that state back, checked to belong to ENDPOINT and TENANT_ID."""
+    try:
+        return backend.write(new)
+    except StateError:
+        stored = backend.read()
+        if stored is None:
+            raise
+    stored.check_belongs_to(endpoint, tenant_id, source=backend.location)
+    return stored
 
 
 def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:

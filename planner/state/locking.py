@@ -123,11 +123,17 @@ class LockHandle:
             self.heartbeat.check()
 
     def release(self) -> None:
-        """Release the lock; a second call does nothing."""
+        """Release the lock; a second call does nothing. Releasing a lock already seen
+        lost does not fail (its connection may be gone): the loss was the error."""
         self._stop_heartbeat()
         release, self._release = self._release, None
-        if release is not None:
+        if release is None:
+            return
+        try:
             release()
+        except StateError:
+            if self.heartbeat is None or self.heartbeat.lost is None:
+                raise
 
     def abandon(self) -> None:
         """Drop the lock as a crashed holder would: the lock frees, its info stays (tests)."""

@@ -323,7 +323,8 @@ def test_immutable_state_directory_is_a_clear_state_error(
     state_path.parent.mkdir(parents=True)
     immutable(state_path.parent)
     backend = LocalFileBackend(state_path)
-    with pytest.raises(StateError, match=f"cannot open the lock file {backend.file_lock.lock_path}"):
+    lock_path = backend.file_lock.lock_path
+    with pytest.raises(StateError, match=f"cannot open the lock file {lock_path}"):
         backend.lock("apply")
     with pytest.raises(StateError, match=f"{state_path}: cannot write state file"):
         backend.write(StateDocument.new(ENDPOINT, TENANT))
