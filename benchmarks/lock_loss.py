@@ -30,9 +30,11 @@ SERVE = ["--latency-ms", "100", "--build-seconds", "0.2", "--deploy-seconds", "0
 
 
 def config(count: int, name: str) -> str:
+    """COUNT deployments named after the state NAME (each run its own on one server)."""
     body = "".join(
-        f'[deployments.l{i}]\nsource = "internal_docker"\n'
-        f'[deployments.l{i}.source_revision_config]\nimage_uri = "registry.example.com/a:1"\n\n'
+        f'[deployments.{name}-{i}]\nsource = "internal_docker"\n'
+        f"[deployments.{name}-{i}.source_revision_config]\n"
+        'image_uri = "registry.example.com/a:1"\n\n'
         for i in range(count)
     )
     return body + f'[state]\nname = "{name}"\n'
@@ -84,15 +86,17 @@ def one_run(url: str, state: str, root: Path, count: int) -> dict[str, int]:
     for line in first.stdout:
         if "creating" in line or "created" in line:
             break
+    else:
+        raise SystemExit(f"apply 1 ended before it created anything: {first.communicate()}")
     terminate_lock(state, name)
     second = planner(url, state, root, "apply", "--auto-approve", "--lock-timeout", "60")
-    _, first_err = first.communicate()
+    first_out, first_err = first.communicate()
     second.communicate()
     out, _ = planner(url, state, root, "plan", "--format", "json").communicate()
     plan = json.loads(out)
     return {
         "first_exit": first.returncode,
-        "first_named_the_loss": int("the state lock was lost" in first_err),
+        "first_named_the_loss": int("the state lock was lost" in first_out + first_err),
         "second_exit": second.returncode,
         "differs_from_state": len({d["name"] for d in plan["drift"]}),
         "still_to_change": sum(c["action"] != "no_op" for c in plan["changes"]),
@@ -111,12 +115,14 @@ def main() -> None:
         root = Path(tmp)
         serve, url = start_serve(root)
         try:
-            runs = [one_run(url, args.url, root, args.count) for _ in range(args.runs)]
+            runs = []
+            for index in range(args.runs):
+                runs.append(one_run(url, args.url, root, args.count))
+                line = ", ".join(f"{k}={v}" for k, v in runs[-1].items())
+                print(f"run {index + 1}: {line}", flush=True)
         finally:
             serve.kill()
             serve.communicate()
-    for index, run in enumerate(runs, 1):
-        print(f"run {index}: " + ", ".join(f"{k}={v}" for k, v in run.items()))
     total = sum(run["differs_from_state"] for run in runs)
     print(
         f"{args.runs} runs of {args.count}: {total} deployment(s) whose server value "
