@@ -118,8 +118,9 @@ class LockHandle:
         return self._release is not None
 
     def check(self) -> None:
-        """Raise LockLostError when the lock was lost (call it before every request)."""
-        if self.heartbeat is not None:
+        """Raise LockLostError when the lock was lost (call it before every request);
+        nothing once the lock was released."""
+        if self.heartbeat is not None and self.is_held:
             self.heartbeat.check()
 
     def release(self) -> None:

@@ -32,7 +32,7 @@ COUNT = 16
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServeProcess]:
+def loss_server(tmp_path: Path) -> Iterator[ServeProcess]:
     """`planner serve` slow enough (100 ms a request) for an apply to be caught mid-way."""
     args = ["--latency-ms", "100", "--build-seconds", "0.2", "--deploy-seconds", "0.3"]
     serve = start_serve(["--db", str(tmp_path / "serve.db"), "--api-key", API_KEY, *args], tmp_path)
@@ -41,9 +41,11 @@ def server(tmp_path: Path) -> Iterator[ServeProcess]:
     serve.process.communicate(timeout=10)
 
 
-def planner(server: ServeProcess, state_url: str, cwd: Path, *argv: str) -> subprocess.Popen[str]:
+def spawn_planner(
+    loss_server: ServeProcess, state_url: str, cwd: Path, *argv: str
+) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
-    env |= {"PLANNER_BASE_URL": server.url, "PLANNER_API_KEY": API_KEY}
+    env |= {"PLANNER_BASE_URL": loss_server.url, "PLANNER_API_KEY": API_KEY}
     env |= {"PLANNER_STATE": state_url, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "planner", *argv, "-c", "loss.toml"],
@@ -77,7 +79,7 @@ def drifted(plan: dict[str, Any]) -> list[str]:
 
 
 def test_lock_loss_mid_apply_stops_the_holder(
-    tmp_path: Path, server: ServeProcess, postgres_url: str
+    tmp_path: Path, loss_server: ServeProcess, postgres_url: str
 ) -> None:
     """The holder whose lock connection is killed stops (exit 1, the cause named); the
     waiting apply converges; no deployment's server value differs from the state."""
@@ -85,8 +87,8 @@ def test_lock_loss_mid_apply_stops_the_holder(
     (tmp_path / "loss.toml").write_text(
         config_text("l", COUNT) + f'[state]\nname = "{name}"\n', encoding="utf-8"
     )
-    first = planner(
-        server, postgres_url, tmp_path, "apply", "--auto-approve", "--parallelism", "2",
+    first = spawn_planner(
+        loss_server, postgres_url, tmp_path, "apply", "--auto-approve", "--parallelism", "2",
         "--lock-lease", "1.5",
     )  # fmt: skip
     assert first.stdout is not None
@@ -94,8 +96,8 @@ def test_lock_loss_mid_apply_stops_the_holder(
         if "creating" in line or "created" in line:
             break
     terminate_lock_connection(postgres_url, name)
-    second = planner(
-        server, postgres_url, tmp_path, "apply", "--auto-approve", "--lock-timeout", "60"
+    second = spawn_planner(
+        loss_server, postgres_url, tmp_path, "apply", "--auto-approve", "--lock-timeout", "60"
     )
     rest, err = first.communicate(timeout=READ_TIMEOUT * 2)
     assert first.returncode == 1, rest + err
@@ -103,7 +105,7 @@ def test_lock_loss_mid_apply_stops_the_holder(
     assert "planner-test-password" not in rest + err
     out, err = second.communicate(timeout=READ_TIMEOUT * 2)
     assert second.returncode == 0, out + err
-    check = planner(server, postgres_url, tmp_path, "plan", "--format", "json")
+    check = spawn_planner(loss_server, postgres_url, tmp_path, "plan", "--format", "json")
     out, err = check.communicate(timeout=READ_TIMEOUT * 2)
     plan = json.loads(out)
     assert drifted(plan) == [], plan["drift"]
@@ -113,7 +115,7 @@ def test_lock_loss_mid_apply_stops_the_holder(
 
 @pytest.mark.parametrize("store", ["file", "postgresql"])
 def test_six_plans_at_once_beside_a_held_lock(
-    tmp_path: Path, server: ServeProcess, postgres_url: str, store: str
+    tmp_path: Path, loss_server: ServeProcess, postgres_url: str, store: str
 ) -> None:
     """Six plans at once on one state while a writer holds its lock all succeed, each
     naming the holder, and none of them leaves a lock behind."""
@@ -125,7 +127,10 @@ def test_six_plans_at_once_beside_a_held_lock(
     backend = open_backend(state, name=name)
     try:
         with backend.lock("apply") as held:
-            plans = [planner(server, state, tmp_path, "plan", "--format", "json") for _ in range(6)]
+            plans = [
+                spawn_planner(loss_server, state, tmp_path, "plan", "--format", "json")
+                for _ in range(6)
+            ]
             results = [plan.communicate(timeout=READ_TIMEOUT * 2) for plan in plans]
         assert [plan.returncode for plan in plans] == [0] * 6, results
         for out, _ in results:
