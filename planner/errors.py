@@ -57,6 +57,13 @@ class StateLockedError(PlannerError):
     code = "state-locked"
 
 
+class LockLostError(StateLockedError):
+    """The state lock this process held is gone (its connection died, its lease ran out,
+    or another holder took it over): nothing more is sent."""
+
+    code = "lock-lost"
+
+
 class PlanError(PlannerError):
     """The plan cannot be made (immutable change, protected deployment, name conflict...)."""
 

@@ -129,6 +129,9 @@ class ControlPlaneClient:
         self.gate = gate
         # Hears of each retry (apply shows them); a 429 held by the gate is its pause.
         self.on_retry: RetryObserver | None = None
+        # Called before every request; raising stops it unsent (a writer's lock check:
+        # nothing is sent once the state lock is lost).
+        self.guard: Callable[[], None] | None = None
 
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
@@ -178,6 +181,8 @@ class ControlPlaneClient:
         """One attempt; a non-2xx answer or no answer raises an `ApiError`."""
         if self.gate is not None:
             await self.gate.wait()
+        if self.guard is not None:
+            self.guard()  # after the gate's pause: the lock may have been lost during it
         try:
             response = await self._http.request(
                 method, self.base_url + path, params=params, json=body, auth=self._auth

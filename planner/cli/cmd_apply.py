@@ -116,7 +116,7 @@ async def apply_locked(
     """The run inside the state lock (released whatever happens)."""
     async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
-        with ws.lock(operation, timeout=options.lock_timeout):
+        with ws.lock(operation, options.lock_timeout, options.lock_lease):
             doc = ws.read_state()
             if isinstance(source, SavedPlan):
                 plan = await checked_saved_plan(ws, doc, source)

@@ -1,10 +1,12 @@
 """`planner plan`: show, field by field, what apply would change (and optionally save it).
 
-Every plan is read-only: the state is locked (operation "plan") while it is read and
-refreshed against the control plane, never written (`--refresh-only` included: `planner
-apply --refresh-only` records the drift); the lock is released before printing. The one
-exception is `--out` on a state that does not exist yet, which writes the new, empty state
-so the saved plan has a lineage to be tied to.
+Every plan is read-only and takes no lock: it reads one consistent snapshot of the state
+(a version with its operation log) and never waits for or fails on a lock; a writer that
+holds the lock meanwhile is named in the plan (`lock`). The state is never written
+(`--refresh-only` included: `planner apply --refresh-only` records the drift), except by
+`--out` on a state that does not exist yet: the new, empty state is created if still
+absent (of two plans creating it at once, one writes it and the other reads it back), so
+the saved plan has a lineage to be tied to.
 Exit codes: 0 (with `--detailed-exitcode`: no changes), 2 changes with
 `--detailed-exitcode` (with `--refresh-only`: drift, every time until it is recorded),
 1 error, including a plan that has errors (printed first).
@@ -24,16 +26,16 @@ from planner.cli.options import (
     OutputOptions,
     WorkspaceOptions,
     add_format_option,
-    add_lock_timeout_option,
     add_selection_options,
     add_workspace_options,
+    seconds,
 )
 from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan
+from planner.plan.model import HeldLock, Plan
 from planner.plan.refresh import Observed
 from planner.plan.saved import (
     SavedPlan,
@@ -49,6 +51,7 @@ from planner.render.markdown import render_markdown
 from planner.render.output import write_warnings
 from planner.render.text import render_text
 from planner.state.document import StateDocument
+from planner.state.locking import LockInfo
 
 
 @dataclass
@@ -82,7 +85,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "`planner apply --refresh-only` records it into the state)",
     )
     parser.add_argument("--destroy", action="store_true", help="plan to delete every managed one")
-    add_lock_timeout_option(parser)
+    parser.add_argument(
+        "--lock-timeout",
+        type=seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="no effect: a plan takes no lock (accepted for scripts written when it did)",
+    )
     parser.add_argument("--verbose", action="store_true", help="show unchanged fields too")
     parser.set_defaults(func=run)
 
@@ -99,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     )
     check_out(args.out, options)
     target = resolve_target(workspace, os.environ)
-    result = run_async(run_plan(target, options, args.out, args.lock_timeout))
+    result = run_async(run_plan(target, options, args.out))
     sys.stdout.write(render(result.plan, output))
     sys.stdout.flush()
     append_step_summary(render_markdown(result.plan, verbose=output.verbose))
@@ -140,20 +149,50 @@ def check_out(out: str | None, options: PlanOptions) -> None:
     plan_file_target(out)
 
 
-async def run_plan(
-    target: Target, options: PlanOptions, out: str | None, lock_timeout: float
-) -> PlanRun:
+async def run_plan(target: Target, options: PlanOptions, out: str | None) -> PlanRun:
+    """The plan of one snapshot of the state, naming a writer that holds the lock."""
     async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
-        with ws.lock("plan", timeout=lock_timeout):
-            doc = ws.read_state()
-            plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
-            if out and doc.serial == 0 and not plan.has_errors:
-                ws.backend.write(doc)  # fixes the lineage the saved plan is tied to
-            result = PlanRun(plan=plan)
-            if out and not plan.has_errors:
-                result.saved = saved_plan(ws, out, plan, doc, observed, options)
+        held = ws.backend.lock_info()
+        doc = ws.read_state()
+        plan, observed = await plan_held(ws, options, doc, held)
+        if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
+            check_not_being_created(held)
+            stored = ws.create_state(doc)
+            if stored.lineage != doc.lineage:  # another plan created it first: use that one
+                doc = stored
+                plan, observed = await plan_held(ws, options, doc, held)
+        result = PlanRun(plan=plan)
+        if out and not plan.has_errors:
+            result.saved = saved_plan(ws, out, plan, doc, observed, options)
     return result
+
+
+async def plan_held(
+    ws: Workspace, options: PlanOptions, doc: StateDocument, held: LockInfo | None
+) -> tuple[Plan, Observed]:
+    """The plan of DOC, naming HELD, the writer holding the lock as it was read."""
+    plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
+    return plan.model_copy(update={"lock": held_lock(held)}), observed
+
+
+def check_not_being_created(held: LockInfo | None) -> None:
+    """Refuse to create the state a writer holding the lock is about to create (its
+    first write would then find another state in its place)."""
+    if held is not None:
+        raise PlanError(
+            f"the state does not exist yet and {held.who} (pid {held.pid}) is creating it "
+            f"({held.operation}, since {held.created}): a saved plan needs it to exist",
+            hint="plan with --out again once that run has finished",
+        )
+
+
+def held_lock(info: LockInfo | None) -> HeldLock | None:
+    """What the plan says of the writer holding the lock (None: the lock is free)."""
+    if info is None:
+        return None
+    holder = f"{info.who} (pid {info.pid})"
+    return HeldLock(holder=holder, operation=info.operation, since=info.created, id=info.id)
 
 
 def saved_plan(

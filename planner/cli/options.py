@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Self
 
 from planner.config.var_files import GivenVariables, VarFile, given_variables
+from planner.state.lease import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_LEASE_SECONDS
 
 DEFAULT_CONFIG = "planner.toml"
 ENV_VAR = "PLANNER_ENV"
@@ -71,6 +72,7 @@ class RunOptions(Options):
     no_wait: bool = False
     wait_timeout: float = 1800.0
     lock_timeout: float = 0.0
+    lock_lease: float = DEFAULT_LEASE_SECONDS
     format: str = "text"
 
 
@@ -194,6 +196,27 @@ def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_lock_lease_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock-lease",
+        type=positive_seconds,
+        default=DEFAULT_LEASE_SECONDS,
+        metavar="SECONDS",
+        help="how long the lock stays this run's if it stops renewing it (a heartbeat "
+        f"every {DEFAULT_HEARTBEAT_SECONDS:g} s or a third of the lease); a run taking "
+        f"over a lock left by a vanished holder waits that long (default: "
+        f"{DEFAULT_LEASE_SECONDS:g})",
+    )
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type: seconds, more than 0."""
+    value = seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
 def add_selection_options(parser: argparse.ArgumentParser, verb: str, refresh_only: str) -> None:
     """`--only`, `--exclude`, `--replace` (the names VERB works on) and `--refresh-only`."""
     for flag, text in (
@@ -232,6 +255,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="how long to wait for each revision (default: 1800)",
     )
     add_lock_timeout_option(parser)
+    add_lock_lease_option(parser)
     parser.add_argument(
         "--format",
         choices=["text", "json"],

@@ -28,7 +28,7 @@ async def run_refresh_only(
     """Plan refresh-only, confirm when there is drift, record it; exit 0."""
     async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
-        with ws.lock("apply", timeout=run.lock_timeout):
+        with ws.lock("apply", run.lock_timeout, run.lock_lease):
             doc = ws.read_state()
             plan, observed = await ws.make_plan(options, doc)
             show(plan)

@@ -26,8 +26,9 @@ from planner.plan.options import PlanOptions
 from planner.plan.refresh import Observed
 from planner.render.output import write_notice
 from planner.secrets import digest_key
-from planner.state.backend import StateBackend, read_or_create
+from planner.state.backend import StateBackend, create_if_absent, read_or_create
 from planner.state.document import StateDocument
+from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle
 
 
@@ -82,14 +83,24 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
         finally:
             self.backend.close()
 
-    def lock(self, operation: str, timeout: float = 0.0) -> LockHandle:
+    def lock(
+        self, operation: str, timeout: float = 0.0, lease: float = DEFAULT_LEASE_SECONDS
+    ) -> LockHandle:
         """The state lock (a context manager); says once on stderr who holds it while it
-        waits, fails naming the holder after TIMEOUT s."""
-        return self.backend.lock(operation, timeout=timeout, on_wait=write_notice)
+        waits, fails naming the holder after TIMEOUT s. While it is held, every request
+        of the client first checks it (nothing is sent once it is lost)."""
+        handle = self.backend.lock(operation, timeout=timeout, on_wait=write_notice, lease=lease)
+        self.client.guard = handle.check
+        return handle
 
     def read_state(self) -> StateDocument:
         """The state (a new, unwritten one if there is none), refused if it is foreign."""
         return read_or_create(self.backend, self.endpoint, self.tenant_id)
+
+    def create_state(self, new: StateDocument) -> StateDocument:
+        """NEW (an empty state) written if there is still no state, without the lock
+        (`backend.create_if_absent`); else the state another process created meanwhile."""
+        return create_if_absent(self.backend, new, self.endpoint, self.tenant_id)
 
     def digest_key(self, doc: StateDocument) -> bytes:
         """The key of the secret digests recorded in DOC (API key x the state's lineage)."""

@@ -152,6 +152,15 @@ class Unmanaged(PlanModel):
     import_command: str
 
 
+class HeldLock(PlanModel):
+    """The state lock a writer held while the plan read the state (a plan takes none)."""
+
+    holder: str = Field(description="who holds it: user@host (pid N)")
+    operation: str = Field(description="what the holder is doing: apply, destroy, import, ...")
+    since: str = Field(description="when the holder took it (ISO 8601, UTC)")
+    id: str = Field(description="the lock id (`planner unlock ID` clears a dead holder's)")
+
+
 class PlanProblem(PlanModel):
     """An error that blocks apply: what, where, and the way out."""
 
@@ -201,6 +210,11 @@ class Plan(PlanModel):
     )
     partial: bool = Field(
         default=False, description="narrowed by --only/--exclude: other deployments not planned"
+    )
+    lock: HeldLock | None = Field(
+        default=None,
+        description="the state lock a writer held when the plan read the state (null: "
+        "free); the plan read a consistent snapshot and may be overtaken by that run",
     )
     only: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)

@@ -17,6 +17,7 @@ from planner.plan.model import (
     Change,
     Drift,
     FieldChange,
+    HeldLock,
     Plan,
     Recovered,
     Rollout,
@@ -238,3 +239,11 @@ def drift_text(recorded: Any, observed: Any) -> str:
     if observed is None:
         return f"{show(recorded)} → removed"
     return f"{show(recorded)} → {show(observed)}"
+
+
+def lock_line(lock: HeldLock) -> str:
+    """A plan made while a writer held the state lock: who, doing what, since when."""
+    return (
+        f"The state is locked by {lock.holder} ({lock.operation}) since {lock.since}: "
+        "this plan read the state as that run had recorded it so far"
+    )

@@ -101,6 +101,8 @@ def record_line(plan: Plan) -> str:
 
 def alerts(plan: Plan) -> list[str]:
     parts = []
+    if plan.lock is not None:
+        parts.append(f"\n> [!NOTE]\n> {inline(plan_lines.lock_line(plan.lock))}")
     if plan.errors:
         lines = ["> [!CAUTION]", "> **The plan has errors and cannot be applied.**"]
         for error in plan.errors:

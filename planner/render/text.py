@@ -21,6 +21,7 @@ from planner.render.lines import (
     change_lines,
     drift_line,
     headline,
+    lock_line,
     ordered_changes,
     recovered_headline,
     recovered_text,
@@ -67,6 +68,7 @@ def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> list[li
     per shown deployment (deletions first), then the deployments not managed."""
     blocks = [
         errors_block(plan),
+        [Text(lock_line(plan.lock), style="yellow")] if plan.lock else [],
         warnings_block(plan),
         drift_block(plan),
         recovered_block(plan.recovered, applying=applying),

@@ -6,6 +6,7 @@ from typing import Protocol
 
 from planner.errors import StateError
 from planner.state.document import StateDocument, sealed
+from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle, LockInfo, WaitNotice
 from planner.state.oplog import Group
 from planner.state.versions import StateVersion
@@ -38,9 +39,16 @@ class StateBackend(Protocol):
     - `plan_key(create=...)` is the key that seals saved plans of this state (None when
       there is none and CREATE is false).
     - `close()` lets go of connections; the backend is not used after it.
-    - `lock(operation, timeout)` waits up to TIMEOUT seconds (0: fail at once), then
-      raises StateLockedError naming the holder. The handle is a context manager.
-    - `lock_info()` is the live holder, or None when the lock is free.
+    - `lock(operation, timeout, lease=)` waits up to TIMEOUT seconds (0: fail at once),
+      then raises StateLockedError naming the holder. The handle is a context manager.
+      Leases (planner.state.lease): a lock left by a holder that vanished is taken only
+      after its LEASE (recorded with it) ran out; the holder renews it (file, PostgreSQL:
+      a heartbeat thread) and `handle.check()` raises LockLostError once it cannot.
+      Fencing: each taking of the lock is one generation more; `write` and `append` of
+      a backend that took the lock are refused (LockLostError) once a newer generation
+      took it over.
+    - `lock_info()` is the live holder, or None when the lock is free; it only reads
+      (a plan calls it without touching the lock).
     - `force_unlock(lock_id)` clears a lock left by a holder that died, when the id
       matches; it refuses a lock a live holder still has. Returns what it cleared.
     """
@@ -68,7 +76,12 @@ class StateBackend(Protocol):
     def close(self) -> None: ...
 
     def lock(
-        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+        self,
+        operation: str,
+        timeout: float = 0.0,
+        on_wait: WaitNotice | None = None,
+        *,
+        lease: float = DEFAULT_LEASE_SECONDS,
     ) -> LockHandle:
         """The lock, waiting up to TIMEOUT s; ON_WAIT hears once who holds it when the
         first try fails (the holder's record, never the waiting process's own)."""
@@ -108,6 +121,22 @@ def next_version(
 ) -> StateDocument:
     """DOC sealed as the next write over CURRENT (see `next_serial`), ready to store."""
     return sealed(doc, next_serial(current, doc, location, force=force))
+
+
+def create_if_absent(
+    backend: StateBackend, new: StateDocument, endpoint: str, tenant_id: str | None
+) -> StateDocument:
+    """NEW (a state never written) written now when there is still no state, without the
+    lock; of two processes creating it at once one write wins (compare-and-swap) and the
+    other gets that state back, checked to belong to ENDPOINT and TENANT_ID."""
+    try:
+        return backend.write(new)
+    except StateError:
+        stored = backend.read()
+        if stored is None:
+            raise
+    stored.check_belongs_to(endpoint, tenant_id, source=backend.location)
+    return stored
 
 
 def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:

@@ -21,7 +21,15 @@ from planner.state.document import (
     parse_state,
     utc_now,
 )
-from planner.state.locking import LockHandle, LockInfo, WaitNotice, check_unlock, wait_for_lock
+from planner.state.lease import DEFAULT_LEASE_SECONDS, fenced_error, wait_out_lease
+from planner.state.locking import (
+    LockHandle,
+    LockInfo,
+    WaitNotice,
+    check_unlock,
+    lease_remaining,
+    wait_for_lock,
+)
 from planner.state.oplog import Group, check_base, parse_lines, replay
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
@@ -38,6 +46,7 @@ class MemoryStore:
     key: bytes | None = None
     holder: LockInfo | None = None
     holder_alive: bool = False
+    generation: int = 0  # how many times the lock was taken (fencing)
     mutex: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -47,6 +56,7 @@ class InMemoryBackend:
     def __init__(self, store: MemoryStore | None = None, *, name: str = "memory") -> None:
         self.store = store if store is not None else MemoryStore()
         self.name = name
+        self._generation: int | None = None  # the lock generation this backend holds
 
     @property
     def location(self) -> str:
@@ -69,6 +79,7 @@ class InMemoryBackend:
 
     def append(self, group: Group) -> None:
         with self.store.mutex:
+            self._check_fence()
             if self.store.head != (group.lineage, group.base):  # parse only when it may fail
                 current = None if self.store.text is None else self._parse(self.store.text)
                 check_base(current, group, self.location)
@@ -77,6 +88,7 @@ class InMemoryBackend:
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
         with self.store.mutex:
+            self._check_fence()
             previous = self.store.text
             current = None if previous is None else self._parse(previous)
             written = next_version(current, doc, self.location, force=force)
@@ -113,11 +125,23 @@ class InMemoryBackend:
         """Nothing to let go of."""
 
     def lock(
-        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+        self,
+        operation: str,
+        timeout: float = 0.0,
+        on_wait: WaitNotice | None = None,
+        *,
+        lease: float = DEFAULT_LEASE_SECONDS,
     ) -> LockHandle:
-        info = LockInfo.for_this_process(operation)
-        taken = partial(self._try_take, info)
+        info = LockInfo.for_this_process(operation, lease=lease)
+        left: list[LockInfo | None] = []
+        taken = partial(self._try_take, info, left)
         wait_for_lock(self.location, taken, self.lock_info, timeout, on_wait)
+        if left and left[0] is not None:  # its holder never released it: wait out its lease
+            wait_out_lease(lease_remaining(left[0]), None)
+        with self.store.mutex:
+            self.store.generation += 1
+            info.generation = self._generation = self.store.generation
+            info.renewed = iso_utc(utc_now())
         return LockHandle(info, lambda: self._drop(info, forget=True), lambda: self._drop(info))
 
     def lock_info(self) -> LockInfo | None:
@@ -131,12 +155,19 @@ class InMemoryBackend:
             self.store.holder = None
             return recorded
 
-    def _try_take(self, info: LockInfo) -> bool:
+    def _try_take(self, info: LockInfo, left: list[LockInfo | None]) -> bool:
+        """Take the lock when it is free; LEFT gets the record a holder that never
+        released it (a crashed one) left."""
         with self.store.mutex:
             if self.store.holder_alive:
                 return False
+            left[:] = [self.store.holder]
             self.store.holder, self.store.holder_alive = info, True
             return True
+
+    def _check_fence(self) -> None:
+        if self._generation is not None and self.store.generation > self._generation:
+            raise fenced_error(self.location, self._generation, self.store.generation)
 
     def _drop(self, info: LockInfo, *, forget: bool = False) -> None:
         with self.store.mutex:

@@ -24,7 +24,6 @@ import re
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 
 from planner.errors import StateError
@@ -37,8 +36,16 @@ from planner.state.document import (
     iso_utc,
     parse_state,
 )
+from planner.state.filelock import FileLock
 from planner.state.journalfile import FileLog
-from planner.state.locking import LockHandle, LockInfo, WaitNotice, check_unlock, wait_for_lock
+from planner.state.lease import (
+    DEFAULT_LEASE_SECONDS,
+)
+from planner.state.locking import (
+    LockHandle,
+    LockInfo,
+    WaitNotice,
+)
 from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, read_plan_key
 from planner.state.siblings import owned_by, sibling_paths
@@ -57,8 +64,9 @@ class LocalFileBackend:
         self.path = real_path(self.typed_path)
         self.backup_path = _sibling(self.path, ".backup")
         self.log = FileLog(_sibling(self.path, ".journal"), self.path, write_atomic)
-        self.lock_path = _sibling(self.path, ".lock")
-        self.lock_info_path = _sibling(self.path, ".lock.json")
+        self.file_lock = FileLock(
+            self.path, str(self.typed_path), write_atomic, self._remove_leftover_temp_files
+        )
 
     @property
     def location(self) -> str:
@@ -88,6 +96,7 @@ class LocalFileBackend:
     def append(self, group: Group) -> None:
         try:
             with _directory_locked(self.path.parent):  # the same lock as a write
+                self.file_lock.check_fence()
                 self.log.append(group, self._read_stored, self.location)
         except OSError as error:
             raise StateError(
@@ -99,6 +108,7 @@ class LocalFileBackend:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with _directory_locked(self.path.parent):  # compare-and-swap: one writer at once
+                self.file_lock.check_fence()
                 previous_text = self._read_text()
                 current = self._read_stored(previous_text)
                 written = next_version(current, doc, self.location, force=force)
@@ -133,42 +143,21 @@ class LocalFileBackend:
         """Nothing to let go of: every call opens and closes its files."""
 
     def lock(
-        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+        self,
+        operation: str,
+        timeout: float = 0.0,
+        on_wait: WaitNotice | None = None,
+        *,
+        lease: float = DEFAULT_LEASE_SECONDS,
     ) -> LockHandle:
         self._check_regular_file()  # before a lock file is made beside a FIFO or device
-        fd = self._open_lock_file()
-        try:
-            taken = partial(_try_flock, fd)
-            wait_for_lock(self.location, taken, self._read_lock_info, timeout, on_wait)
-            info = LockInfo.for_this_process(operation)
-            write_atomic(self.lock_info_path, info.model_dump_json(indent=2) + "\n")
-            self._remove_leftover_temp_files()
-        except BaseException:
-            os.close(fd)  # closing also drops the OS lock if it was taken
-            raise
-        return LockHandle(info, lambda: self._release(fd), lambda: os.close(fd))
+        return self.file_lock.lock(operation, timeout, on_wait, lease=lease)
 
     def lock_info(self) -> LockInfo | None:
-        if not self.lock_path.exists():
-            return None
-        fd = self._open_lock_file()
-        try:
-            return None if _try_flock(fd) else self._read_lock_info()
-        finally:
-            os.close(fd)
+        return self.file_lock.lock_info()
 
     def force_unlock(self, lock_id: str) -> LockInfo:
-        if not self.lock_path.exists():
-            check_unlock(self.location, lock_id, None, live=False)
-        fd = self._open_lock_file()
-        try:
-            recorded = self._read_lock_info()
-            live = not _try_flock(fd)
-            recorded = check_unlock(self.location, lock_id, recorded, live=live)
-            self.lock_info_path.unlink()
-            return recorded
-        finally:
-            os.close(fd)
+        return self.file_lock.force_unlock(lock_id)
 
     def _kept(self) -> list[tuple[Path, StateDocument]]:
         kept = []
@@ -209,15 +198,6 @@ class LocalFileBackend:
         backup = str(self.backup_path) if self.backup_path.exists() else None
         return parse_state(text, source=self.location, backup=backup)
 
-    def _open_lock_file(self) -> int:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
-        except OSError as error:
-            raise StateError(
-                f"cannot open the lock file {self.lock_path}: {os_reason(error)}"
-            ) from None
-
     def _remove_leftover_temp_files(self) -> None:
         """Temp files of writes that never finished (their writer was killed)."""
         pattern = re.compile(
@@ -228,19 +208,6 @@ class LocalFileBackend:
                 if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(entry.path)
-
-    def _read_lock_info(self) -> LockInfo | None:
-        try:
-            return LockInfo.model_validate_json(self.lock_info_path.read_bytes())
-        except (OSError, ValueError):  # absent, or caught mid-replace: no info to show
-            return None
-
-    def _release(self, fd: int) -> None:
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                self.lock_info_path.unlink()
-        finally:
-            os.close(fd)  # drops the OS lock
 
 
 def real_path(path: Path) -> Path:
@@ -308,14 +275,6 @@ def _directory_locked(directory: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def _try_flock(fd: int) -> bool:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
 
 
 def _sibling(path: Path, suffix: str) -> Path:

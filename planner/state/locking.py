@@ -12,6 +12,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner import __version__
 from planner.errors import StateError, StateLockedError
 from planner.state.document import iso_utc, utc_now
+from planner.state.lease import DEFAULT_LEASE_SECONDS, Heartbeat
 
 POLL_SECONDS = 0.05
 # The CI run a holder belongs to, when it runs in one (first set wins).
@@ -38,9 +40,16 @@ class LockInfo(BaseModel):
     created: str
     version: str = __version__
     ci_run: str | None = None
+    # seconds the holder may go without renewing before a contender may take over
+    lease: float = DEFAULT_LEASE_SECONDS
+    # which taking of the lock this is: writes of an older one are refused (fencing)
+    generation: int = 0
+    renewed: str | None = None  # the holder's last renewal (a file lock records it here)
 
     @classmethod
-    def for_this_process(cls, operation: str) -> LockInfo:
+    def for_this_process(
+        cls, operation: str, *, lease: float = DEFAULT_LEASE_SECONDS, generation: int = 0
+    ) -> LockInfo:
         host = socket.gethostname()
         return cls(
             operation=operation,
@@ -49,7 +58,17 @@ class LockInfo(BaseModel):
             pid=os.getpid(),
             created=iso_utc(utc_now(), timespec="seconds"),
             ci_run=ci_run_from(os.environ),
+            lease=lease,
+            generation=generation,
         )
+
+    def __eq__(self, other: object) -> bool:
+        """The same holder and taking of the lock (a renewal does not make another one)."""
+        if not isinstance(other, LockInfo):
+            return NotImplemented
+        return self.model_dump(exclude={"renewed"}) == other.model_dump(exclude={"renewed"})
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (renewed), like BaseModel
 
     def describe(self) -> list[str]:
         """Detail lines naming the holder, for error messages."""
@@ -57,9 +76,17 @@ class LockInfo(BaseModel):
             f"held by: {self.who} (pid {self.pid} on {self.host})",
             f"operation: {self.operation}",
             f"since: {self.created}",
+            f"lease: {self.lease:g} s",
             *([f"CI run: {self.ci_run}"] if self.ci_run else []),
             f"lock id: {self.id}",
         ]
+
+
+def lease_remaining(info: LockInfo) -> float:
+    """Seconds until INFO's lease runs out, counted from its last renewal (else from when
+    it was taken); 0 or less: run out."""
+    start = datetime.fromisoformat(info.renewed or info.created)
+    return (start + timedelta(seconds=info.lease) - utc_now()).total_seconds()
 
 
 def ci_run_from(environ: Mapping[str, str]) -> str | None:
@@ -71,33 +98,54 @@ def ci_run_from(environ: Mapping[str, str]) -> str | None:
 
 
 class LockHandle:
-    """A held lock; release it once (or use it as a context manager)."""
+    """A held lock; release it once (or use it as a context manager). With a HEARTBEAT,
+    `check()` raises LockLostError once the lock is no longer provably this holder's."""
 
     def __init__(
         self,
         info: LockInfo,
         release: Callable[[], None],
         abandon: Callable[[], None] | None = None,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
         self.info = info
         self._release: Callable[[], None] | None = release
         self._abandon = abandon
+        self.heartbeat = heartbeat.start() if heartbeat is not None else None
 
     @property
     def is_held(self) -> bool:
         return self._release is not None
 
+    def check(self) -> None:
+        """Raise LockLostError when the lock was lost (call it before every request);
+        nothing once the lock was released."""
+        if self.heartbeat is not None and self.is_held:
+            self.heartbeat.check()
+
     def release(self) -> None:
-        """Release the lock; a second call does nothing."""
+        """Release the lock; a second call does nothing. Releasing a lock already seen
+        lost does not fail (its connection may be gone): the loss was the error."""
+        self._stop_heartbeat()
         release, self._release = self._release, None
-        if release is not None:
+        if release is None:
+            return
+        try:
             release()
+        except StateError:
+            if self.heartbeat is None or self.heartbeat.lost is None:
+                raise
 
     def abandon(self) -> None:
         """Drop the lock as a crashed holder would: the lock frees, its info stays (tests)."""
+        self._stop_heartbeat()
         abandon, self._release = self._abandon, None
         if abandon is not None:
             abandon()
+
+    def _stop_heartbeat(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
 
     def __enter__(self) -> LockHandle:
         return self

@@ -20,9 +20,10 @@ Only this module and its helpers (`postgres_db`, `postgres_schema`) import psyco
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -30,6 +31,13 @@ from planner.errors import StateError
 from planner.secrets import redact_url, url_without_password
 from planner.state.backend import next_version
 from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state
+from planner.state.lease import (
+    DEFAULT_LEASE_SECONDS,
+    Heartbeat,
+    fenced_error,
+    takeover_lines,
+    wait_out_lease,
+)
 from planner.state.location import DEFAULT_SCHEMA
 from planner.state.locking import (
     LockHandle,
@@ -41,19 +49,25 @@ from planner.state.locking import (
 )
 from planner.state.oplog import Group, base_moved_error, parse_lines, replay
 from planner.state.postgres_db import (
-    LOCK_COLUMNS,
+    HOLDER_SELECT,
+    ConnectionLostError,
     connect,
     database_errors,
     holder_of,
+    keep_alive,
+    lease_left,
     lock_pid,
+    next_generation,
     record_holder,
     release,
+    renew,
     try_advisory_lock,
 )
 from planner.state.postgres_schema import ensure_schema, query
 from planner.state.siblings import owned_by
 from planner.state.versions import StateVersion, missing_version_error
 
+T = TypeVar("T")
 # How long a contender waits for a new holder's record before saying it has none yet.
 RECORD_WAIT_SECONDS = 2.0
 
@@ -66,6 +80,8 @@ class PostgresBackend:
         self.name = name
         self.schema = schema
         self._conn: psycopg.Connection[Any] | None = None
+        self._generation: int | None = None  # the lock generation this backend holds
+        self._committing = False  # a lost connection now may have committed: no retry
 
     @property
     def location(self) -> str:
@@ -77,6 +93,9 @@ class PostgresBackend:
         return url_without_password(self.url)
 
     def read(self) -> StateDocument | None:
+        return self._reconnecting(self._read)
+
+    def _read(self) -> StateDocument | None:
         state_id = self._state_id(create=False)
         return None if state_id is None else self._read_state(state_id)
 
@@ -99,6 +118,9 @@ class PostgresBackend:
         return replay(self._parse(row[1], row[0]), groups)
 
     def append(self, group: Group) -> None:
+        self._reconnecting(partial(self._append, group))
+
+    def _append(self, group: Group) -> None:
         state_id = self._state_id(create=False)
         with self._errors(), self._connection().transaction():
             head = None if state_id is None else self._head(state_id)
@@ -110,11 +132,17 @@ class PostgresBackend:
                 "RETURNING seq",
                 (state_id, group.base, group.line()),
             )
+            self._committing = True
 
     def _head(self, state_id: int) -> tuple[str, int] | None:
         """(lineage, serial) of the stored version, its state row locked till the end of
         the transaction (appends and writes take turns)."""
-        self._one("SELECT id FROM {s}.states WHERE id = %s FOR UPDATE", (state_id,))
+        locked = self._one(
+            "SELECT lock_generation FROM {s}.states WHERE id = %s FOR UPDATE", (state_id,)
+        )
+        current = 0 if locked is None else int(locked[0])
+        if self._generation is not None and current > self._generation:
+            raise fenced_error(self.location, self._generation, current)
         row = self._one(
             "SELECT lineage, serial FROM {s}.versions WHERE state_id = %s "
             "ORDER BY serial DESC LIMIT 1",
@@ -123,6 +151,9 @@ class PostgresBackend:
         return None if row is None else (str(row[0]), int(row[1]))
 
     def write(self, doc: StateDocument, *, force: bool = False) -> StateDocument:
+        return self._reconnecting(partial(self._write, doc, force))
+
+    def _write(self, doc: StateDocument, force: bool) -> StateDocument:
         state_id = self._state_id(create=True)
         assert state_id is not None
         conn = self._connection()
@@ -130,10 +161,11 @@ class PostgresBackend:
         try:
             with self._errors(), conn.transaction():
                 self._head(state_id)  # locks the state row: no append slips in between
-                current = self.read()
+                current = self._read()
                 expected = 0 if current is None else current.serial
                 written = next_version(current, doc, self.location, force=force)
                 self._insert_version(state_id, written)
+                self._committing = True
         except psycopg.errors.UniqueViolation:
             raise self._moved_error(expected) from None
         advance(doc, written)
@@ -192,24 +224,54 @@ class PostgresBackend:
             conn.close()
 
     def lock(
-        self, operation: str, timeout: float = 0.0, on_wait: WaitNotice | None = None
+        self,
+        operation: str,
+        timeout: float = 0.0,
+        on_wait: WaitNotice | None = None,
+        *,
+        lease: float = DEFAULT_LEASE_SECONDS,
     ) -> LockHandle:
         state_id = self._state_id(create=True)
         assert state_id is not None
         conn = connect(self.url)  # its own: the lock lives as long as this connection
         try:
+            keep_alive(conn)
             taken = partial(try_advisory_lock, conn, self.url, state_id)
             holder = partial(self._live_holder, state_id)
             wait_for_lock(self.location, taken, holder, timeout, on_wait)
-            info = LockInfo.for_this_process(operation)
+            self._wait_out_vanished_holder(conn, state_id, on_wait)
+            generation = next_generation(conn, self.url, self.schema, state_id)
+            info = LockInfo.for_this_process(operation, lease=lease, generation=generation)
             record_holder(conn, self.url, self.schema, state_id, info)
         except BaseException:
             conn.close()  # also drops the advisory lock if it was taken
             raise
+        self._generation = generation
         where = (conn, self.url, self.schema, state_id, info)
+        beat = Heartbeat(partial(renew, *where), location=self.location, lease=lease)
         return LockHandle(
-            info, lambda: release(*where, forget=True), lambda: release(*where, forget=False)
+            info,
+            lambda: release(*where, forget=True),
+            lambda: release(*where, forget=False),
+            beat,
         )
+
+    def _wait_out_vanished_holder(
+        self, conn: psycopg.Connection[Any], state_id: int, on_wait: WaitNotice | None
+    ) -> None:
+        """A `locks` row while this process holds the advisory lock was left by a holder
+        that vanished without releasing: wait out its lease before doing anything."""
+        remaining = lease_left(conn, self.url, self.schema, state_id)
+        if remaining <= 0:
+            return
+        left = self._holder(state_id, None, any_row=True)
+        lines = left.describe() if left is not None else []
+
+        def notice(seconds: float) -> None:
+            if on_wait is not None:
+                on_wait(takeover_lines(self.location, seconds, lines))
+
+        wait_out_lease(remaining, notice)
 
     def lock_info(self) -> LockInfo | None:
         state_id = self._state_id(create=False)
@@ -225,6 +287,19 @@ class PostgresBackend:
         return recorded
 
     # --- the database -----------------------------------------------------------------
+
+    def _reconnecting(self, work: Callable[[], T]) -> T:
+        """WORK (one read, append or write), run once more on a new connection when the
+        data connection was lost before anything could have been committed (a server
+        that ends idle sessions, a pooler, a restart); a loss at commit is not retried."""
+        self._committing = False
+        try:
+            return work()
+        except ConnectionLostError:
+            if self._committing:
+                raise
+            self.close()
+            return work()
 
     def _connection(self) -> psycopg.Connection[Any]:
         if self._conn is None or self._conn.closed:
@@ -307,8 +382,7 @@ class PostgresBackend:
 
     def _holder(self, state_id: int, pid: int | None, *, any_row: bool = False) -> LockInfo | None:
         """The lock row of server process PID (ANY_ROW: whatever row there is)."""
-        select = f"SELECT {LOCK_COLUMNS}, backend_pid FROM {{s}}.locks WHERE state_id = %s"
-        return holder_of(self._one(select, (state_id,)), pid, any_row=any_row)
+        return holder_of(self._one(HOLDER_SELECT, (state_id,)), pid, any_row=any_row)
 
     def _parse(self, text: str, serial: int) -> StateDocument:
         try:

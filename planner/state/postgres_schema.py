@@ -6,14 +6,16 @@ Tables, in one schema (`planner` unless `[state] schema` says otherwise):
   than this code knows is refused, so an old planner never writes tables it does not
   understand.
 - `states`: one row per state name (`id` is the key of its advisory lock), with its
-  lineage and the key that seals its saved plans.
+  lineage, the key that seals its saved plans and `lock_generation`, how many times its
+  lock was taken (a write of an older generation is refused).
 - `versions`: every write, `(state_id, serial)` unique: the compare-and-swap of writers.
 - `operations`: the operation log of a version (planner.state.oplog), one row per commit
   group, keyed by `(state_id, base_serial, seq)`; rows of older bases are deleted by the
   write that folds them into a new version.
 - `locks`: who holds each state's lock (for messages; the advisory lock is the truth):
   a row is the holder's only while `backend_pid` is the server process holding the
-  advisory lock; any other row is left by a holder that died.
+  advisory lock; any other row is left by a holder that died, whose `lease` (seconds
+  from its last heartbeat, `renewed`) the next holder waits out.
 
 Creating the tables takes a transaction-level advisory lock of its own (key
 `(LOCK_CLASSID, 0)`, never a state's: state ids start at 1) only when they are missing or
@@ -29,7 +31,7 @@ from psycopg import Connection, sql
 from planner import __version__
 from planner.errors import StateError
 
-SCHEMA_VERSION = 2  # 2: the operations table
+SCHEMA_VERSION = 3  # 2: the operations table; 3: leases and lock generations
 # The first key of every planner advisory lock ("PLNR"); the second is the state's id.
 LOCK_CLASSID = 0x504C4E52
 
@@ -70,6 +72,11 @@ _DDL = (
         ci_run text,
         tool_version text NOT NULL,
         backend_pid integer NOT NULL)""",
+    # 3: how many times each state's lock was taken (fencing), and each holder's lease
+    "ALTER TABLE {s}.states ADD COLUMN IF NOT EXISTS lock_generation bigint NOT NULL DEFAULT 0",
+    "ALTER TABLE {s}.locks ADD COLUMN IF NOT EXISTS lease double precision NOT NULL DEFAULT 15",
+    "ALTER TABLE {s}.locks ADD COLUMN IF NOT EXISTS generation bigint NOT NULL DEFAULT 0",
+    "ALTER TABLE {s}.locks ADD COLUMN IF NOT EXISTS renewed timestamptz NOT NULL DEFAULT now()",
 )
 
 

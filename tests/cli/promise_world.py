@@ -179,7 +179,8 @@ class PromiseWorld:
 
     def apply_killed(self, killed_after: str, env: str | None) -> None:
         """`planner apply`, killed with SIGKILL once the server answered KILLED_AFTER."""
-        argv = ["apply", *self.target(env), "--auto-approve"]
+        # a short lease: the next apply waits out the killed one's lease before it starts
+        argv = ["apply", *self.target(env), "--auto-approve", "--lock-lease", "1"]
         done = subprocess.run(
             [sys.executable, "-c", KILLED_AFTER, killed_after, *argv],
             cwd=self.scenario.root,

@@ -33,8 +33,10 @@ sys.exit(main(sys.argv[2:]))
 
 def apply_killed_after(scenario: Scenario, method: str, *args: str) -> None:
     """`planner apply --auto-approve ARGS...`, killed with SIGKILL once METHOD was answered."""
+    # a short lease: the next apply waits out the killed one's lease before it starts
+    argv = ["apply", "--auto-approve", "--lock-lease", "1", *args]
     done = subprocess.run(
-        [sys.executable, "-c", KILLED_AFTER, method, "apply", "--auto-approve", *args],
+        [sys.executable, "-c", KILLED_AFTER, method, *argv],
         cwd=scenario.root,
         capture_output=True,
         text=True,

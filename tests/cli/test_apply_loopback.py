@@ -198,7 +198,10 @@ def test_kill_9_at_any_moment_then_apply_converges(serve: StartWorkdir, delay: f
     server with exactly the config's deployments, each recorded once."""
     work = serve("--latency-ms", "30", "--build-seconds", "0.2", "--deploy-seconds", "0.4")
     config = work.write("crash.toml", config_text("k", 10))
-    victim = work.start("apply", "-c", config, "--auto-approve", "--parallelism", "3")
+    # a short lease: the next apply waits out the killed one's lease before it starts
+    victim = work.start(
+        "apply", "-c", config, "--auto-approve", "--parallelism", "3", "--lock-lease", "1"
+    )
     victim.wait_for("Applying")
     time.sleep(delay)
     victim.process.send_signal(signal.SIGKILL)
@@ -332,7 +335,9 @@ def test_kill_9_mid_update_is_never_drift_and_converges(serve: StartWorkdir) -> 
     code, out, err = work.run("apply", "-c", config, "--auto-approve")
     assert code == 0, out + err
     work.write(config, config_text("u", 6, image="registry.example.com/app:2"))
-    victim = work.start("apply", "-c", config, "--auto-approve", "--parallelism", "6")
+    victim = work.start(
+        "apply", "-c", config, "--auto-approve", "--parallelism", "6", "--lock-lease", "1"
+    )
     victim.wait_for("updating")
     victim.process.send_signal(signal.SIGKILL)
     victim.finish()

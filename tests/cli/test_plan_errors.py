@@ -127,22 +127,28 @@ def test_refresh_only_refuses_conflicting_flags(scenario: Scenario) -> None:
     assert scenario.state() is None
 
 
-def test_locked_state_names_the_holder_and_unlock(scenario: Scenario) -> None:
-    """While another holder has the lock, plan --lock-timeout 0 fails naming it."""
+def test_plan_during_a_held_lock_names_the_holder(scenario: Scenario) -> None:
+    """A plan made while a writer holds the lock succeeds and names the holder, the
+    operation and since when, in text, markdown and JSON (`lock`)."""
     scenario.adopt("worker")
     with LocalFileBackend(scenario.state_path).lock("apply") as held:
-        result = scenario.plan("--lock-timeout", "0")
-    assert result.code == 1
-    assert "Error: state is locked" in result.err
-    assert "operation: apply" in result.err
-    assert f"planner unlock {held.info.id}" in result.err
-    assert result.out == ""
+        text = scenario.plan("--lock-timeout", "0")  # accepted for old scripts, no effect
+        markdown = scenario.plan("--format", "markdown")
+        data = scenario.plan("--format", "json")
+    assert (text.code, markdown.code, data.code) == (0, 0, 0), text.err
+    for out in (text.out, markdown.out):
+        assert f"locked by {held.info.who} (pid {held.info.pid}) (apply)" in out
+        assert f"since {held.info.created}" in out
+    lock = json.loads(data.out)["lock"]
+    assert lock["operation"] == "apply" and lock["since"] == held.info.created
+    assert lock["id"] == held.info.id and str(held.info.pid) in lock["holder"]
 
 
-def test_plan_releases_its_lock(scenario: Scenario) -> None:
-    """After a plan the state is not locked (it is taken only while reading/refreshing)."""
+def test_plan_takes_no_lock(scenario: Scenario) -> None:
+    """A plan leaves no lock behind and says nothing of one when the lock is free."""
     scenario.adopt("worker")
-    assert scenario.plan().code == 0
+    result = scenario.plan("--format", "json")
+    assert result.code == 0 and json.loads(result.out)["lock"] is None
     assert LocalFileBackend(scenario.state_path).lock_info() is None
 
 

@@ -105,16 +105,18 @@ def test_saved_plan_applies_with_its_postgres_state(team: Scenario) -> None:
 def test_locked_state_names_holder_and_unlock_clears_left_record(
     team: Scenario, postgres_url: str
 ) -> None:
-    """A held lock fails the run naming the holder (password masked); a record left by a
-    dead holder is cleared by `planner unlock ID`."""
+    """A held lock fails a writer naming the holder (password masked) while a plan
+    succeeds naming it; a record left by a dead holder is cleared by `planner unlock ID`."""
     backend = pg_backend(team, postgres_url)
     try:
         with backend.lock("apply") as held:
-            result = team.plan()
+            result = team.cli("apply", "--auto-approve")
             assert result.code == 1 and "state is locked" in result.err
             assert held.info.id in result.err and "operation: apply" in result.err
             assert _password(postgres_url) not in result.err
-        left = backend.lock("apply")
+            planned = team.plan()
+            assert planned.code == 0 and f"locked by {held.info.who}" in planned.out
+        left = backend.lock("apply", lease=0.2)
         left.abandon()
         cleared = team.cli("unlock", left.info.id)
         assert cleared.code == 0 and left.info.id in cleared.out

@@ -128,7 +128,7 @@ def test_six_applies_from_three_runners_share_one_state(runners: Runners) -> Non
 def test_kill_9_of_the_holder_frees_the_lock(runners: Runners) -> None:
     """An apply killed with SIGKILL while it holds the lock blocks nobody: the next apply
     from another runner takes the lock without `planner unlock` and converges."""
-    first = runners.start(0, "apply", "--auto-approve")
+    first = runners.start(0, "apply", "--auto-approve", "--lock-lease", "1")
     assert first.stdout is not None
     for line in first.stdout:
         if "Applying" in line or "Creating" in line or "created" in line:

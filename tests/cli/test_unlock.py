@@ -27,7 +27,7 @@ def test_unlock_clears_abandoned_lock(state_path: Path, capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert f"Cleared lock {handle.info.id}" in out
     assert "`apply`" in out
-    assert not backend.lock_info_path.exists()
+    assert not backend.file_lock.lock_info_path.exists()
 
 
 def test_unlock_wrong_id(state_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

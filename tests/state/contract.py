@@ -10,14 +10,17 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from planner.errors import StateError, StateLockedError
+from planner.errors import LockLostError, StateError, StateLockedError
 from planner.secrets import digest_key, secret_digest
 from planner.state import RecordedDeployment, StateBackend, StateDocument
+from planner.state.document import utc_now
 from planner.state.inmemory import InMemoryBackend
+from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle
 from planner.state.oplog import group_of
 from planner.state.versions import push, rollback
@@ -201,17 +204,77 @@ class BackendContract:
         assert handle.info.id in (caught.value.hint or "")
 
     def test_force_unlock_clears_abandoned_lock(self, harness: Harness) -> None:
-        """A lock left by a dead holder does not block, and force_unlock clears its info."""
-        handle: LockHandle = harness.backend.lock("apply")
+        """A lock left by a dead holder is taken once its lease ran out, and force_unlock
+        clears its info."""
+        handle: LockHandle = harness.backend.lock("apply", lease=0.2)
         handle.abandon()
         with harness.peer().lock("plan") as again:
             assert again.info.operation == "plan"
-        abandoned = harness.backend.lock("import")
+        abandoned = harness.backend.lock("import", lease=0.2)
         abandoned.abandon()
         cleared = harness.peer().force_unlock(abandoned.info.id)
         assert cleared.id == abandoned.info.id
         with pytest.raises(StateError, match="not locked"):
             harness.peer().force_unlock(abandoned.info.id)
+
+    def test_takeover_waits_out_the_vanished_holders_lease(self, harness: Harness) -> None:
+        """A lock whose holder vanished without releasing it is taken only once that
+        holder's lease (recorded with the lock) has run out, one generation later."""
+        locked_at = utc_now()  # the lease counts from the last renewal, at or after this
+        left = harness.backend.lock("apply", lease=0.4)
+        left.abandon()
+        with harness.peer().lock("apply") as taken:
+            assert utc_now() >= locked_at + timedelta(seconds=0.4)
+            assert taken.info.generation == left.info.generation + 1
+            assert taken.info.lease == DEFAULT_LEASE_SECONDS
+
+    def test_write_of_an_older_lock_generation_is_refused(self, harness: Harness) -> None:
+        """Once another holder took the lock over, the old holder's writes and appends
+        are refused naming both generations, and the new holder's state stands."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        old = harness.backend.lock("apply", lease=0.2)
+        harness.backend.write(doc)
+        old.abandon()  # it stalls; its lease runs out and another run takes over
+        successor = harness.peer()
+        with successor.lock("apply") as new:
+            current = successor.read()
+            assert current is not None
+            current.record(sample_recorded())
+            successor.write(current)
+            doc.track_changes()
+            doc.add_intent("create", "late-create")
+            with pytest.raises(LockLostError, match="taken over") as caught:
+                harness.backend.append(group_of(doc, doc.take_changes()))
+            assert f"generation {new.info.generation} holds it" in caught.value.message
+            with pytest.raises(LockLostError, match=f"generation {old.info.generation}"):
+                harness.backend.write(doc)
+        stored = harness.backend.read()
+        assert stored is not None and list(stored.deployments) == ["support-agent"]
+        assert stored.pending == []
+
+    def test_reads_need_no_lock(self, harness: Harness) -> None:
+        """While a writer holds the lock, six readers at once read the same snapshot and
+        the live holder, and none of them touches the lock."""
+        harness.backend.write(StateDocument.new(ENDPOINT, TENANT))
+        seen: list[tuple[int, str | None]] = []
+        with harness.backend.lock("apply") as held:
+
+            def read() -> None:
+                reader = harness.peer()
+                try:
+                    doc, info = reader.read(), reader.lock_info()
+                    assert doc is not None
+                    seen.append((doc.serial, info.id if info else None))
+                finally:
+                    reader.close()
+
+            threads = [threading.Thread(target=read) for _ in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=30)
+            assert harness.backend.lock_info() == held.info
+        assert seen == [(1, held.info.id)] * 6
 
     def test_foreign_format_version_refused(self, harness: Harness) -> None:
         """A state of an unknown format version is refused, naming the version."""

@@ -132,9 +132,9 @@ def test_lock_files_mode_0600(state_path: Path) -> None:
     """The lock file and its info are private to the owner too."""
     backend = LocalFileBackend(state_path)
     with backend.lock("apply"):
-        assert _mode(backend.lock_path) == 0o600
-        assert _mode(backend.lock_info_path) == 0o600
-    assert not backend.lock_info_path.exists()
+        assert _mode(backend.file_lock.lock_path) == 0o600
+        assert _mode(backend.file_lock.lock_info_path) == 0o600
+    assert not backend.file_lock.lock_info_path.exists()
 
 
 def test_concurrent_reader_never_sees_partial_file(state_path: Path) -> None:
@@ -323,7 +323,8 @@ def test_immutable_state_directory_is_a_clear_state_error(
     state_path.parent.mkdir(parents=True)
     immutable(state_path.parent)
     backend = LocalFileBackend(state_path)
-    with pytest.raises(StateError, match=f"cannot open the lock file {backend.lock_path}"):
+    lock_path = backend.file_lock.lock_path
+    with pytest.raises(StateError, match=f"cannot open the lock file {lock_path}"):
         backend.lock("apply")
     with pytest.raises(StateError, match=f"{state_path}: cannot write state file"):
         backend.write(StateDocument.new(ENDPOINT, TENANT))
@@ -380,7 +381,7 @@ def test_lock_refuses_a_state_path_that_is_not_a_file_before_creating_anything(
         backend = LocalFileBackend(path)
         with pytest.raises(StateError, match=f"{path}: cannot .*: it is .*, not a regular file"):
             backend.lock("plan")
-        assert not backend.lock_path.exists()
+        assert not backend.file_lock.lock_path.exists()
 
 
 @pytest.mark.parametrize("text", ["[" * 100_000, '{"serial": ' + "1" * 5000 + "}"])

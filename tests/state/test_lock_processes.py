@@ -15,7 +15,7 @@ from planner.state import LocalFileBackend
 HOLDER = """
 import sys
 from planner.state import LocalFileBackend
-handle = LocalFileBackend(sys.argv[1]).lock("apply")
+handle = LocalFileBackend(sys.argv[1]).lock("apply", lease=float(sys.argv[2]))
 print("locked", flush=True)
 sys.stdin.readline()
 handle.release()
@@ -30,7 +30,7 @@ def holder(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
     """A child process holding the lock on a state file until told (or killed)."""
     path = tmp_path / "planner.state.json"
     child = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
+        [sys.executable, "-c", HOLDER, str(path), "0.5"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -67,15 +67,19 @@ def test_contention_names_holder_then_waits_for_release(
 
 
 def test_killed_holder_releases_lock(holder: tuple[subprocess.Popen[str], Path]) -> None:
-    """A holder killed with SIGKILL leaves stale info that blocks nobody."""
+    """A holder killed with SIGKILL leaves info of no live holder; the next holder waits
+    out the dead one's lease, saying so, then takes the lock (one generation more)."""
     child, path = holder
     backend = LocalFileBackend(path)
     child.kill()
     child.wait(timeout=10)
-    assert backend.lock_info_path.exists()  # the dead process could not clean up
+    assert backend.file_lock.lock_info_path.exists()  # the dead process could not clean up
     assert backend.lock_info() is None
-    with backend.lock("plan") as handle:
+    notices: list[list[str]] = []
+    with backend.lock("plan", on_wait=notices.append) as handle:
         assert handle.info.pid != child.pid
+        assert handle.info.generation == 2
+    assert not notices or "lease of a holder that stopped" in notices[0][0]
 
 
 def test_symlink_and_target_exclude_each_other_across_processes(tmp_path: Path) -> None:
@@ -86,7 +90,7 @@ def test_symlink_and_target_exclude_each_other_across_processes(tmp_path: Path) 
     link.symlink_to(target)
     for held, contender in ((link, target), (target, link)):
         child = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, str(held)],
+            [sys.executable, "-c", HOLDER, str(held), "15"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
