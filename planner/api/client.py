@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
 
@@ -54,6 +55,8 @@ T = TypeVar("T")
 PAGE_SIZE = 100
 IDS_PER_REQUEST = 100
 DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
+# Until the control plane answered once: ~3.5 s of backoff, then the error names the URL.
+FIRST_CONTACT_ATTEMPTS = 4
 DEFAULT_CONNECTIONS = 100  # httpx2's own default; an apply sizes it (`fit_pool`)
 Params = list[tuple[str, str | int | float | bool | None]]
 
@@ -118,6 +121,7 @@ class ControlPlaneClient:
         self.tenant_id = tenant_id
         self.endpoint = endpoint or display_url(self.base_url)
         self.retry = retry or RetryPolicy()
+        self._reached = False  # has the control plane answered this client once?
         self._auth = KeyAuth(api_key, tenant_id)
         self._owns_http = http_client is None
         # only a pool this client made (no transport given) is ever resized
@@ -189,6 +193,7 @@ class ControlPlaneClient:
             )
         except httpx2.TransportError as exc:
             raise connection_error(method, path, self.endpoint, exc) from exc
+        self._reached = True
         logger.debug("%s %s -> %s", method, path, response.status_code)
         if response.is_success:
             return response
@@ -202,10 +207,19 @@ class ControlPlaneClient:
     ) -> httpx2.Response:
         """`_send` with retries (for idempotent requests only)."""
         return await run_with_retries(
-            self.retry,
+            self._policy(method),
             lambda: self._send(method, path, params=params, body=body),
             on_retry=self._notify_retry,
         )
+
+    def _policy(self, method: str) -> RetryPolicy:
+        """The retry policy of a METHOD request: a read before the control plane has
+        answered this client once gets a few attempts only (a wrong URL or a server that
+        is not up fails in seconds); writes, and reads once it answered, ride out an
+        outage for the whole budget."""
+        if method != "GET" or self._reached or self.retry.max_attempts is not None:
+            return self.retry
+        return replace(self.retry, max_attempts=FIRST_CONTACT_ATTEMPTS)
 
     def _notify_retry(self, notice: RetryNotice) -> None:
         """Pass NOTICE on, unless it is a 429 the gate already reports as one pause."""

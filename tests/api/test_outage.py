@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx2
 import pytest
 
+from planner.api.client import FIRST_CONTACT_ATTEMPTS
 from planner.api.models import DeploymentCreate, DeploymentPatch
 from planner.errors import ApiError
 from tests.api.api_fakes import FakeTime, Scripted, deployment_json, page
@@ -103,3 +104,29 @@ async def test_a_create_looks_its_name_up_through_the_outage_before_sending_agai
     assert methods.count("GET") > 2 and methods[-2] == "GET"
     assert deployment.id == ("first" if first_post_creates else "second")
     assert methods.count("POST") == (1 if first_post_creates else 2)
+
+
+async def test_a_read_before_the_server_ever_answered_gives_up_after_a_few_attempts(
+    make_client, fake_time: FakeTime
+):
+    """A wrong URL or a server that is not up: the first read fails after a few attempts
+    (seconds), not after the whole budget; once the server answered, a read rides out an
+    outage like a write."""
+    refused = Scripted(lambda r: (_ for _ in ()).throw(httpx2.ConnectError("refused")))
+    async with make_client(refused) as client:
+        with pytest.raises(ApiError):
+            await client.get_deployment("d1")
+    assert len(refused.requests) == FIRST_CONTACT_ATTEMPTS and fake_time.now < 10.0
+    answered = [False]
+
+    def up_then_down(request: httpx2.Request) -> httpx2.Response:
+        if not answered[0] or fake_time.now >= 30.0:
+            answered[0] = True
+            return httpx2.Response(200, json=deployment_json("d1", "api"))
+        raise httpx2.ConnectError("refused")
+
+    flaky = Scripted(up_then_down)
+    async with make_client(flaky) as client:
+        await client.get_deployment("d1")
+        deployment = await client.get_deployment("d1")
+    assert deployment.id == "d1" and len(flaky.requests) > FIRST_CONTACT_ATTEMPTS + 1
