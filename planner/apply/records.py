@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from planner.config.desired import DesiredDeployment
-from planner.plan.records import recorded_from
 from planner.state.records import RecordedDeployment
-
-__all__ = ["recorded_from", "rerecorded", "with_revision"]  # recorded_from: plan/records.py
 
 
 def rerecorded(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner.apply.records import recorded_from, rerecorded
-from planner.plan.records import revision_fields
+from planner.apply.records import rerecorded
+from planner.plan.records import recorded_from, revision_fields
 from tests.plan.builders import git_desired, observed_from
 
 

@@ -12,6 +12,7 @@ import pytest
 from planner.state import LocalFileBackend, StateDocument
 from planner.state.oplog import group_of
 from tests.state.contract import sample_recorded
+from tests.state.test_localfile import _logged
 
 TAILS = {
     "torn-utf8": '{"lineage":"x","base":1,"deltas":[{"forget":"é'.encode()[:-1],
@@ -22,14 +23,7 @@ TAILS = {
 
 def logged(state_path: Path, *names: str) -> StateDocument:
     """A state file at version 1 and one journal line per name recorded after it."""
-    backend = LocalFileBackend(state_path)
-    doc = StateDocument.new("http://127.0.0.1:8123", None)
-    backend.write(doc)
-    doc.track_changes()
-    for name in names:
-        doc.record(sample_recorded(name))
-        backend.append(group_of(doc, doc.take_changes()))
-    return doc
+    return _logged(state_path, *names)[1]
 
 
 @pytest.mark.parametrize("tail", TAILS.values(), ids=TAILS.keys())

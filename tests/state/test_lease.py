@@ -17,7 +17,8 @@ from planner.state.lease import Heartbeat, heartbeat_for
 from planner.state.locking import LockHandle, LockInfo
 
 
-def _wait_for_loss(handle: LockHandle, seconds: float = 10.0) -> LockLostError:
+def wait_for_loss(handle: LockHandle, seconds: float = 10.0) -> LockLostError:
+    """The LockLostError HANDLE's check raises once its holder sees the loss."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -58,7 +59,7 @@ def test_a_failed_renewal_loses_the_lock_and_stops_renewing() -> None:
 
     beat = Heartbeat(renew, location="db#s", lease=0.3)
     handle = LockHandle(LockInfo.for_this_process("apply"), lambda: None, heartbeat=beat)
-    lost = _wait_for_loss(handle)
+    lost = wait_for_loss(handle)
     assert "the state lock was lost: the connection is closed" in lost.message
     time.sleep(0.3)
     assert calls == [1]
@@ -70,7 +71,7 @@ def test_file_holder_sees_its_record_removed(tmp_path: Path) -> None:
     backend = LocalFileBackend(tmp_path / "s.state.json")
     handle = backend.lock("apply", lease=0.3)
     backend.file_lock.lock_info_path.unlink()
-    lost = _wait_for_loss(handle)
+    lost = wait_for_loss(handle)
     assert "was removed or replaced" in lost.message
     handle.release()
 

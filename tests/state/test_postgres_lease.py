@@ -11,14 +11,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from planner.errors import LockLostError
 from planner.state import StateDocument
-from planner.state.locking import LockHandle
 from planner.state.oplog import group_of
 from planner.state.postgres import PostgresBackend
 from planner.state.postgres_schema import SCHEMA_VERSION
 from tests.postgres import unique_name
 from tests.state.contract import ENDPOINT, TENANT, sample_recorded
+from tests.state.test_lease import wait_for_loss
 
 
 @pytest.fixture
@@ -49,17 +48,6 @@ def _lock_pid(url: str, name: str) -> int:
     return int(row[0])
 
 
-def _wait_for_loss(handle: LockHandle, seconds: float = 10.0) -> LockLostError:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            handle.check()
-        except LockLostError as lost:
-            return lost
-        time.sleep(0.05)
-    raise AssertionError("the holder never saw that its lock was lost")
-
-
 def _with_options(url: str, options: str) -> str:
     return f"{url}?options={options.replace(' ', '%20').replace('=', '%3D')}"
 
@@ -74,7 +62,7 @@ def test_killed_lock_connection_is_seen_by_its_holder(
     backends.append(owner)
     held = owner.lock("apply", lease=0.6)
     _terminate(postgres_url, _lock_pid(postgres_url, name))
-    lost = _wait_for_loss(held)
+    lost = wait_for_loss(held)
     assert "the state lock was lost" in lost.message
     assert "connection" in lost.message and "planner-test-password" not in lost.message
     assert lost.code == "lock-lost"
