@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from planner.config.keys import json_object
 from planner.errors import ConfigError
 from planner.files import parse_nested, read_user_text
 
@@ -66,6 +65,9 @@ def _parse_toml(path: Path, text: str) -> Any:
 
 
 def _parse_json(path: Path, text: str) -> Any:
+    # Imported here: the key checks need the models, reading `--var-file`s as TOML does not.
+    from planner.config.keys import json_object
+
     try:
         return json.loads(text, object_pairs_hook=json_object)
     except json.JSONDecodeError as exc:

@@ -206,3 +206,27 @@ def test_words_after_double_dash_and_unknown_names_are_left_to_argparse(capsys):
     with pytest.raises(SystemExit):
         main(["plan", "--", "-out"])
     assert "did you mean" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_plan_help_imports_neither_pydantic_nor_the_engine(tmp_path: Path) -> None:
+    """`planner plan --help` parses its command line without pydantic, the config loader,
+    the plan engine, the HTTP client, rich or asyncio: a command imports those when it
+    runs, not to start."""
+    probe = (
+        "import sys\n"
+        "from planner.cli.main import main\n"
+        "try:\n"
+        "    main(['plan', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pydantic', 'planner.config.loader', 'planner.plan.diff', 'httpx2', 'rich',"
+        " 'asyncio', 'planner.state.document')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert "--detailed-exitcode" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
