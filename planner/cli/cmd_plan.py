@@ -151,22 +151,26 @@ def check_out(out: str | None, options: PlanOptions) -> None:
 async def run_plan(target: Target, options: PlanOptions, out: str | None) -> PlanRun:
     """The plan of one snapshot of the state, naming a writer that holds the lock."""
     from planner.cli.workspace import Workspace
+    from planner.plan.engine import long_lived_objects
     from planner.render.output import write_warnings
 
-    async with Workspace.open(target) as ws:
-        write_warnings(ws.config.warnings)
-        held = ws.backend.lock_info()
-        doc = ws.read_state()
-        plan, observed = await plan_held(ws, options, doc, held)
-        if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
-            check_not_being_created(held)
-            stored = ws.create_state(doc)
-            if stored.lineage != doc.lineage:  # another plan created it first: use that one
-                doc = stored
-                plan, observed = await plan_held(ws, options, doc, held)
-        result = PlanRun(plan=plan)
-        if out and not plan.has_errors:
-            result.saved = saved_plan(ws, out, plan, doc, observed, options)
+    # the config, the state, the live deployments and the plan all live as long as the
+    # command: the cyclic collector's passes over them would find nothing to free
+    with long_lived_objects():
+        async with Workspace.open(target) as ws:
+            write_warnings(ws.config.warnings)
+            held = ws.backend.lock_info()
+            doc = ws.read_state()
+            plan, observed = await plan_held(ws, options, doc, held)
+            if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
+                check_not_being_created(held)
+                stored = ws.create_state(doc)
+                if stored.lineage != doc.lineage:  # another plan created it first: use it
+                    doc = stored
+                    plan, observed = await plan_held(ws, options, doc, held)
+            result = PlanRun(plan=plan)
+            if out and not plan.has_errors:
+                result.saved = saved_plan(ws, out, plan, doc, observed, options)
     return result
 
 
