@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from planner.files import Loc
+from planner.files import Loc, nested_too_deep
 
 ValueProblem = tuple[Loc, str]
 
@@ -30,25 +30,53 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 def check_values(data: Any, loc: Loc = ()) -> list[ValueProblem]:
     """Every value in `data` out of bounds, all at once. Nesting is `nested_too_deep`'s to
     report; this walk only stops going deeper there, so it never recurses unboundedly."""
-    if isinstance(data, Mapping):
-        return _check_object(data, loc) if len(loc) < MAX_JSON_DEPTH else []
-    if isinstance(data, list):
-        if len(loc) >= MAX_JSON_DEPTH:
-            return []
-        return [p for index, item in enumerate(data) for p in check_values(item, (*loc, index))]
-    problem = _scalar_problem(data)
-    return [] if problem is None else [(loc, problem)]
+    return check_bounds(data, loc)[1]
 
 
-def _check_object(data: Mapping[Any, Any], loc: Loc) -> list[ValueProblem]:
-    problems: list[ValueProblem] = []
-    for key, value in data.items():
-        key_problem = _scalar_problem(str(key))
-        if key_problem is None:
-            problems += check_values(value, (*loc, str(key)))
-        else:  # reported on the object: the key itself cannot go into a `loc`
-            problems.append((loc, f"keys {key_problem}"))
-    return problems
+def check_bounds(data: Any, loc: Loc = ()) -> tuple[Loc | None, list[ValueProblem]]:
+    """One walk for both: the path to the first object or array nested deeper than
+    `MAX_JSON_DEPTH` (what `planner.files.nested_too_deep` finds; None: none is), and
+    every value out of bounds (`check_values`)."""
+    walk = _Walk()
+    walk.visit(data, loc)
+    return walk.too_deep, walk.problems
+
+
+class _Walk:
+    def __init__(self) -> None:
+        self.too_deep: Loc | None = None
+        self.problems: list[ValueProblem] = []
+
+    def visit(self, data: Any, loc: Loc) -> None:
+        # exact types first: the ABC check of a Mapping costs several times more
+        is_object = type(data) is dict or (type(data) is not list and isinstance(data, Mapping))
+        if is_object or isinstance(data, list):
+            if len(loc) >= MAX_JSON_DEPTH:
+                self.too_deep = loc if self.too_deep is None else self.too_deep
+            elif is_object:
+                self.visit_object(data, loc)
+            else:
+                for index, item in enumerate(data):
+                    self.visit(item, (*loc, index))
+            return
+        problem = _scalar_problem(data)
+        if problem is not None:
+            self.problems.append((loc, problem))
+
+    def visit_object(self, data: Mapping[Any, Any], loc: Loc) -> None:
+        for key, value in data.items():
+            key_problem = _scalar_problem(str(key))
+            if key_problem is None:
+                self.visit(value, (*loc, str(key)))
+            else:  # reported on the object: the key itself cannot go into a `loc`
+                self.problems.append((loc, f"keys {key_problem}"))
+                self.look_deeper(value, (*loc, key))
+
+    def look_deeper(self, data: Any, loc: Loc) -> None:
+        """Only the nesting of DATA (at LOC), whose values are not checked."""
+        if self.too_deep is None:
+            found = nested_too_deep(data, MAX_JSON_DEPTH - len(loc))
+            self.too_deep = None if found is None else (*loc, *found)
 
 
 def _scalar_problem(value: Any) -> str | None:
