@@ -80,6 +80,8 @@ class _Walk:
 
 
 def _scalar_problem(value: Any) -> str | None:
+    if type(value) is str:  # most values: one exact type check first
+        return _string_problem(value)
     if isinstance(value, bool):
         return None
     if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
@@ -94,6 +96,8 @@ def _scalar_problem(value: Any) -> str | None:
 def _string_problem(text: str) -> str | None:
     if len(text) > MAX_STRING_LENGTH:
         return f"must be at most {MAX_STRING_LENGTH} characters"
+    if text.isascii():  # no surrogate: the common case costs no encoding
+        return None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
