@@ -168,7 +168,10 @@ def _typed(text: str, default: Any, where: str, problems: list[Problem]) -> Any:
 def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
     """`value` with every `${...}` in its strings resolved; problems at their location.
     What it produces is spent from `scope.budget` (ExpansionTooLarge past the bound)."""
-    if isinstance(value, Mapping):
+    if type(value) is str and "$" not in value:  # most values: exact type checks first
+        scope.budget.spend(text_bytes(value), loc)
+        return value
+    if type(value) is dict or isinstance(value, Mapping):
         scope.budget.spend(sum(text_bytes(str(key)) for key in value), loc)
         return {key: interpolate(item, scope, (*loc, key), problems) for key, item in value.items()}
     if isinstance(value, list):
