@@ -230,7 +230,7 @@ def add_selection_options(parser: argparse.ArgumentParser, verb: str, refresh_on
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options `apply` and `destroy` share (a `WorkspaceOptions` and `RunOptions`)."""
-    from planner.apply.context import DEFAULT_PARALLELISM  # the apply layer: only here
+    from planner.apply.defaults import DEFAULT_PARALLELISM  # the apply layer: only here
 
     add_workspace_options(parser)
     parser.add_argument(
