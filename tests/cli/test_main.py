@@ -209,7 +209,22 @@ def test_words_after_double_dash_and_unknown_names_are_left_to_argparse(capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["plan", "apply", "validate", "destroy", "show", "status"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "plan",
+        "apply",
+        "validate",
+        "destroy",
+        "show",
+        "status",
+        "history",
+        "unlock",
+        "providers",
+        "repos",
+        "config",
+    ],
+)
 def test_help_of_a_command_imports_neither_pydantic_nor_the_engine(
     tmp_path: Path, command: str
 ) -> None:
