@@ -189,7 +189,9 @@ def plan_deployment(
 
 def _is_update(subject: _Subject, options: PlanOptions) -> bool:
     """Whether SUBJECT is planned by comparing it with its config (`build_update`)."""
-    present = None not in (subject.desired, subject.recorded, subject.observed)
+    present = all(
+        side is not None for side in (subject.desired, subject.recorded, subject.observed)
+    )
     modes = options.refresh_only or options.destroy
     return present and not modes and subject.name not in options.replace
 
