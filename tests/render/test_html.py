@@ -125,3 +125,8 @@ def test_hostile_values_stay_text() -> None:
 def test_no_value_can_add_markup(text: str) -> None:
     """Whatever a value holds, the page fragment has only the view's structure."""
     assert_inert(markdown_to_html(render_markdown(hostile_plan(text))))
+
+
+def test_a_plain_quote_is_no_alert() -> None:
+    """Only `[!NOTE]`-style markers make an alert; another quote stays a plain blockquote."""
+    assert markdown_to_html("> [!NOPE] x\n") == "<blockquote>\n<p>[!NOPE] x</p>\n</blockquote>\n"
