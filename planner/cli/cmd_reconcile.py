@@ -25,7 +25,7 @@ import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.endpoint import announce_on_stderr
 from planner.cli.exits import EXIT_INTERRUPTED
@@ -42,7 +42,11 @@ from planner.cli.options import (
 from planner.cli.signals import StopSignals
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
+from planner.render.output import write_notice
 from planner.state.lease import DEFAULT_LEASE_SECONDS
+
+if TYPE_CHECKING:
+    from planner.reconcile.status import StatusBoard
 
 DEFAULT_LISTEN = "127.0.0.1:9108"
 LISTEN_OFF = "off"
@@ -197,7 +201,7 @@ def workspace_opener(target: Target) -> Callable[[], Workspace]:
 
 
 @contextmanager
-def serving(board: Any, listen: str | None) -> Iterator[None]:
+def serving(board: StatusBoard, listen: str | None) -> Iterator[None]:
     """The status board served over HTTP on LISTEN for the time of the run."""
     if listen is None:
         yield
@@ -205,6 +209,7 @@ def serving(board: Any, listen: str | None) -> Iterator[None]:
     from planner.reconcile.http import serve_status
 
     server = serve_status(board, listen)
+    write_notice([f"Serving the status page, /metrics, /healthz and /readyz at {server.url}/"])
     try:
         yield
     finally:
