@@ -220,6 +220,6 @@ class Reconciler:
         """Give the leadership up (a standby takes over at once)."""
         was_leader = self.leadership.is_leader
         await asyncio.to_thread(self.leadership.close)
-        self.board.set_leader(None, False)
         if was_leader:
+            self.board.set_leader(None, False)
             self.view.leader("resigned", None, "gave the leadership up")

@@ -7,7 +7,10 @@ PostgreSQL: tests/cli/test_reconcile_loopback.py.)"""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -244,3 +247,41 @@ def test_a_notification_answered_with_an_error_is_a_warning(scenario: Scenario) 
     finally:
         failing.close()
     assert code == 2 and "failed: HTTP 500" in err and len(failing.bodies) == 1
+
+
+def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario) -> None:
+    """The loop runs until a SIGTERM: then it gives the leadership up, says so, and
+    exits 0 (the status page was served meanwhile)."""
+    applied(scenario)
+    leader_record = scenario.state_path.with_name("planner.state.json.reconcile.lock.json")
+
+    def terminate_once_leading() -> None:
+        deadline = time.monotonic() + 60
+        while not leader_record.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    killer = threading.Thread(target=terminate_once_leading, daemon=True)
+    killer.start()
+    result = scenario.cli("reconcile", "--interval", "0.05", "--listen", "127.0.0.1:0")
+    killer.join()
+    assert result.code == 0, result.err
+    assert "Serving the status page, /metrics, /healthz and /readyz at http://127.0.0.1:" in (
+        result.err
+    )
+    lines = result.out.splitlines()
+    assert "gave the leadership up" in lines[-2] and "(SIGTERM)" in lines[-1]
+    assert not leader_record.exists()
+
+
+def test_a_deployment_that_fails_to_converge_fails_the_cycle(scenario: Scenario) -> None:
+    """A heal whose revision fails to build: the cycle is an error naming it (exit 1);
+    the next cycle submits it again (the plan shows the failed revision)."""
+    applied(scenario)
+    scenario.edit_config("worker:1.0.0", "worker-fail-build:1.0.0")
+    code, events, _ = reconcile(scenario)
+    cycle = cycle_of(events)
+    assert code == 1 and cycle["status"] == "error" and cycle["changed"] == []
+    assert "worker" in cycle["message"] and "BUILD_FAILED" in cycle["message"]
+    code, events, _ = reconcile(scenario, "--mode", "detect")
+    assert code == 2 and cycle_of(events)["pending"] == ["worker"]
