@@ -17,6 +17,7 @@ nothing but its inline style.
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 from datetime import UTC, datetime
 from http import HTTPStatus
@@ -29,6 +30,7 @@ from planner.reconcile.page import render_page
 from planner.reconcile.status import StatusBoard, StatusSnapshot
 
 UNREADY_AFTER_ERRORS = 3
+REQUEST_TIMEOUT_S = 30  # a client that sends no whole request by then is dropped
 POLL_INTERVAL_S = 0.1  # how soon close() returns (uvicorn checks its exit flag as often)
 ALLOWED_METHODS = "GET, HEAD"
 _PAGE_POLICY = (
@@ -109,6 +111,13 @@ class _Server4(ThreadingHTTPServer):
     daemon_threads = True
     owner: ReconcileHttpServer
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client gone before its answer was written is not news; anything else is a bug
+        (printed with its traceback; the server goes on)."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
 
 class _Server6(_Server4):
     address_family = socket.AF_INET6
@@ -118,6 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server4
     server_version = "planner-reconcile"
     sys_version = ""
+    timeout = REQUEST_TIMEOUT_S
 
     def do_GET(self) -> None:
         self._answer(send_body=True)

@@ -18,7 +18,9 @@ from planner.reconcile.status import CycleRecord, DeploymentRow, StatusSnapshot
 from planner.render.html import markdown_to_html
 
 REFRESH_SECONDS = 15
-_CLASS_UNSAFE = re.compile(r"[^a-z0-9-]")
+_GOOD = frozenset({"ok", "healthy", "healed", "in sync", "deployed"})
+_MUTED = frozenset({"standby", "unknown", "skipped"})
+_BAD = re.compile(r"fail|error|missing|interrupted")
 
 _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;
@@ -26,10 +28,9 @@ color:#1f2328;background:#fff}
 h1{font-size:1.4rem;margin:0 0 .3rem}h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
 table{border-collapse:collapse;width:100%}th,td{border:1px solid #d0d7de;padding:.3rem .5rem;
 text-align:left;vertical-align:top}th{background:#f6f8fa}
-code,pre{font:12px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6rem;overflow:auto}
+code,pre{font:13px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6rem;overflow:auto}
 .meta{color:#59636e}.num{text-align:right}
-.ok,.healthy,.healed,.in-sync{color:#1a7f37}.drift,.drifted,.refused,.rolling-out{color:#9a6700}
-.error,.failed{color:#d1242f;font-weight:600}.standby,.unknown{color:#59636e}
+.good{color:#1a7f37}.warn{color:#9a6700}.bad{color:#d1242f;font-weight:600}.muted{color:#59636e}
 blockquote{margin:.6rem 0;padding:.2rem .8rem;border-left:4px solid #d0d7de}
 blockquote.warning{border-color:#9a6700}blockquote.caution{border-color:#d1242f}
 blockquote.note{border-color:#0969da}
@@ -85,7 +86,7 @@ def deployment_row(row: DeploymentRow) -> str:
     return (
         f"<tr><td><code>{escape(row.address)}</code></td><td>{escape(row.remote_name)}</td>"
         f"{_cell(row.health)}"
-        f'<td class="{css_class(drift)}">{"⚠ " if row.drifted else ""}{drift}</td>'
+        f'<td class="{tone(drift)}">{"⚠ " if row.drifted else ""}{drift}</td>'
         f"<td>{escape(row.last_change or '—')}</td><td>{when(row.last_change_at)}</td></tr>"
     )
 
@@ -124,13 +125,19 @@ def when(moment: datetime | None) -> str:
     return f'<time datetime="{iso}">{utc.strftime("%Y-%m-%d %H:%M:%S")} UTC</time>'
 
 
-def css_class(value: str) -> str:
-    """A value as a CSS class name (`rolling out` → `rolling-out`), nothing else kept."""
-    return _CLASS_UNSAFE.sub("", value.lower().replace(" ", "-").replace("_", "-"))
+def tone(value: str) -> str:
+    """The colour class of a health, drift or result: `good`, `bad`, `muted` or `warn`
+    (anything else: drift, a refusal, a revision still rolling out)."""
+    plain = value.lower().replace("_", " ")
+    if plain in _GOOD:
+        return "good"
+    if _BAD.search(plain):
+        return "bad"
+    return "muted" if plain in _MUTED else "warn"
 
 
 def _cell(value: str) -> str:
-    return f'<td class="{css_class(value)}">{escape(value)}</td>'
+    return f'<td class="{tone(value)}">{escape(value)}</td>'
 
 
 def _section(name: str, title: str, head: str, rows: list[str]) -> str:

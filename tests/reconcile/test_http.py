@@ -121,7 +121,7 @@ def test_hostile_values_are_escaped_on_the_page(board: StatusBoard, client: http
     page = client.get("/").text
     assert "<script" not in page and "<img" not in page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
-    assert 'class="scriptalertxscriptimg-srcx-onerroralert1"' in page
+    assert page.count('<td class="bad">&lt;script&gt;') == 2  # health, result ("onerror")
 
 
 def test_head_sends_headers_only(client: httpx2.Client) -> None:
@@ -187,3 +187,27 @@ def test_ipv6_loopback_and_close_frees_the_port() -> None:
     with socket.socket(socket.AF_INET6) as again:
         again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         again.bind(("::1", server.port))
+
+
+def test_a_client_gone_early_is_not_reported_but_a_bug_is(
+    server: ReconcileHttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A connection the client closed is silent; any other error in a handler is printed."""
+    internal = server._server
+    for error in (ConnectionResetError("gone"), BrokenPipeError("gone")):
+        try:
+            raise error
+        except ConnectionError:
+            internal.handle_error(None, ("127.0.0.1", 1))
+    assert capsys.readouterr().err == ""
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        internal.handle_error(None, ("127.0.0.1", 1))
+    assert "ValueError: a bug" in capsys.readouterr().err
+
+
+def test_a_silent_client_is_dropped_and_others_are_served(server: ReconcileHttpServer) -> None:
+    """A connection that never sends a request does not block the next client."""
+    with socket.create_connection(("127.0.0.1", server.port)):
+        assert httpx2.get(f"{server.url}/healthz", timeout=10).status_code == 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
-from planner.reconcile.page import css_class, render_page, when
+from planner.reconcile.page import render_page, tone, when
 from planner.reconcile.status import StatusBoard
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -27,7 +27,10 @@ def test_times_are_shown_in_utc() -> None:
     assert when(None) == "—"
 
 
-def test_a_value_becomes_a_plain_css_class() -> None:
-    """Spaces and underscores become dashes; anything else outside [a-z0-9-] is dropped."""
-    assert css_class("Rolling out") == "rolling-out"
-    assert css_class('in_sync" onclick="x') == "in-sync-onclickx"
+def test_each_value_gets_a_tone() -> None:
+    """Healthy and in-sync values are good, failures bad, a standby muted, the rest (drift,
+    a revision rolling out, a refusal) a warning; the value never reaches the class."""
+    assert [tone(v) for v in ("ok", "DEPLOYED", "in sync", "healed")] == ["good"] * 4
+    assert [tone(v) for v in ("BUILD_FAILED", "error", "missing", "INTERRUPTED")] == ["bad"] * 4
+    assert [tone(v) for v in ("standby", "UNKNOWN")] == ["muted"] * 2
+    assert [tone(v) for v in ("drifted", "DEPLOYING", "refused", '" onclick="x')] == ["warn"] * 4
