@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
     "import": ("cmd_import_", "adopt existing deployments into the state (one, or --all)"),
+    "reconcile": ("cmd_reconcile", "keep the workspace converged to the config (a controller)"),
     "status": ("cmd_status", "show every managed deployment as it runs now"),
     "history": ("cmd_history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),
