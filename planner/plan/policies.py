@@ -34,6 +34,7 @@ from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.config.models import Policy
 from planner.errors import ConfigError
+from planner.plan.changes import build_create
 from planner.plan.model import Action, Change, Plan, PlanProblem, PolicyResult
 from planner.state.records import RecordedDeployment
 
@@ -282,3 +283,17 @@ def check_plan_policies(
         return plan
     subjects = plan_subjects(plan, desired, recorded, observed)
     return with_policies(plan, evaluate(compiled, subjects, environment))
+
+
+def check_desired(
+    compiled: Sequence[CompiledPolicy],
+    desired: Mapping[str, DesiredDeployment],
+    environment: str | None,
+) -> list[PolicyResult]:
+    """`planner policy test`: COMPILED against the config alone, no state, no network:
+    each deployment as if it were created (`change.action` "create", `live` null)."""
+    subjects = (
+        Subject(name, build_create(desired[name], b"", []), desired[name], None, None)
+        for name in sorted(desired)
+    )
+    return evaluate(compiled, subjects, environment)
