@@ -89,8 +89,9 @@ def compile_policies(policies: Sequence[Policy], label: str) -> list[CompiledPol
         inputs = frozenset(n for n, word in _WORDS.items() if word.search(policy.expression))
         compiled.append(CompiledPolicy(policy, program, inputs))
     if problems:
+        count = "1 policy does" if len(problems) == 1 else f"{len(problems)} policies do"
         raise ConfigError(
-            f"{label}: {len(problems)} polic{'y' if len(problems) == 1 else 'ies'} do not compile",
+            f"{label}: {count} not compile",
             details=problems,
             hint="policies are CEL expressions (see docs/guides/guardrails.md)",
         )
