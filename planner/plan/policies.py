@@ -45,11 +45,14 @@ _WORDS = {name: re.compile(rf"\b{name}\b") for name in INPUTS}
 
 @dataclass(frozen=True)
 class CompiledPolicy:
-    """A policy and its CEL program; `inputs`: the inputs its expression names."""
+    """A policy and its CEL program; `inputs`: the inputs its expression names; `env`:
+    the CEL environment it was compiled in (activations are made there, once per
+    deployment for every policy)."""
 
     policy: Policy
     program: Any
     inputs: frozenset[str]
+    env: Any = None
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def compile_policies(policies: Sequence[Policy], label: str) -> list[CompiledPol
             problems.append(f"{label}: policies.{policy.name}.expression: {_reason(error)}")
             continue
         inputs = frozenset(n for n, word in _WORDS.items() if word.search(policy.expression))
-        compiled.append(CompiledPolicy(policy, program, inputs))
+        compiled.append(CompiledPolicy(policy, program, inputs, env))
     if problems:
         count = "1 policy does" if len(problems) == 1 else f"{len(problems)} policies do"
         raise ConfigError(
@@ -112,23 +115,22 @@ def evaluate(
     if not compiled:
         return []
     needed = frozenset().union(*(c.inputs for c in compiled))
+    env = compiled[0].env
     results = []
     for subject in subjects:
-        data = inputs_of(subject, environment, needed)
+        activation = env.Activation(inputs_of(subject, environment, needed))
         for policy in compiled:
-            result = _evaluate_one(policy, subject.address, data)
+            result = _evaluate_one(policy, subject.address, activation)
             if result is not None:
                 results.append(result)
     return results
 
 
-def _evaluate_one(
-    compiled: CompiledPolicy, address: str, data: Mapping[str, Any]
-) -> PolicyResult | None:
+def _evaluate_one(compiled: CompiledPolicy, address: str, activation: Any) -> PolicyResult | None:
     policy = compiled.policy
     error = None
     try:
-        value = compiled.program.eval(data=data)
+        value = compiled.program.eval(activation)
         outcome = value.value()
         if value.type().name() == "ERROR" or not isinstance(outcome, bool):
             error = _evaluation_error(value, outcome)
@@ -223,8 +225,9 @@ def change_input(change: Change | None) -> dict[str, Any]:
 
 
 def live_input(observed: Deployment) -> dict[str, Any]:
-    """The observed deployment without its secrets' values (their names only)."""
-    live = observed.model_dump(mode="json", exclude={"secrets"})
+    """The observed deployment without its secrets' values (their names only), unset
+    (null) fields left out as in `deployment` (`has(live.x)` tells)."""
+    live = observed.model_dump(mode="json", exclude={"secrets"}, exclude_none=True)
     live["secret_names"] = sorted(secret.name for secret in observed.secrets)
     return live
 
