@@ -3,6 +3,7 @@ results of deny, warn and failed evaluations, and deletes seen as last recorded.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from typing import Any
 
@@ -210,3 +211,19 @@ def test_policy_test_sees_each_deployment_as_a_create() -> None:
     compiled = compile_policies([policy("deployment.lifecycle.protect", name="prot")], "f")
     results = check_desired(compiled, {"api": desired(), "web": protected}, None)
     assert [r.deployment for r in results] == ["api"]
+
+
+class RaisingProgram:
+    """A CEL program whose runtime raises (the library's way to fail on an input)."""
+
+    def eval(self, activation: Any) -> Any:
+        raise RuntimeError("INTERNAL: the runtime failed")
+
+
+def test_a_runtime_that_raises_is_a_deny_and_no_policy_no_result() -> None:
+    """An evaluation that raises is a failed evaluation (a deny); no policy: no result."""
+    (compiled,) = compile_policies([policy("true", "warn")], "f")
+    raising = dataclasses.replace(compiled, program=RaisingProgram())
+    (result,) = evaluate([raising], [Subject("api", None, desired(), None, None)], None)
+    assert (result.severity, result.error) == ("deny", "INTERNAL: the runtime failed")
+    assert evaluate([], [Subject("api", None, desired(), None, None)], None) == []
