@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from planner.cli.main import main
 from planner.config import load_config
 from planner.config.models import Policy
 from planner.errors import ConfigError
@@ -118,3 +119,32 @@ environments = ["prod"]
     assert problems(tmp_path, text, env=None) == [
         "policies.p.environments: the config has no [environments] to choose from"
     ]
+
+
+def test_planner_config_prints_the_policies_of_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`planner config --env E` prints the policies that apply in E, and its output
+    loads back as a config with the same policies."""
+    path = tmp_path / "planner.toml"
+    path.write_text(
+        HEAD
+        + """
+[policies.everywhere]
+expression = "true"
+message = "m"
+
+[policies.dev-only]
+expression = "false"
+message = "n"
+severity = "warn"
+environments = ["dev"]
+""",
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["config", "-c", str(path), "--env", "prod"]) == 0
+    printed = tmp_path / "printed.toml"
+    printed.write_text(capsys.readouterr().out, encoding="utf-8")
+    policies = load_config(printed, environ={}).policies
+    assert policies == (Policy("everywhere", "true", "m", "deny"),)
