@@ -20,17 +20,17 @@ from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY
 
 pytestmark = pytest.mark.anyio
 
-Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 OK = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok"
 
 
 @asynccontextmanager
-async def raw_server(serve: Serve, tls: ssl.SSLContext | None = None) -> AsyncIterator[str]:
-    """A TCP server on a free 127.0.0.1 port answering with SERVE; yields its base URL."""
+async def raw_server(answer: Answer, tls: ssl.SSLContext | None = None) -> AsyncIterator[str]:
+    """A TCP server on a free 127.0.0.1 port answering with ANSWER; yields its base URL."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            await serve(reader, writer)
+            await answer(reader, writer)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass  # the client went away first
         finally:
@@ -86,7 +86,7 @@ async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
     pool's expiry check (no system call), and the next request opens a fresh one."""
     connections = 0
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal connections
         connections += 1
         for _ in range(2):
@@ -95,7 +95,7 @@ async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
             await writer.drain()
         await closed(writer)  # after two answers: an idle keep-alive connection the server ends
 
-    async with raw_server(serve) as url, asyncio_client() as client:
+    async with raw_server(answer) as url, asyncio_client() as client:
         assert [(await client.get(url)).text for _ in range(2)] == ["ok", "ok"]
         await asyncio.sleep(0.05)  # the close arrives while the connection is idle
         stream = client._transport._pool.connections[0]._connection._network_stream  # type: ignore[attr-defined]
@@ -107,17 +107,17 @@ async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
 async def test_a_large_body_is_sent_whole_and_read_back() -> None:
     """A body past the gather threshold goes out in full; a large answer comes back whole."""
     got: list[bytes] = []
-    answer = b"y" * 300_000
+    reply = b"y" * 300_000
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         got.append(await read_request(reader))
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(answer) + answer)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(reply) + reply)
         await writer.drain()
         await closed(writer)
 
-    async with raw_server(serve) as url, asyncio_client() as client:
+    async with raw_server(answer) as url, asyncio_client() as client:
         response = await client.post(url, content=b"x" * 200_000)
-    assert response.content == answer
+    assert response.content == reply
     assert got[0].endswith(b"\r\n\r\n" + b"x" * 200_000)
 
 
@@ -156,13 +156,13 @@ async def test_stream_extras_socket_options_and_a_reset() -> None:
     """The stream reports its addresses and socket, applies socket options, and a reset
     connection reads as ReadError; writing to a closed one is WriteError."""
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read(1)
         sock = writer.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
         writer.transport.abort()  # RST, not FIN
 
-    async with raw_server(serve) as url:
+    async with raw_server(answer) as url:
         port = int(url.rsplit(":", 1)[1])
         option = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, socket_options=[option])
@@ -188,13 +188,13 @@ async def test_a_full_socket_waits_for_the_reader_within_the_write_timeout() -> 
     release = asyncio.Event()
     received = 0
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal received
         await release.wait()
         while chunk := await reader.read(1 << 20):
             received += len(chunk)
 
-    async with raw_server(serve) as url:
+    async with raw_server(answer) as url:
         port = int(url.rsplit(":", 1)[1])
         stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
         with pytest.raises(httpcore2.WriteTimeout):
@@ -208,13 +208,13 @@ async def test_a_full_socket_waits_for_the_reader_within_the_write_timeout() -> 
 async def test_unix_socket(tmp_path: Path) -> None:
     """A Unix socket connects and carries bytes like TCP."""
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(await reader.read(5))
         await writer.drain()
         await closed(writer)
 
     path = str(tmp_path / "s.sock")
-    server = await asyncio.start_unix_server(serve, path)
+    server = await asyncio.start_unix_server(answer, path)
     async with server:
         stream = await AsyncioBackend().connect_unix_socket(path, timeout=5)
         await stream.write(b"hello")
@@ -248,13 +248,13 @@ async def test_https_through_the_backend(certificate: tuple[Path, Path]) -> None
     server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_tls.load_cert_chain(cert, key)
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while True:
             await read_request(reader)
             writer.write(OK)
             await writer.drain()
 
-    async with raw_server(serve, server_tls) as url:
+    async with raw_server(answer, server_tls) as url:
         trusting = ssl.create_default_context(cafile=str(cert))
         async with asyncio_client(verify=trusting) as client:
             response = await client.get(url)
