@@ -307,3 +307,15 @@ def test_intent_index_stays_in_step_with_pending() -> None:
     for name in (f"d{n}" for n in range(6)):
         assert doc.intents_for(name) == [e for e in doc.pending if e.name == name]
     assert [e.name for e in doc.pending] == ["d1", "d2", "d4", "d5"]
+
+
+def test_intent_index_rebuilt_after_a_change_behind_its_back() -> None:
+    """An intent appended to `pending` directly, then one added the usual way: the index
+    is rebuilt on the next lookup and sees both, oldest first."""
+    doc = StateDocument.new("http://127.0.0.1:8123", None)
+    doc.add_intent(IntentOp.CREATE, "a")
+    doc.pending.append(PendingIntent(op="delete", name="a", started_at="2026-01-01T00:00:00Z"))
+    doc.add_intent(IntentOp.UPDATE, "a", deployment_id="x")
+    assert [e.op for e in doc.intents_for("a")] == ["create", "delete", "update"]
+    assert doc.clear_intents("a", IntentOp.DELETE, IntentOp.UPDATE) is True
+    assert [e.op for e in doc.pending] == ["create"]
