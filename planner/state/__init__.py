@@ -12,7 +12,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-
     from planner.state.backend import StateBackend, read_or_create
     from planner.state.document import PendingIntent, StateDocument, adopt
     from planner.state.endpoints import canonical_endpoint, embedded_endpoint
