@@ -14,7 +14,8 @@ import pytest
 from planner.cli.cmd_reconcile import ReconcileOptions, workspace_opener
 from planner.cli.options import WorkspaceOptions
 from planner.cli.target import resolve_target
-from planner.reconcile.cycle import Outcome, Settings
+from planner.plan.health import RevisionHealth
+from planner.reconcile.cycle import Outcome, Settings, health_of
 from planner.reconcile.events import Mode
 from planner.reconcile.leader import Leadership, election_for
 from planner.reconcile.loop import Reconciler, once_exit_code, retry_delay
@@ -97,7 +98,7 @@ def test_the_loop_heals_backs_off_and_publishes(scenario: Scenario) -> None:
     assert snapshot.ready and not snapshot.is_leader  # it gave the leadership up
     rows = {row.address: row for row in snapshot.deployments}
     assert rows["worker"].last_change == "new_revision" and rows["api"].last_change is None
-    assert rows["worker"].health == "ok" and not rows["worker"].drifted
+    assert rows["worker"].health == "healthy" and not rows["worker"].drifted
     assert snapshot.last_plan is not None and "planner.toml" in snapshot.last_plan
     out = scenario.capsys.readouterr().out
     assert "leading the reconcile of" in out and "gave the leadership up" in out
@@ -159,3 +160,18 @@ def test_listen_is_off_under_once_unless_given(text: str | None) -> None:
     )
     assert ReconcileOptions(listen=text, once=True).listen_address is None
     assert ReconcileOptions(listen="127.0.0.1:0", once=True).listen_address == "127.0.0.1:0"
+
+
+def test_health_as_the_status_page_shows_it() -> None:
+    """Converged, missing, rolling out or failed, with the latest revision's status."""
+    rolling = RevisionHealth("id", "rev", "BUILDING")
+    failed = RevisionHealth("id", "rev", "DEPLOY_FAILED")
+    health = {"a": rolling, "b": failed}
+    live = {"a": object(), "b": object(), "c": object(), "d": None}
+    shown = {name: health_of(name, health, live) for name in "abcd"}
+    assert shown == {
+        "a": "rolling out (BUILDING)",
+        "b": "failed (DEPLOY_FAILED)",
+        "c": "healthy",
+        "d": "missing",
+    }
