@@ -72,6 +72,7 @@ class Reconciler:
     where: str = "the workspace"
     clock: Callable[[], float] = time.monotonic
     cycles: int = 0
+    delay: float = 0.0  # until the next cycle
     _failures: int = 0
     _notified_drift: frozenset[str] = frozenset()
     _notified_failure: str | None = None
@@ -86,7 +87,7 @@ class Reconciler:
                     return once_exit_code(outcome.result)
                 if self.stop.is_set():
                     break
-                await self.wait(self.next_delay(outcome))
+                await self.wait(self.delay)
         finally:
             await self.resign()
         return EXIT_OK
@@ -98,8 +99,9 @@ class Reconciler:
         if outcome is None:
             outcome = await self.converge()
         seconds = self.clock() - started
+        self.delay = self.next_delay(outcome)
         last = self.settings.once or self.stop.is_set()
-        next_seconds = None if last else self.next_delay(outcome)
+        next_seconds = None if last else self.delay
         self.view.cycle(self.cycles, self.settings.mode, seconds, outcome, next_seconds)
         self.publish(started_at, seconds, outcome)
         await self.notify(outcome)

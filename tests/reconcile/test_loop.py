@@ -175,3 +175,22 @@ def test_health_as_the_status_page_shows_it() -> None:
         "c": "healthy",
         "d": "missing",
     }
+
+
+def test_failed_cycles_in_a_row_back_off(scenario: Scenario) -> None:
+    """Two failed cycles in a row: retried after 1 s, then 2 s (the interval is 10 s)."""
+    stop = asyncio.Event()
+
+    def on_cycle(number: int, outcome: Outcome) -> None:
+        if number == 2:
+            stop.set()
+
+    view = Watching(on_cycle=on_cycle)
+    leadership = election_for(InMemoryBackend())
+    target = resolve_target(WorkspaceOptions(), os.environ)
+    reconciler = Reconciler(
+        Settings(interval=10.0), workspace_opener(target), leadership, StatusBoard(), view, stop
+    )
+    scenario.config_path.write_text("[deployments.broken\n", encoding="utf-8")
+    assert asyncio.run(reconciler.run()) == 0
+    assert view.seen == [("error", 1.0), ("error", 2.0)]
