@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from planner.cli.cmd_reconcile import ReconcileOptions
+from planner.cli.main import build_parser
 from planner.reconcile.leader import election_for
 from planner.state import LocalFileBackend
 from tests.cli.conftest import SECRET_VALUE, Scenario
 from tests.event_lines import RECONCILE_SCHEMA, event_lines
 
+ROOT = Path(__file__).resolve().parents[2]
 HAND_IMAGE = "registry.example.com/acme/worker:by-hand"
 
 
@@ -285,3 +290,21 @@ def test_a_deployment_that_fails_to_converge_fails_the_cycle(scenario: Scenario)
     assert "worker" in cycle["message"] and "BUILD_FAILED" in cycle["message"]
     code, events, _ = reconcile(scenario, "--mode", "detect")
     assert code == 2 and cycle_of(events)["pending"] == ["worker"]
+
+
+def test_the_examples_command_lines_parse() -> None:
+    """The `planner reconcile` command lines of examples/reconcile (Kubernetes, Compose,
+    systemd) are valid for the command's parser, with the values they mean."""
+    from tests.test_reconcile_examples import compose_file, kubernetes_documents
+
+    (deployment,) = [d for d in kubernetes_documents() if d["kind"] == "Deployment"]
+    kubernetes = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    service = compose_file()["services"]["reconcile"]
+    unit = (ROOT / "examples" / "reconcile" / "planner-reconcile.service").read_text()
+    (exec_start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    systemd = shlex.split(exec_start)[1:]
+    for argv in (kubernetes, service["command"], systemd):
+        args = build_parser(argv).parse_args(argv)
+        options = ReconcileOptions.of(vars(args))
+        assert options.interval == 300.0 and options.mode == "heal", argv
+        assert options.listen_address is not None and options.listen_address.endswith(":9108")
