@@ -29,7 +29,7 @@ from typing import Any
 from planner.apply.results import Outcome as ApplyOutcome
 from planner.errors import PlannerError
 from planner.reconcile.cycle import Cycle, OpenWorkspace, Outcome, Settings
-from planner.reconcile.leader import Leadership
+from planner.reconcile.leader import Leadership, ReplicaRefusedError
 from planner.reconcile.notify import Notifier, NotifyKind, notification_text
 from planner.reconcile.status import CycleRecord, DeploymentRow, StatusBoard
 from planner.reconcile.view import ReconcileView
@@ -111,7 +111,12 @@ class Reconciler:
     async def elect(self) -> Outcome | None:
         """None when this replica leads; else the standby's outcome."""
         was_leader = self.leadership.is_leader and self.cycles > 1
-        leads = await asyncio.to_thread(self.leadership.try_lead, self.settings.lock_lease)
+        try:
+            leads = await asyncio.to_thread(self.leadership.try_lead, self.settings.lock_lease)
+        except ReplicaRefusedError:
+            raise
+        except PlannerError as error:
+            return Outcome("error", f"the leader election failed: {error.message}", error=error)
         holder = self.leadership.holder
         self.board.set_leader(holder, leads)
         if leads and not was_leader:

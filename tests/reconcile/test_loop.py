@@ -194,3 +194,20 @@ def test_failed_cycles_in_a_row_back_off(scenario: Scenario) -> None:
     scenario.config_path.write_text("[deployments.broken\n", encoding="utf-8")
     assert asyncio.run(reconciler.run()) == 0
     assert view.seen == [("error", 1.0), ("error", 2.0)]
+
+
+def test_an_election_that_cannot_reach_the_database_fails_the_cycle(scenario: Scenario) -> None:
+    """The state database refusing connections: the cycle fails (exit 1 under --once)
+    naming the election, without the password; the loop itself does not crash."""
+    url = "postgresql://planner:s3cret-pw@127.0.0.1:1/planner"
+    view = Watching()
+    target = resolve_target(WorkspaceOptions(), os.environ)
+    leadership = election_for(open_backend(url, name="unreachable"))
+    reconciler = Reconciler(
+        Settings(once=True), workspace_opener(target), leadership, StatusBoard(), view,
+        asyncio.Event(),
+    )  # fmt: skip
+    assert asyncio.run(reconciler.run()) == 1
+    assert [result for result, _ in view.seen] == ["error"]
+    out = scenario.capsys.readouterr().out
+    assert "the leader election failed" in out and "s3cret-pw" not in out
