@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
 import pytest
@@ -15,7 +17,7 @@ from planner.cli.cmd_reconcile import ReconcileOptions, workspace_opener
 from planner.cli.options import WorkspaceOptions
 from planner.cli.target import resolve_target
 from planner.plan.health import RevisionHealth
-from planner.reconcile.cycle import Outcome, Settings, health_of
+from planner.reconcile.cycle import CycleWorkspace, Outcome, Settings, health_of
 from planner.reconcile.events import Mode
 from planner.reconcile.leader import Leadership, election_for
 from planner.reconcile.loop import Reconciler, once_exit_code, retry_delay
@@ -211,3 +213,31 @@ def test_an_election_that_cannot_reach_the_database_fails_the_cycle(scenario: Sc
     assert [result for result, _ in view.seen] == ["error"]
     out = scenario.capsys.readouterr().out
     assert "the leader election failed" in out and "s3cret-pw" not in out
+
+
+def test_a_cycle_leaves_no_garbage_behind(scenario: Scenario) -> None:
+    """The workspace of a cycle (its client, and the embedded control plane behind it)
+    is gone once the next cycle runs: the engine's gc.freeze does not keep it forever."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    opener = workspace_opener(resolve_target(WorkspaceOptions(), os.environ))
+    apps: list[weakref.ref[object]] = []
+
+    def tracked() -> AbstractAsyncContextManager[CycleWorkspace]:
+        workspace = opener()
+        apps.append(weakref.ref(workspace.client._http._transport.app))
+        return workspace
+
+    stop = asyncio.Event()
+    alive: list[int] = []
+
+    def on_cycle(number: int, outcome: Outcome) -> None:
+        if number == 4:
+            alive.extend(i for i, ref in enumerate(apps[:3]) if ref() is not None)
+            stop.set()
+
+    leadership = election_for(InMemoryBackend())
+    reconciler = Reconciler(
+        Settings(interval=0.01), tracked, leadership, StatusBoard(), Watching(on_cycle), stop
+    )
+    assert asyncio.run(reconciler.run()) == 0
+    assert len(apps) == 4 and alive == []
