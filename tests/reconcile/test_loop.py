@@ -10,6 +10,7 @@ import weakref
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -224,7 +225,8 @@ def test_a_cycle_leaves_no_garbage_behind(scenario: Scenario) -> None:
 
     def tracked() -> AbstractAsyncContextManager[CycleWorkspace]:
         workspace = opener()
-        apps.append(weakref.ref(workspace.client._http._transport.app))
+        transport: Any = workspace.client._http._transport
+        apps.append(weakref.ref(transport.app))
         return workspace
 
     stop = asyncio.Event()
