@@ -254,7 +254,8 @@ def test_a_notification_answered_with_an_error_is_a_warning(scenario: Scenario) 
     assert code == 2 and "failed: HTTP 500" in err and len(failing.bodies) == 1
 
 
-def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario) -> None:
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario, output: str) -> None:
     """The loop runs until a SIGTERM: then it gives the leadership up, says so, and
     exits 0 (the status page was served meanwhile)."""
     applied(scenario)
@@ -268,15 +269,24 @@ def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario) -> None:
 
     killer = threading.Thread(target=terminate_once_leading, daemon=True)
     killer.start()
-    result = scenario.cli("reconcile", "--interval", "0.05", "--listen", "127.0.0.1:0")
+    result = scenario.cli(
+        "reconcile", "--interval", "0.05", "--listen", "127.0.0.1:0", "--format", output
+    )
     killer.join()
     assert result.code == 0, result.err
     assert "Serving the status page, /metrics, /healthz and /readyz at http://127.0.0.1:" in (
         result.err
     )
-    lines = result.out.splitlines()
-    assert "gave the leadership up" in lines[-2] and "(SIGTERM)" in lines[-1]
     assert not leader_record.exists()
+    if output == "text":
+        lines = result.out.splitlines()
+        assert "gave the leadership up" in lines[-2] and "(SIGTERM)" in lines[-1]
+        return
+    events = event_lines(result.out, RECONCILE_SCHEMA)
+    assert [e["signal"] for e in events if e["type"] == "interrupt"] == ["SIGTERM"]
+    assert events[-2]["status"] == "resigned"
+    assert events[-1]["type"] == "stopped" and events[-1]["exit_code"] == 0
+    assert "Terminated (SIGTERM)" in result.err
 
 
 def test_a_deployment_that_fails_to_converge_fails_the_cycle(scenario: Scenario) -> None:
