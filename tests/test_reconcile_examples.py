@@ -20,6 +20,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from planner.cli.main import build_parser
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "reconcile"
 PORT = 9108
@@ -162,3 +164,22 @@ def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
     unit.write_text(text.replace("Restart=on-failure", "Restart=sometimes\nRestrat=always"))
     broken = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True)
     assert "Restrat" in broken.stderr and "sometimes" in broken.stderr
+
+
+def test_every_example_command_line_is_one_planner_accepts() -> None:
+    """The three command lines parse as `planner reconcile` and agree with each other:
+    the config, the environment, the interval, the JSON events."""
+    container = kubernetes_documents()[0]["spec"]["template"]["spec"]["containers"][0]
+    unit = shlex.split(systemd_unit()["Service"]["ExecStart"])[1:]
+    parsed = [
+        vars(build_parser().parse_args(args))
+        for args in (container["args"], compose_file()["services"]["reconcile"]["command"], unit)
+    ]
+    for options in parsed:
+        assert options["config"] == "/etc/planner/planner.toml" and options["env"] == "prod"
+        assert (options["interval"], options["mode"], options["format"]) == (300, "heal", "json")
+    assert [options["listen"] for options in parsed] == [
+        f"0.0.0.0:{PORT}",
+        f"0.0.0.0:{PORT}",
+        f"127.0.0.1:{PORT}",
+    ]

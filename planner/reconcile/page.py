@@ -34,6 +34,7 @@ code,pre{font:13px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6r
 blockquote{margin:.6rem 0;padding:.2rem .8rem;border-left:4px solid #d0d7de}
 blockquote.warning{border-color:#9a6700}blockquote.caution{border-color:#d1242f}
 blockquote.note{border-color:#0969da}
+details{margin:.4rem 0}summary{cursor:pointer}
 span.add{color:#1a7f37}span.del{color:#d1242f}span.drift{color:#9a6700}span.note{color:#59636e}
 """
 
