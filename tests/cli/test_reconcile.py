@@ -318,3 +318,11 @@ def test_the_examples_command_lines_parse() -> None:
         options = ReconcileOptions.of(vars(args))
         assert options.interval == 300.0 and options.mode == "heal", argv
         assert options.listen_address is not None and options.listen_address.endswith(":9108")
+
+
+def test_a_notify_url_that_is_not_http_is_refused_at_start(scenario: Scenario) -> None:
+    """`--notify-url` must be http(s) with a host: refused before any cycle (exit 1),
+    without echoing the URL (its path may be a token)."""
+    result = scenario.cli("reconcile", "--once", "--notify-url", "ftp://hooks/T0K3N")
+    assert result.code == 1 and "--notify-url must be an http:// or https:// URL" in result.err
+    assert "T0K3N" not in result.err + result.out and "cycle 1" not in result.out
