@@ -326,3 +326,17 @@ def test_a_notify_url_that_is_not_http_is_refused_at_start(scenario: Scenario) -
     result = scenario.cli("reconcile", "--once", "--notify-url", "ftp://hooks/T0K3N")
     assert result.code == 1 and "--notify-url must be an http:// or https:// URL" in result.err
     assert "T0K3N" not in result.err + result.out and "cycle 1" not in result.out
+
+
+def test_a_heal_waits_for_no_one_while_a_person_applies(scenario: Scenario) -> None:
+    """The state locked by someone else's apply: the heal cycle fails naming the holder
+    (exit 1) and sends nothing; detect still reports (plans take no lock)."""
+    ids = applied(scenario)
+    scenario.patch(ids["worker"], {"source_revision_config": {"image_uri": HAND_IMAGE}})
+    with LocalFileBackend(scenario.state_path).lock("apply"):
+        code, events, _ = reconcile(scenario)
+        assert reconcile(scenario, "--mode", "detect")[0] == 2
+    cycle = cycle_of(events)
+    assert code == 1 and cycle["status"] == "error" and cycle["error"]["code"] == "state-locked"
+    assert any(line.startswith("held by:") for line in cycle["error"]["details"])
+    assert image_of(scenario, ids["worker"]) == HAND_IMAGE
