@@ -47,6 +47,7 @@ from planner.api.models import (
     RevisionList,
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
+from planner.api.transport import use_asyncio_backend
 from planner.errors import ConfigError
 
 logger = logging.getLogger("planner.api")
@@ -138,7 +139,9 @@ class ControlPlaneClient:
         self.guard: Callable[[], None] | None = None
 
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
+        http = httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
+        use_asyncio_backend(http)  # the pool's expiry checks cost a poll() each otherwise
+        return http
 
     @property
     def pool_connections(self) -> int:

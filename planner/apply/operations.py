@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from planner.api.errors import ConflictError
 from planner.api.models import (
@@ -68,16 +69,19 @@ async def create(
         run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return
     intent = intent or await run.recorder.journal_create(change.name)
-    body = planned_create_body(change, desired.secret_values())
-    create_body = DeploymentCreate.model_validate(body)
-    deployment = await sent_journalled(run, result, intent, lambda: post(run, result, create_body))
+    create_body = DeploymentCreate.model_validate(
+        planned_create_body(change, desired.secret_values())
+    )
+    deployment = await sent_journalled(run, result, intent, partial(post, run, result, create_body))
+    del create_body  # this frame lives on through the wait: hold no body, no response
     if deployment is None:
         return
     await run.recorder.record(
         recorded_from(desired, deployment, change.secret_digests), done=intent
     )
-    result.deployment_id = deployment.id
-    await follow(run, result, deployment.latest_revision_id, then)
+    result.deployment_id, revision_id = deployment.id, deployment.latest_revision_id
+    del deployment
+    await follow(run, result, revision_id, then)
 
 
 async def sent_journalled(

@@ -25,6 +25,7 @@ from planner.errors import PlannerError
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("cmd_validate", "validate the config file (no network)"),
     "config": ("cmd_config", "print the resolved config of one environment"),
+    "policy": ("cmd_policy", "check the config's policies"),
     "plan": ("cmd_plan", "show what apply would change"),
     "apply": ("cmd_apply", "apply the changes of a plan"),
     "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),

@@ -16,9 +16,10 @@ DEPLOY_FAILED at the end of the deploy phase.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from planner.api.models import DeploymentStatus, RevisionStatus, is_final_revision_status
 
@@ -48,6 +49,23 @@ class RevisionTiming:
     skipped_at: float | None = None
 
 
+class Timed(Protocol):
+    """Anything carrying a revision's timing (a `RevisionTiming`, a stored revision row)."""
+
+    @property
+    def source(self) -> str: ...
+    @property
+    def source_revision_config(self) -> Mapping[str, Any]: ...
+    @property
+    def created_at(self) -> float: ...
+    @property
+    def build_seconds(self) -> float: ...
+    @property
+    def deploy_seconds(self) -> float: ...
+    @property
+    def skipped_at(self) -> float | None: ...
+
+
 @dataclass(frozen=True)
 class StatusAt:
     """A status and the instant it began (the revision's `updated_at`)."""
@@ -65,6 +83,8 @@ def is_waiting_for_artifact(source: str, source_revision_config: Mapping[str, An
 def failure_mark(source_revision_config: Mapping[str, Any]) -> RevisionStatus | None:
     """BUILD_FAILED or DEPLOY_FAILED when an artifact field carries a failure marker."""
     values = [str(source_revision_config.get(f) or "") for f in FAILURE_FIELDS]
+    if not any("fail-" in v for v in values):
+        return None  # the common case, one scan (both markers start with it)
     if any(BUILD_FAILURE_MARK in v for v in values):
         return S.BUILD_FAILED
     if any(DEPLOY_FAILURE_MARK in v for v in values):
@@ -72,17 +92,28 @@ def failure_mark(source_revision_config: Mapping[str, Any]) -> RevisionStatus | 
     return None
 
 
-def timeline(timing: RevisionTiming) -> list[tuple[float, RevisionStatus]]:
+def timeline(timing: Timed) -> tuple[tuple[float, RevisionStatus], ...]:
     """(offset from creation, status) steps in order; the last step is final."""
     failure = failure_mark(timing.source_revision_config)
-    deploy = timing.deploy_seconds
-    if timing.source in DOCKER_SOURCES:
+    return _timeline(timing.source, timing.build_seconds, timing.deploy_seconds, failure)
+
+
+@functools.lru_cache(maxsize=256)  # a server has a handful of (source, timings, failure)
+def _timeline(
+    source: str, build: float, deploy: float, failure: RevisionStatus | None
+) -> tuple[tuple[float, RevisionStatus], ...]:
+    return tuple(_steps(source, build, deploy, failure))
+
+
+def _steps(
+    source: str, build: float, deploy: float, failure: RevisionStatus | None
+) -> list[tuple[float, RevisionStatus]]:
+    if source in DOCKER_SOURCES:
         pulled = QUEUE_SHARE * deploy
         if failure is S.BUILD_FAILED:
             return [(0.0, S.QUEUED), (pulled, S.BUILD_FAILED)]
         steps = [(0.0, S.QUEUED), (pulled, S.AWAITING_DEPLOY), (2 * pulled, S.DEPLOYING)]
         return [*steps, (deploy, failure or S.DEPLOYED)]
-    build = timing.build_seconds
     queued = QUEUE_SHARE * build
     steps = [(0.0, S.QUEUED), (queued, S.AWAITING_BUILD), (2 * queued, S.BUILDING)]
     if failure is S.BUILD_FAILED:
@@ -91,7 +122,7 @@ def timeline(timing: RevisionTiming) -> list[tuple[float, RevisionStatus]]:
     return [*steps, (build + deploy, failure or S.DEPLOYED)]
 
 
-def revision_status(timing: RevisionTiming, now: float) -> StatusAt:
+def revision_status(timing: Timed, now: float) -> StatusAt:
     """The status of a revision at `now`, and since when it has held."""
     if timing.skipped_at is not None and now >= timing.skipped_at:
         return StatusAt(S.SKIPPED, timing.skipped_at)
@@ -105,12 +136,12 @@ def revision_status(timing: RevisionTiming, now: float) -> StatusAt:
     return current
 
 
-def is_unfinished(timing: RevisionTiming, now: float) -> bool:
+def is_unfinished(timing: Timed, now: float) -> bool:
     """Still walking (or waiting) at `now`: a newer revision would supersede it."""
     return not is_final_revision_status(revision_status(timing, now).status)
 
 
-def active_revision(revisions: Sequence[tuple[str, RevisionTiming]], now: float) -> str | None:
+def active_revision(revisions: Sequence[tuple[str, Timed]], now: float) -> str | None:
     """The id of the newest DEPLOYED revision; `revisions` come newest first."""
     for revision_id, timing in revisions:
         if revision_status(timing, now).status is S.DEPLOYED:

@@ -51,11 +51,14 @@ class Deployments:
     def _now(self) -> float:
         return self.settings.clock()
 
-    def _new_revision(self, tx: Transaction, row: DeploymentRow, now: float) -> list[RevisionRow]:
-        """Insert a revision of `row`'s current config; unfinished older ones are SKIPPED.
+    def _new_revision(
+        self, tx: Transaction, row: DeploymentRow, now: float, *, is_new: bool = False
+    ) -> list[RevisionRow]:
+        """Insert a revision of `row`'s current config; unfinished older ones are SKIPPED
+        (IS_NEW: `row` is being created, it has none to look up).
 
         Returns every revision of `row` as stored now, newest first (for its view)."""
-        older = tx.revisions_of([row.id])[row.id]
+        older = [] if is_new else tx.revisions_of([row.id])[row.id]
         skipped = [r for r in older if lifecycle.is_unfinished(views.timing_of(r), now)]
         tx.mark_skipped([r.id for r in skipped], now)
         for revision in skipped:
@@ -112,7 +115,7 @@ class Deployments:
         with self.store.transaction() as tx:
             if tx.has_name(self.tenant_id, body.name):
                 raise Conflict(f"A deployment named '{body.name}' already exists.")
-            revisions = self._new_revision(tx, row, now)
+            revisions = self._new_revision(tx, row, now, is_new=True)
             tx.insert_deployment(row)
             tx.insert_tracing_project(
                 TracingProjectRow(str(uuid.uuid4()), self.tenant_id, row.id, row.name, now)

@@ -94,18 +94,36 @@ _DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secre
 _REVISION_JSON = ("source_revision_config",)
 
 
-def _deployment(row: sqlite3.Row) -> DeploymentRow:
-    values = {k: row[k] for k in row.keys()}  # noqa: SIM118 (sqlite3.Row is not a dict)
-    for key in _DEPLOYMENT_JSON:
-        values[key] = json.loads(values[key])
-    return DeploymentRow(**values)
+def _json(text: str) -> Any:
+    # most secrets and references are empty: no parser call for those
+    return [] if text == "[]" else {} if text == "{}" else json.loads(text)
 
 
-def _revision(row: sqlite3.Row) -> RevisionRow:
-    values = {k: row[k] for k in row.keys()}  # noqa: SIM118
-    for key in _REVISION_JSON:
-        values[key] = json.loads(values[key])
-    return RevisionRow(**values)
+def _decoded(cursor: sqlite3.Cursor, json_keys: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The rows of CURSOR as column -> value, JSON columns decoded (plain tuples, named
+    once per query: a `sqlite3.Row` looked up by name per column costs more)."""
+    cursor.row_factory = None
+    names = [column[0] for column in cursor.description or ()]
+    decode = [(index, name) for index, name in enumerate(names) if name in json_keys]
+    for values in cursor:
+        row = dict(zip(names, values, strict=True))
+        for index, name in decode:
+            row[name] = _json(values[index])
+        yield row
+
+
+def _deployments(cursor: sqlite3.Cursor) -> list[DeploymentRow]:
+    return [DeploymentRow(**row) for row in _decoded(cursor, _DEPLOYMENT_JSON)]
+
+
+def _revisions(cursor: sqlite3.Cursor) -> list[RevisionRow]:
+    return [RevisionRow(**row) for row in _decoded(cursor, _REVISION_JSON)]
+
+
+def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Cursor:
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, params)
 
 
 def _encoded(values: dict[str, Any], json_keys: Sequence[str]) -> dict[str, Any]:
@@ -134,10 +152,9 @@ class Transaction:
         )
 
     def get_deployment(self, tenant_id: str, deployment_id: str) -> DeploymentRow | None:
-        found = self.conn.execute(
-            "SELECT * FROM deployments WHERE tenant_id = ? AND id = ?", (tenant_id, deployment_id)
-        ).fetchone()
-        return _deployment(found) if found else None
+        sql = "SELECT * FROM deployments WHERE tenant_id = ? AND id = ?"
+        found = _deployments(_query(self.conn, sql, (tenant_id, deployment_id)))
+        return found[0] if found else None
 
     def has_name(self, tenant_id: str, name: str) -> bool:
         found = self.conn.execute(
@@ -153,7 +170,7 @@ class Transaction:
             return []
         sql, params = page_sql(where)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
-        return [_deployment(r) for r in self.conn.execute(sql, params)]
+        return _deployments(_query(self.conn, sql, params))
 
     def count_deployments(self, tenant_id: str) -> int:
         found = self.conn.execute(
@@ -193,23 +210,18 @@ class Transaction:
                 f"SELECT * FROM revisions WHERE deployment_id IN ({marks}) "
                 "ORDER BY deployment_id, seq DESC"
             )
-            for row in self.conn.execute(sql, chunk):
-                found[row["deployment_id"]].append(_revision(row))
+            for revision in _revisions(_query(self.conn, sql, chunk)):
+                found[revision.deployment_id].append(revision)
         return found
 
     def list_revisions(self, deployment_id: str, limit: int, offset: int) -> list[RevisionRow]:
-        rows = self.conn.execute(
-            "SELECT * FROM revisions WHERE deployment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
-            (deployment_id, limit, offset),
-        )
-        return [_revision(r) for r in rows]
+        sql = "SELECT * FROM revisions WHERE deployment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?"
+        return _revisions(_query(self.conn, sql, (deployment_id, limit, offset)))
 
     def get_revision(self, deployment_id: str, revision_id: str) -> RevisionRow | None:
-        found = self.conn.execute(
-            "SELECT * FROM revisions WHERE deployment_id = ? AND id = ?",
-            (deployment_id, revision_id),
-        ).fetchone()
-        return _revision(found) if found else None
+        sql = "SELECT * FROM revisions WHERE deployment_id = ? AND id = ?"
+        found = _revisions(_query(self.conn, sql, (deployment_id, revision_id)))
+        return found[0] if found else None
 
     def mark_skipped(self, revision_ids: Sequence[str], at: float) -> None:
         if not revision_ids:

@@ -26,15 +26,9 @@ def commit_sha(repo_url: str | None, repo_ref: str | None) -> str | None:
     return hashlib.sha1(f"{repo_url}\0{repo_ref}".encode()).hexdigest()
 
 
-def timing_of(revision: RevisionRow) -> lifecycle.RevisionTiming:
-    return lifecycle.RevisionTiming(
-        source=revision.source,
-        source_revision_config=revision.source_revision_config,
-        created_at=revision.created_at,
-        build_seconds=revision.build_seconds,
-        deploy_seconds=revision.deploy_seconds,
-        skipped_at=revision.skipped_at,
-    )
+def timing_of(revision: RevisionRow) -> lifecycle.Timed:
+    """A stored revision carries its own timing (no copy per status computed)."""
+    return revision
 
 
 def revision_view(revision: RevisionRow, now: float) -> dict[str, Any]:

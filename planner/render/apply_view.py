@@ -21,7 +21,7 @@ from planner.render.apply_events import EventStream
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.progress import make_reporter
-from planner.render.text import render_text
+from planner.render.text import write_text
 from planner.state.document import iso_utc, utc_now
 
 
@@ -57,7 +57,7 @@ class TextView:
         self.console = make_console()
 
     def show_plan(self, plan: Plan) -> None:
-        sys.stdout.write(render_text(plan, color=sys.stdout.isatty(), applying=True))
+        write_text(sys.stdout, plan, color=sys.stdout.isatty(), applying=True)
         sys.stdout.flush()
 
     def reporter(self, plan: Plan) -> Reporter:
@@ -86,7 +86,7 @@ class JsonView:
         self.events = EventStream(sys.stdout, operation)
 
     def show_plan(self, plan: Plan) -> None:
-        sys.stderr.write(render_text(plan, color=False, applying=True))
+        write_text(sys.stderr, plan, color=False, applying=True)
         sys.stderr.flush()
 
     def reporter(self, plan: Plan) -> Reporter:

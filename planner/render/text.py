@@ -8,6 +8,9 @@ Pure: returns a string; control and bidi characters in values print escaped
 from __future__ import annotations
 
 import io
+import itertools
+from collections.abc import Iterator
+from typing import TextIO
 
 from rich.text import Text
 
@@ -15,6 +18,7 @@ from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render.console import make_console
 from planner.render.lines import (
+    POLICY_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
@@ -23,6 +27,8 @@ from planner.render.lines import (
     headline,
     lock_line,
     ordered_changes,
+    policy_text,
+    policy_warnings,
     recovered_headline,
     recovered_text,
     rollout_text,
@@ -48,35 +54,62 @@ def render_text(
     """The plan as text; APPLYING: shown by the apply that executes it (what it recovers
     from an interrupted apply, it records now)."""
     out = io.StringIO()
-    console = make_console(out, force_terminal=color)
-    lines: list[Text] = []
-    if plan.config is not None:
-        where = f", environment: {plan.environment}" if plan.environment else ""
-        lines += [Text(f"Config: {plan.config}{where}", "bold"), Text()]
-    for block in plan_blocks(plan, verbose=verbose, applying=applying):
-        lines += [*block, Text()]
-    lines.append(Text(plan_summary(plan), style="bold"))
-    lines = [visible_text(line) for line in lines]  # no control or bidi character, raw
-    # One print of the whole text: a print per line costs rich's layout per line (a
-    # second at 10,000 deployments).
-    console.print(Text("\n").join(lines))
+    write_text(out, plan, color=color, verbose=verbose, applying=applying)
     return out.getvalue()
 
 
-def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> list[list[Text]]:
+def write_text(
+    stream: TextIO,
+    plan: Plan,
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    applying: bool = False,
+) -> None:
+    """`render_text` written to STREAM as it is rendered, a block of lines at a time, so
+    the plan of 30,000 creates is never one string (nor one rich layout) in memory."""
+    console = make_console(stream, force_terminal=color)
+    chunk: list[Text] = []
+    for line in _plan_lines(plan, verbose=verbose, applying=applying):
+        chunk.append(visible_text(line))  # no control or bidi character, raw
+        if len(chunk) == _LINES_PER_PRINT:
+            console.print(Text("\n").join(chunk))
+            chunk = []
+    if chunk:
+        console.print(Text("\n").join(chunk))
+
+
+# Lines per print: a print per line costs rich's layout per line (a second at 10,000
+# deployments); a print per block of lines costs the same bytes, each line laid out alone.
+_LINES_PER_PRINT = 1000
+
+
+def _plan_lines(plan: Plan, *, verbose: bool, applying: bool) -> Iterator[Text]:
+    if plan.config is not None:
+        where = f", environment: {plan.environment}" if plan.environment else ""
+        yield from (Text(f"Config: {plan.config}{where}", "bold"), Text())
+    for block in plan_blocks(plan, verbose=verbose, applying=applying):
+        yield from block
+        yield Text()
+    yield Text(plan_summary(plan), style="bold")
+
+
+def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterator[list[Text]]:
     """Errors, warnings, drift, recovered operations, rollouts in progress, then one block
-    per shown deployment (deletions first), then the deployments not managed."""
-    blocks = [
+    per shown deployment (deletions first), then the deployments not managed; each block
+    made when it is reached."""
+    blocks = (
         errors_block(plan),
         [Text(lock_line(plan.lock), style="yellow")] if plan.lock else [],
         warnings_block(plan),
+        policy_block(plan),
         drift_block(plan),
         recovered_block(plan.recovered, applying=applying),
-    ]
-    blocks.append(listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]))
-    blocks += [change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose)]
-    blocks.append(listed_block(UNMANAGED_TITLE, [unmanaged_text(u) for u in plan.unmanaged]))
-    return [block for block in blocks if block]
+        listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]),
+    )
+    changes = (change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose))
+    unmanaged = listed_block(UNMANAGED_TITLE, [unmanaged_text(u) for u in plan.unmanaged])
+    return (block for block in itertools.chain(blocks, changes, [unmanaged]) if block)
 
 
 def listed_block(title: str, items: list[str]) -> list[Text]:
@@ -101,6 +134,16 @@ def warnings_block(plan: Plan) -> list[Text]:
         return []
     lines = [Text("Warnings:", style="bold yellow")]
     lines += [Text(f"  ! {w.message}", style="yellow") for w in plan.warnings]
+    return lines
+
+
+def policy_block(plan: Plan) -> list[Text]:
+    """The Policy section: each warning a policy gave, with the deployment it is about."""
+    found = policy_warnings(plan)
+    if not found:
+        return []
+    lines = [Text(POLICY_TITLE, style="bold yellow")]
+    lines += [Text(f"  ! {policy_text(result)}", style="yellow") for result in found]
     return lines
 
 

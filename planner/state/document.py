@@ -14,7 +14,6 @@ import hashlib
 import json
 import re
 import uuid
-from collections import Counter
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -86,8 +85,8 @@ class StateDocument(BaseModel):
     _replayed: int = PrivateAttr(default=0)
     # the changes made since `track_changes()`, as oplog deltas (None: not tracked)
     _changes: list[dict[str, Any]] | None = PrivateAttr(default=None)
-    # how many pending intents each name has, for the list object `_counted` of that length
-    _counts: Counter[str] = PrivateAttr(default_factory=Counter)
+    # the pending intents of each name, for the list object `_counted` of that length
+    _named: dict[str, list[PendingIntent]] = PrivateAttr(default_factory=dict)
     _counted: tuple[int, int] = PrivateAttr(default=(0, -1))
 
     @field_validator("deployments")
@@ -192,7 +191,7 @@ class StateDocument(BaseModel):
             started_at=iso_utc(now or utc_now()),
         )
         self.pending.append(intent)
-        self._counted_change(name, 1)
+        self._counted_change(intent, 1)
         if self._changes is not None:
             self._note("intent", intent.model_dump(mode="json"))
         return intent
@@ -206,33 +205,41 @@ class StateDocument(BaseModel):
         for index, entry in enumerate(self.pending):
             if entry.id == intent_id:
                 del self.pending[index]
-                self._counted_change(entry.name, -1)
+                self._counted_change(entry, -1)
                 self._note("clear", intent_id)
                 return
 
-    def _intent_counts(self) -> Counter[str]:
-        """Intents per name, recounted only when `pending` was replaced or changed size
-        behind this document's back (its own changes keep the count in step)."""
+    def _intents_by_name(self) -> dict[str, list[PendingIntent]]:
+        """The pending intents of each name (oldest first), rebuilt only when `pending` was
+        replaced or changed size behind this document's back (its own changes keep it in
+        step)."""
         if self._counted != (id(self.pending), len(self.pending)):
-            self._counts = Counter(entry.name for entry in self.pending)
+            self._named = {}
+            for entry in self.pending:
+                self._named.setdefault(entry.name, []).append(entry)
             self._counted = (id(self.pending), len(self.pending))
-        return self._counts
+        return self._named
 
-    def _counted_change(self, name: str, step: int) -> None:
-        if self._counted == (id(self.pending), len(self.pending) - step):
-            self._counts[name] += step
-            self._counted = (id(self.pending), len(self.pending))
+    def _counted_change(self, entry: PendingIntent, step: int) -> None:
+        if self._counted != (id(self.pending), len(self.pending) - step):
+            return  # out of step already: the next lookup rebuilds the index
+        named = self._named.setdefault(entry.name, [])
+        if step > 0:
+            named.append(entry)
+        else:
+            named[:] = [other for other in named if other is not entry]
+        if not named:
+            del self._named[entry.name]
+        self._counted = (id(self.pending), len(self.pending))
 
     def intents_for(self, name: str) -> list[PendingIntent]:
-        return [entry for entry in self.pending if entry.name == name]
+        return list(self._intents_by_name().get(name, ()))
 
     def clear_intents(self, name: str, *ops: IntentOp) -> bool:
         """Drop NAME's journalled operations of kinds OPS (a newer record supersedes them);
-        True when there were any. O(1) for a name with no intent (the common case: a record
-        after a create), so recording N creates is not quadratic."""
-        if not self._intent_counts()[name]:
-            return False
-        cleared = [e.id for e in self.pending if e.name == name and e.op in ops]
+        True when there were any. Looks at NAME's intents only, so recording N operations
+        is linear however many are journalled (a create journals every create up front)."""
+        cleared = [e.id for e in self._intents_by_name().get(name, ()) if e.op in ops]
         for intent_id in cleared:
             self.clear_intent(intent_id)
         return bool(cleared)

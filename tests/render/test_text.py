@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from planner.plan.model import Action, Change, FieldChange, Plan
+from planner.render import text as text_module
 from planner.render.summary import plan_summary
-from planner.render.text import render_text
+from planner.render.text import render_text, write_text
 from tests.plan.builders import SECRET_VALUES
 
 
@@ -78,3 +81,13 @@ def test_secret_values_never_print(plan, verbose) -> None:
 def test_an_empty_plan_renders_only_the_summary() -> None:
     """No changes: the text is the summary line alone."""
     assert render_text(Plan()) == "No changes. The deployments match the configuration.\n"
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_text_written_in_blocks_of_lines_is_the_same_text(plan, monkeypatch, color) -> None:
+    """The plan written a few lines per print is byte for byte the plan in one print."""
+    whole = render_text(plan, color=color, verbose=True)
+    monkeypatch.setattr(text_module, "_LINES_PER_PRINT", 3)
+    out = io.StringIO()
+    write_text(out, plan, color=color, verbose=True)
+    assert out.getvalue() == whole and whole.count("\n") > 3

@@ -291,3 +291,31 @@ def test_clear_intents_sees_intents_added_behind_its_back() -> None:
     assert doc.clear_intents("a", IntentOp.DELETE) is True
     doc.pending = [PendingIntent(op="delete", name="b", started_at="2026-01-01T00:00:00Z")]
     assert doc.clear_intents("b", IntentOp.DELETE) is True and doc.pending == []
+
+
+def test_intent_index_stays_in_step_with_pending() -> None:
+    """Clearing intents of one name, out of order and by kind, leaves exactly the others,
+    and `intents_for` sees the same as a scan of `pending`."""
+    doc = StateDocument.new("http://127.0.0.1:8123", None)
+    creates = [doc.add_intent(IntentOp.CREATE, f"d{n}") for n in range(6)]
+    doc.add_intent(IntentOp.UPDATE, "d2", deployment_id="x")
+    doc.add_intent(IntentOp.DELETE, "d2", deployment_id="x")
+    doc.clear_intent(creates[3])
+    assert doc.clear_intents("d2", IntentOp.UPDATE, IntentOp.DELETE) is True
+    assert doc.clear_intents("d2", IntentOp.DELETE) is False
+    doc.clear_intent(creates[0].id)
+    for name in (f"d{n}" for n in range(6)):
+        assert doc.intents_for(name) == [e for e in doc.pending if e.name == name]
+    assert [e.name for e in doc.pending] == ["d1", "d2", "d4", "d5"]
+
+
+def test_intent_index_rebuilt_after_a_change_behind_its_back() -> None:
+    """An intent appended to `pending` directly, then one added the usual way: the index
+    is rebuilt on the next lookup and sees both, oldest first."""
+    doc = StateDocument.new("http://127.0.0.1:8123", None)
+    doc.add_intent(IntentOp.CREATE, "a")
+    doc.pending.append(PendingIntent(op="delete", name="a", started_at="2026-01-01T00:00:00Z"))
+    doc.add_intent(IntentOp.UPDATE, "a", deployment_id="x")
+    assert [e.op for e in doc.intents_for("a")] == ["create", "delete", "update"]
+    assert doc.clear_intents("a", IntentOp.DELETE, IntentOp.UPDATE) is True
+    assert [e.op for e in doc.pending] == ["create"]
