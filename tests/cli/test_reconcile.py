@@ -340,3 +340,20 @@ def test_a_heal_waits_for_no_one_while_a_person_applies(scenario: Scenario) -> N
     assert code == 1 and cycle["status"] == "error" and cycle["error"]["code"] == "state-locked"
     assert any(line.startswith("held by:") for line in cycle["error"]["details"])
     assert image_of(scenario, ids["worker"]) == HAND_IMAGE
+
+
+def test_a_policy_denial_is_reported_never_applied(scenario: Scenario) -> None:
+    """A deny policy the change breaks is a plan error: the cycle fails naming the
+    policy (exit 1) and nothing is sent."""
+    ids = applied(scenario)
+    scenario.edit_config("worker:1.0.0", "worker:2.0.0")
+    text = scenario.config_path.read_text(encoding="utf-8")
+    scenario.write_config(
+        text + '\n[policies.pinned-worker]\nexpression = "!deployment.source_revision_config'
+        '.image_uri.endsWith(\':2.0.0\')"\nmessage = "2.0.0 is banned"\n'
+    )
+    code, events, _ = reconcile(scenario)
+    cycle = cycle_of(events)
+    assert code == 1 and cycle["status"] == "error"
+    assert "2.0.0 is banned" in cycle["message"]
+    assert image_of(scenario, ids["worker"]) == "registry.example.com/acme/worker:1.0.0"
