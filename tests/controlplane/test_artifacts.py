@@ -264,3 +264,27 @@ def test_only_tar_archives_count_as_source_uploads() -> None:
     assert is_tar_archive(plain.getvalue())
     assert not is_tar_archive(b"\x1f\x8b garbage")
     assert not is_tar_archive(b"")
+
+
+async def test_a_deployment_being_deleted_gets_no_token_and_an_unknown_tarball_is_fetched(
+    tmp_path: Path,
+) -> None:
+    """Push tokens and upload URLs are 409 once deletion started; a revision naming a path
+    nothing was uploaded to logs the path it fetches, without a digest."""
+    async with control_plane(tmp_path, delete_seconds=10) as cp:
+        created = await cp.create(
+            source_body("src")
+            | {
+                "source_revision_config": {
+                    "source_tarball_path": "elsewhere.tgz",
+                    "agent_config_path": "a",
+                }
+            }
+        )
+        cp.clock.advance(cp.settings.build_seconds)
+        path = f"/v1/projects/{created['id']}/revisions/{created['latest_revision_id']}/build_logs"
+        messages = [line["message"] for line in (await cp.client.post(path)).json()["logs"]]
+        assert "Fetching elsewhere.tgz." in messages
+        await cp.client.delete(f"/v2/deployments/{created['id']}")
+        refused = await cp.client.post(f"/v2/deployments/{created['id']}/upload-url")
+        assert refused.status_code == 409 and "being deleted" in refused.json()["detail"]
