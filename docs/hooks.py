@@ -42,6 +42,7 @@ COMMAND_GUIDES = {
     "repos": "reference/control-plane-client.md#planner-repos",
     "serve": "local-control-plane/serve.md",
     "schema": "guides/config.md",
+    "reconcile": "guides/reconcile.md",
 }
 
 

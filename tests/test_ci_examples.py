@@ -382,3 +382,37 @@ def test_apply_step_applies_a_stale_plan_whose_changes_are_the_reviewed_ones(job
         assert "exactly the reviewed changes" in result.stderr
         run_plan_step(job)
         assert job.output().splitlines()[-1] == "changes=false"
+
+
+def test_the_drift_issue_is_closed_once_the_drift_clears(job: Job) -> None:
+    """No drift: `--close` comments on the open drift issue and closes it (GitHub, GitLab);
+    with no open issue it only looks."""
+    run_plan_step(job)
+    assert job.planner("apply", "plan-out/plan.json").returncode == 0
+    assert job.run("drift.sh").returncode == 0
+    assert "drift=false" in job.output()
+    marker = f"<!-- planner-drift: {CONFIG}#dev -->"
+    job.answer({"GET repos/acme/agents/issues": [{"number": 12, "body": f"{marker}\nold"}]})
+    result = job.run("github-issue.sh", "--close", "plan-out/drift.md", GITHUB_RUN_ID="31")
+    assert result.returncode == 0, result.stderr
+    listed, commented, closed = job.calls()
+    assert listed["path"] == "repos/acme/agents/issues?state=open&labels=planner-drift"
+    assert (commented["method"], commented["path"]) == (
+        "POST",
+        "repos/acme/agents/issues/12/comments",
+    )
+    assert f"no drift in `{CONFIG}#dev` any more" in commented["fields"]["body"]
+    assert commented["fields"]["body"].endswith("/acme/agents/actions/runs/31")
+    assert (closed["method"], closed["path"]) == ("PATCH", "repos/acme/agents/issues/12")
+    assert closed["fields"] == {"state": "closed", "state_reason": "completed"}
+    job.answer({"GET issues": [{"iid": 4, "description": marker}]})
+    assert job.run("gitlab-issue.sh", "--close", "plan-out/drift.md").returncode == 0
+    noted, gl_closed = job.calls()[1:]
+    assert (noted["method"], noted["path"]) == ("POST", "issues/4/notes")
+    assert (gl_closed["method"], gl_closed["path"]) == ("PUT", "issues/4")
+    assert gl_closed["fields"] == {"state_event": "close"}
+    for script in ("github-issue.sh", "gitlab-issue.sh"):
+        job.answer({})
+        quiet = job.run(script, "--close", "plan-out/drift.md")
+        assert quiet.returncode == 0 and "no open drift issue" in quiet.stdout
+        assert [call["method"] for call in job.calls()] == ["GET"]

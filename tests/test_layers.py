@@ -38,7 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "plan": BELOW_PLAN,
     "apply": BELOW_PLAN | {"plan"},
     "render": BELOW_PLAN | {"plan", "apply"},
-    "cli": BELOW_PLAN | {"plan", "apply", "render", "controlplane"},
+    "reconcile": BELOW_PLAN | {"plan", "apply", "render"},
+    "cli": BELOW_PLAN | {"plan", "apply", "render", "reconcile", "controlplane"},
 }
 
 

@@ -132,6 +132,7 @@ async def checked_saved_plan(ws: Workspace, doc: StateDocument, saved: SavedPlan
     key = ws.digest_key(doc)
     given = ws.config.given_variables
     check_plan_fresh(saved, doc, observed, ws.config.deployments, key, variables=given)
+    ws.recheck_policies(saved.plan, doc, observed)
     if adopt_interrupted_creates(doc, observed.pending_found, ws.config.deployments, key):
         ws.backend.write(doc)
     return saved.plan

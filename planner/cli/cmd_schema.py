@@ -16,6 +16,7 @@ from planner.apply.events import apply_events_json_schema
 from planner.config.json_schema import config_schema
 from planner.errors import PlannerError
 from planner.plan.saved import plan_file_json_schema
+from planner.reconcile.events import reconcile_events_json_schema
 from planner.render.console import make_console
 
 SchemaBuilder = Callable[[], dict[str, Any]]
@@ -24,6 +25,7 @@ SCHEMAS: dict[str, SchemaBuilder] = {
     "config.schema.json": config_schema,
     "plan.schema.json": plan_file_json_schema,
     "apply-events.schema.json": apply_events_json_schema,
+    "reconcile-events.schema.json": reconcile_events_json_schema,
 }
 DEFAULT_SCHEMA = "config.schema.json"
 

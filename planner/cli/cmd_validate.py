@@ -4,7 +4,8 @@ Problems go to stderr through the error boundary (one line each); warnings and n
 to stderr too; the OK lines go to stdout. A config with environments is checked in each
 of them (or in the one `--env` names). Validate never needs secrets' environment
 variables (a CI lint job has no secrets): one that is not set is a note, not an error
-(plan and apply still need it).
+(plan and apply still need it). Every policy's CEL expression is compiled: one that does
+not compile is an error naming the policy.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from planner.config.environments import environment_names
 from planner.config.reader import read_raw
 from planner.config.secret_values import NotingMissing
 from planner.errors import ConfigError
+from planner.plan.policies import compile_policies
 from planner.render.console import make_console
 
 
@@ -49,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
             config = load_config(
                 path, environ=environ, env=environment, variables=options.variable_values()
             )
+            compile_policies(config.policies, str(path))
         except ConfigError as error:
             failures.append(error)
             continue

@@ -25,11 +25,13 @@ from planner.errors import PlannerError
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("cmd_validate", "validate the config file (no network)"),
     "config": ("cmd_config", "print the resolved config of one environment"),
+    "policy": ("cmd_policy", "check the config's policies"),
     "plan": ("cmd_plan", "show what apply would change"),
     "apply": ("cmd_apply", "apply the changes of a plan"),
     "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
     "import": ("cmd_import_", "adopt existing deployments into the state (one, or --all)"),
+    "reconcile": ("cmd_reconcile", "keep the workspace converged to the config (a controller)"),
     "status": ("cmd_status", "show every managed deployment as it runs now"),
     "history": ("cmd_history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),

@@ -121,6 +121,19 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
             self.client, doc, desired, names_to_create, whole_workspace=whole_workspace
         )
 
+    def recheck_policies(self, plan: Plan, doc: StateDocument, observed: Observed) -> None:
+        """Refuse PLAN (a saved one) if a policy of the config denies it now."""
+        config = self.config
+        engine.recheck_policies(
+            plan,
+            config.deployments,
+            doc,
+            observed,
+            policies=config.policies,
+            environment=config.environment,
+            label=str(config.path),
+        )
+
     async def adopt_interrupted(self, doc: StateDocument) -> list[Recovered]:
         """Adopt into DOC (in memory) what an interrupted apply created and never recorded."""
         desired, key = self.config.deployments, self.digest_key(doc)
@@ -139,6 +152,9 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
             whole_workspace=whole_workspace,
             # other states of this config own these (plan/elsewhere.py)
             managed_elsewhere=self.backend.managed_elsewhere(self.config.path.stem),
+            policies=self.config.policies,
+            environment=self.config.environment,
+            label=str(self.config.path),
         )
         origin = {"config": str(self.config.path), "environment": self.config.environment}
         return plan.model_copy(update=origin), observed

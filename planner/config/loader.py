@@ -27,6 +27,7 @@ from planner.config.models import (
     DeploymentSpec,
     StateConfig,
 )
+from planner.config.policies import load_policies
 from planner.config.reader import read_raw
 from planner.config.secret_values import missing_variables_hint, resolve_secrets
 from planner.config.variables import given_values
@@ -72,6 +73,7 @@ def load_config(
         if loaded.desired is not None:
             deployments[name] = loaded.desired
     problems.extend(_shared_remote_names(deployments))
+    policies = load_policies(file_data, env, problems)
     if problems:
         ordered = _in_file_order(problems, raw)
         placed = _at_origin(ordered, deployment_layers(file_data, env))
@@ -84,6 +86,7 @@ def load_config(
         warnings=warnings,
         environment=env,
         state=state,
+        policies=policies,
         given_variables=given_values(file_data.get("variables"), variables or {}, environ),
     )
 

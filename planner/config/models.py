@@ -8,6 +8,7 @@ models ignore unknown keys; the walk makes them errors at every level.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -26,6 +27,8 @@ StateName = Annotated[
     str, StringConstraints(pattern=PLAIN_NAME_PATTERN), AfterValidator(check_plain_name)
 ]
 SCHEMA_PATTERN = r"^[a-z_][a-z0-9_]{0,62}$"
+POLICY_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$"
+PolicyName = Annotated[str, StringConstraints(pattern=POLICY_NAME_PATTERN)]
 
 
 def _check_http_url(value: str) -> str:
@@ -36,6 +39,16 @@ def _check_http_url(value: str) -> str:
 
 
 HttpUrlStr = Annotated[str, AfterValidator(_check_http_url)]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One `[policies.NAME]` of the loaded config (compiled by `planner.plan.policies`)."""
+
+    name: str
+    expression: str
+    message: str
+    severity: str = "deny"
 
 
 class StrictModel(BaseModel):
@@ -181,6 +194,30 @@ class EnvironmentSpec(StrictModel):
     )
 
 
+class PolicySeverity(StrEnum):
+    DENY = "deny"
+    WARN = "warn"
+
+
+class PolicySpec(StrictModel):
+    """A guardrail: a CEL expression every deployment of a plan must satisfy."""
+
+    expression: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="CEL over `deployment`, `change`, `live` and `environment`; "
+        "true: the deployment passes"
+    )
+    message: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="what the plan says when the expression is false"
+    )
+    severity: PolicySeverity = Field(
+        default=PolicySeverity.DENY,
+        description="deny: a plan error (nothing can be applied); warn: shown, changes nothing",
+    )
+    environments: list[str] | None = Field(
+        default=None, description="only in these environments (default: every environment)"
+    )
+
+
 class ConfigFile(StrictModel):
     """planner config file (TOML or JSON)."""
 
@@ -210,6 +247,11 @@ class ConfigFile(StrictModel):
     state: StateConfig | None = Field(
         default=None, description="where the state lives (a file, or PostgreSQL for a team)"
     )
+    policies: dict[PolicyName, PolicySpec] | None = Field(
+        default=None,
+        description="guardrails by name: CEL expressions evaluated for every deployment "
+        "of every plan (docs/guides/guardrails.md)",
+    )
 
 
 @dataclass(frozen=True)
@@ -224,6 +266,8 @@ class Config:
     # Variables given as `--var` or PLANNER_VAR_NAME (a saved plan applies with them).
     given_variables: dict[str, str] = field(default_factory=dict)
     state: StateConfig = field(default_factory=StateConfig)
+    # The policies that apply in this environment, in file order (not compiled yet).
+    policies: tuple[Policy, ...] = ()
 
     @property
     def mode(self) -> Mode:

@@ -9,14 +9,17 @@ apply, not plan, writes it) and the digest key.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from planner.api.client import ControlPlaneClient
 from planner.config.desired import DesiredDeployment
+from planner.config.models import Policy
+from planner.errors import PlanError
 from planner.plan.diff import make_plan
 from planner.plan.model import Plan, Recovered
 from planner.plan.options import PlanOptions, check_not_emptied
+from planner.plan.policies import check_plan_policies, compile_policies
 from planner.plan.recovery import adopt_interrupted_creates, with_recovered
 from planner.plan.refresh import Observed, pending_create_names, refresh_observed
 from planner.state.document import StateDocument
@@ -64,13 +67,19 @@ async def plan_state(
     *,
     whole_workspace: bool = False,
     managed_elsewhere: Mapping[str, str] | None = None,
+    policies: Sequence[Policy] = (),
+    environment: str | None = None,
+    label: str = "config",
 ) -> tuple[Plan, Observed]:
     """Refresh, adopt into DOC the creates an interrupted apply never recorded, then plan
     DESIRED against DOC and what is live. The adopted creates, and whatever else the
     state's journal explains, are the plan's `recovered`, not drift. MANAGED_ELSEWHERE:
     the ids other states of the config record, by owning state. A config that declares
-    no deployment while DOC manages some is refused first (`check_not_emptied`)."""
+    no deployment while DOC manages some is refused first (`check_not_emptied`).
+    POLICIES (of ENVIRONMENT, in the config LABEL) are evaluated for every deployment
+    of the plan: a deny is an error of the plan (`planner.plan.policies`)."""
     check_not_emptied(desired, doc.deployments, options)
+    compiled = compile_policies(policies, label)
     observed = await refresh(client, doc, desired, desired, whole_workspace=whole_workspace)
     adopted = adopt_interrupted_creates(doc, observed.pending_found, desired, key)
     with long_lived_objects():
@@ -86,7 +95,46 @@ async def plan_state(
             unmanaged=observed.unmanaged,
             managed_elsewhere=managed_elsewhere,
         )
+    live = {**observed.by_name, **observed.pending_found}
+    plan = check_plan_policies(
+        plan,
+        compiled,
+        desired=desired,
+        recorded=doc.deployments,
+        observed=live,
+        environment=environment,
+    )
     return with_recovered(plan, adopted), observed
+
+
+def recheck_policies(
+    plan: Plan,
+    desired: Desired,
+    doc: StateDocument,
+    observed: Observed,
+    *,
+    policies: Sequence[Policy],
+    environment: str | None,
+    label: str,
+) -> None:
+    """Refuse a saved PLAN that a policy of the config now denies (apply checks it
+    again before sending anything: the policies may have changed since the plan)."""
+    compiled = compile_policies(policies, label)
+    live = {**observed.by_name, **observed.pending_found}
+    checked = check_plan_policies(
+        plan.model_copy(update={"policies": [], "errors": []}),
+        compiled,
+        desired=desired,
+        recorded=doc.deployments,
+        observed=live,
+        environment=environment,
+    )
+    if checked.errors:
+        raise PlanError(
+            "a policy of the config denies this saved plan: nothing was applied",
+            details=[f"{error.name}: {error.message}" for error in checked.errors],
+            hint="fix the config, then make a new plan with `planner plan --out`",
+        )
 
 
 @contextmanager

@@ -24,8 +24,14 @@ from planner.api.fields import ChangeClass
 from planner.errors import PlanError
 from planner.state.document import IntentOp
 
-# A minor step adds keys (1.1: a field change's `drifted`); a reader checks the major.
-FORMAT_VERSION: Literal["1.1"] = "1.1"
+# A minor step adds keys (1.1: a field change's `drifted`; 1.2: `policies`). A 1.1 plan
+# still reads (it has no policy results; apply checks the policies again anyway); a 1.0
+# one lacks keys 1.1 seals.
+FORMAT_VERSION: Literal["1.2"] = "1.2"
+FormatVersion = Literal["1.1", "1.2"]
+READABLE_FORMATS: tuple[str, ...] = ("1.1", FORMAT_VERSION)
+# The keys a plan of each older readable format does not have (not in what its seal covers).
+KEYS_ADDED_AFTER = {"1.1": ("policies",)}
 # The end of a drifted field's reason (the flag is `FieldChange.drifted`).
 DRIFT_REASON = "changed outside the planner; planned back to the config"
 
@@ -170,6 +176,22 @@ class PlanProblem(PlanModel):
     hint: str | None = None
 
 
+class PolicyResult(PlanModel):
+    """A policy a deployment of the plan did not pass (passes are not listed)."""
+
+    policy: str = Field(description="the policy's name ([policies.NAME] of the config)")
+    deployment: str = Field(description="the deployment's address (its table key)")
+    severity: Literal["deny", "warn"] = Field(
+        description="deny: an error of the plan (also in `errors`); warn: shown only"
+    )
+    message: str = Field(description="the policy's message")
+    error: str | None = Field(
+        default=None,
+        description="the expression failed to evaluate (null: it was false); a failure "
+        "is a deny whatever the policy's severity",
+    )
+
+
 class PlanWarning(PlanModel):
     name: str | None = None
     message: str
@@ -189,7 +211,7 @@ PlanMode = Literal["normal", "destroy", "refresh-only"]
 
 
 class Plan(PlanModel):
-    format_version: Literal["1.1"] = FORMAT_VERSION
+    format_version: FormatVersion = FORMAT_VERSION
     mode: PlanMode = "normal"
     config: str | None = Field(default=None, description="the config file the plan was made from")
     environment: str | None = Field(
@@ -203,6 +225,10 @@ class Plan(PlanModel):
     warnings: list[PlanWarning] = Field(default_factory=list)
     rollouts: list[Rollout] = Field(default_factory=list)
     unmanaged: list[Unmanaged] = Field(default_factory=list)
+    policies: list[PolicyResult] = Field(
+        default_factory=list,
+        description="the policies deployments of the plan did not pass (denials are errors too)",
+    )
     record_command: str | None = Field(
         default=None,
         description="a refresh-only plan with drift: the command that records the drift "
@@ -256,7 +282,7 @@ def check_format_version(raw: Any, source: str, written_by: str | None = None) -
     formats and both planner releases (a 1.0 plan lacks the keys 1.1 seals, so it cannot
     be read as if it were one; a newer one may hold keys this release would ignore)."""
     version = raw.get("format_version") if isinstance(raw, dict) else None
-    if version in (None, FORMAT_VERSION):  # none: the validation says what is missing
+    if version is None or version in READABLE_FORMATS:  # none: the validation says why
         return
     raise PlanError(
         f"{source} has plan format_version {version!r} (written by {writer_text(written_by)}); "

@@ -32,7 +32,13 @@ from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError
 from planner.files import MAX_WRITTEN_NESTING, os_reason, parse_nested, read_user_text
 from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan, check_format_version, plan_json_schema, writer_text
+from planner.plan.model import (
+    KEYS_ADDED_AFTER,
+    Plan,
+    check_format_version,
+    plan_json_schema,
+    writer_text,
+)
 from planner.plan.refresh import Observed
 from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
@@ -197,6 +203,8 @@ def plan_file_json_schema() -> dict[str, Any]:
 def file_document(saved: SavedPlan) -> dict[str, Any]:
     """The plan file's JSON: the plan's keys, and `saved` beside them."""
     body = saved.plan.model_dump(mode="json")
+    for key in KEYS_ADDED_AFTER.get(saved.plan.format_version, ()):
+        body.pop(key, None)  # a plan of an older format has none: its seal covers none
     # a file of a release before `planner_version` has no such key: its seal covers none
     absent = {"planner_version"} if saved.planner_version is None else set()
     body[SAVED_KEY] = saved.model_dump(mode="json", exclude={"plan", *absent})

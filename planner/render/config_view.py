@@ -20,10 +20,17 @@ MASK = "(sensitive)"
 
 
 def resolved_config_data(config: Config) -> dict[str, Any]:
-    """`control_plane` and every deployment with its defaults and templates merged in."""
+    """`control_plane`, every deployment with its defaults and templates merged in, and
+    the policies that apply in the config's environment."""
     control_plane = config.control_plane.model_dump(mode="json", exclude_none=True)
     deployments = {name: _deployment_data(d) for name, d in config.deployments.items()}
-    return {"control_plane": control_plane, "deployments": deployments}
+    data = {"control_plane": control_plane, "deployments": deployments}
+    if config.policies:  # those of this environment
+        data["policies"] = {
+            p.name: {"expression": p.expression, "message": p.message, "severity": p.severity}
+            for p in config.policies
+        }
+    return data
 
 
 def _deployment_data(desired: DesiredDeployment) -> dict[str, Any]:

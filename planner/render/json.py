@@ -1,4 +1,4 @@
-"""The plan as JSON: the keys of PRODUCT.md, `format_version` "1.1" (schemas/plan.schema.json)."""
+"""The plan as JSON: the keys of PRODUCT.md, `format_version` "1.2" (schemas/plan.schema.json)."""
 
 from __future__ import annotations
 

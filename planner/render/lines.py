@@ -19,6 +19,7 @@ from planner.plan.model import (
     FieldChange,
     HeldLock,
     Plan,
+    PolicyResult,
     Recovered,
     Rollout,
     Unmanaged,
@@ -63,6 +64,19 @@ def recovered_text(recovered: Recovered, *, applying: bool = False) -> str:
     after = "this apply" if applying else "the next apply"
     what = _RECOVERED[recovered.operation].format(paths=paths, next=after)
     return f"{recovered.name}: {what}"
+
+
+POLICY_TITLE = "Policy: warnings (they change nothing; denials are errors above)"
+
+
+def policy_warnings(plan: Plan) -> list[PolicyResult]:
+    """The policy results a plan shows in its Policy section (denials are its errors)."""
+    return [result for result in plan.policies if result.severity == "warn"]
+
+
+def policy_text(result: PolicyResult) -> str:
+    """`api: policy registry-only: images come from the company registry`."""
+    return f"{result.deployment}: policy {result.policy}: {result.message}"
 
 
 ROLLOUTS_TITLE = "Rollouts in progress (not converged yet; nothing to submit again)"

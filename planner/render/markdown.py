@@ -117,6 +117,14 @@ def alerts(plan: Plan) -> list[str]:
             lines.append(f"> - {code(change.name)} will be **{what}**")
         lines += [f"> - {inline(w.message)}" for w in plan.warnings]
         parts.append("\n" + "\n".join(lines))
+    policy = plan_lines.policy_warnings(plan)
+    if policy:
+        lines = ["> [!WARNING]", f"> **{plan_lines.POLICY_TITLE}**"]
+        lines += [
+            f"> - {code(r.deployment)}: policy {code(r.policy)}: {inline(r.message)}"
+            for r in policy
+        ]
+        parts.append("\n" + "\n".join(lines))
     return parts
 
 

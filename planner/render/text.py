@@ -15,6 +15,7 @@ from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render.console import make_console
 from planner.render.lines import (
+    POLICY_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
     Line,
@@ -23,6 +24,8 @@ from planner.render.lines import (
     headline,
     lock_line,
     ordered_changes,
+    policy_text,
+    policy_warnings,
     recovered_headline,
     recovered_text,
     rollout_text,
@@ -70,6 +73,7 @@ def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> list[li
         errors_block(plan),
         [Text(lock_line(plan.lock), style="yellow")] if plan.lock else [],
         warnings_block(plan),
+        policy_block(plan),
         drift_block(plan),
         recovered_block(plan.recovered, applying=applying),
     ]
@@ -101,6 +105,16 @@ def warnings_block(plan: Plan) -> list[Text]:
         return []
     lines = [Text("Warnings:", style="bold yellow")]
     lines += [Text(f"  ! {w.message}", style="yellow") for w in plan.warnings]
+    return lines
+
+
+def policy_block(plan: Plan) -> list[Text]:
+    """The Policy section: each warning a policy gave, with the deployment it is about."""
+    found = policy_warnings(plan)
+    if not found:
+        return []
+    lines = [Text(POLICY_TITLE, style="bold yellow")]
+    lines += [Text(f"  ! {policy_text(result)}", style="yellow") for result in found]
     return lines
 
 

@@ -51,7 +51,7 @@ def test_out_writes_the_json_plan_and_what_apply_needs(scenario: Scenario) -> No
     path = scenario.root / "plan.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     raw = json.loads(path.read_text())
-    assert raw["format_version"] == "1.1" and raw["summary"]["new_revision"] == 1
+    assert raw["format_version"] == "1.2" and raw["summary"]["new_revision"] == 1
     saved = read_saved_plan(path)
     state = scenario.state()
     assert state is not None
@@ -411,6 +411,6 @@ def test_a_plan_file_of_the_previous_format_is_refused_clearly(scenario: Scenari
         result = scenario.cli(*argv)
         assert result.code == 1
         assert "has plan format_version '1.0' (written by a planner release" in result.err
-        assert "this planner (" in result.err and ") reads '1.1'" in result.err
+        assert "this planner (" in result.err and ") reads '1.2'" in result.err
         assert "planner plan --out" in result.err
     assert names_on_server(scenario) == []

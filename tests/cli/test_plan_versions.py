@@ -18,12 +18,17 @@ from tests.cli.test_plan_out import edit_plan, names_on_server
 
 def as_the_last_release_wrote_it(scenario: Scenario, path: Path) -> None:
     """Rewrite the saved plan at PATH as the release before `planner_version` wrote it:
-    the same format, no such key, sealed over what it holds with the state's plan key."""
-    saved = read_saved_plan(path).model_copy(update={"planner_version": None, "seal": None})
+    format 1.1 (no `policies`), no such key, sealed over what it holds with the state's
+    plan key."""
+    saved = read_saved_plan(path)
+    old_plan = saved.plan.model_copy(update={"format_version": "1.1"})
+    saved = saved.model_copy(update={"plan": old_plan, "planner_version": None, "seal": None})
     key = LocalFileBackend(scenario.state_path).plan_key(create=False)
     assert key is not None
     path.write_text(saved_plan_json(seal_saved_plan(saved, key)), encoding="utf-8")
-    assert "planner_version" not in json.loads(path.read_text(encoding="utf-8"))["saved"]
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert "planner_version" not in raw["saved"] and "policies" not in raw
+    assert raw["format_version"] == "1.1"
 
 
 def test_a_plan_file_of_the_last_release_is_applied_exactly(scenario: Scenario) -> None:
@@ -39,7 +44,7 @@ def test_a_plan_file_of_the_last_release_is_applied_exactly(scenario: Scenario) 
 
 @pytest.mark.parametrize(
     ("version", "extra"),
-    [("1.2", {"ordering": "by-wave"}), ("2.0", {})],
+    [("1.3", {"ordering": "by-wave"}), ("2.0", {})],
 )
 def test_a_plan_file_of_a_newer_format_is_refused_naming_both_releases(
     scenario: Scenario, version: str, extra: dict[str, Any]
@@ -57,7 +62,7 @@ def test_a_plan_file_of_a_newer_format_is_refused_naming_both_releases(
         result = scenario.cli(*argv)
         assert result.code == 1
         assert f"has plan format_version '{version}' (written by planner 9.9.9)" in result.err
-        assert f"this planner ({__version__}) reads '1.1'" in result.err
+        assert f"this planner ({__version__}) reads '1.2'" in result.err
     assert names_on_server(scenario) == []
 
 

@@ -35,6 +35,7 @@ def test_schema_header_names_dialect_and_title() -> None:
         "templates",
         "environments",
         "state",
+        "policies",
     }
 
 

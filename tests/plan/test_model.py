@@ -37,7 +37,7 @@ def test_json_keys_follow_the_product_contract() -> None:
     """The JSON plan has PRODUCT.md's keys, `class` included, and reads back equal."""
     plan = rich_plan()
     data = plan.model_dump(mode="json")
-    assert data["format_version"] == "1.1"
+    assert data["format_version"] == "1.2"
     assert set(data["summary"]) == {
         "create",
         "update",
@@ -76,5 +76,5 @@ def test_drifted_is_a_key_of_the_json_plan() -> None:
 def test_a_plan_of_another_format_version_is_refused_naming_both() -> None:
     """A 1.0 plan document (no `drifted` keys) is refused with both versions named."""
     check_format_version({"format_version": FORMAT_VERSION}, "p.json")
-    with pytest.raises(PlanError, match=r"p.json has plan format_version '1.0'.*reads '1.1'"):
+    with pytest.raises(PlanError, match=r"p.json has plan format_version '1.0'.*reads '1.2'"):
         check_format_version({"format_version": "1.0"}, "p.json")

@@ -1,0 +1,149 @@
+"""The read-only status page at `/`: one self-contained HTML document from a snapshot.
+
+Everything a person needs on one screen: the leader, every deployment with its health,
+drift and last change, the recent cycles with their result and duration, and the last
+plan (its markdown view as HTML, `planner.render.html`). Every value is escaped; the CSS
+is inline; there is no script, no form, no link and no asset from outside the process, and
+the server's Content-Security-Policy forbids them anyway. It refreshes itself every
+`REFRESH_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from html import escape
+
+from planner.reconcile.status import CycleRecord, DeploymentRow, StatusSnapshot
+from planner.render.html import markdown_to_html
+
+REFRESH_SECONDS = 15
+_GOOD = frozenset({"ok", "healthy", "healed", "in sync", "deployed"})
+_MUTED = frozenset({"standby", "unknown", "skipped"})
+_BAD = re.compile(r"fail|error|missing|interrupted")
+
+_STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;
+color:#1f2328;background:#fff}
+h1{font-size:1.4rem;margin:0 0 .3rem}h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
+table{border-collapse:collapse;width:100%}th,td{border:1px solid #d0d7de;padding:.3rem .5rem;
+text-align:left;vertical-align:top}th{background:#f6f8fa}
+code,pre{font:13px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6rem;overflow:auto}
+.meta{color:#59636e}.num{text-align:right}
+.good{color:#1a7f37}.warn{color:#9a6700}.bad{color:#d1242f;font-weight:600}.muted{color:#59636e}
+blockquote{margin:.6rem 0;padding:.2rem .8rem;border-left:4px solid #d0d7de}
+blockquote.warning{border-color:#9a6700}blockquote.caution{border-color:#d1242f}
+blockquote.note{border-color:#0969da}
+details{margin:.4rem 0}summary{cursor:pointer}
+span.add{color:#1a7f37}span.del{color:#d1242f}span.drift{color:#9a6700}span.note{color:#59636e}
+"""
+
+
+def render_page(snapshot: StatusSnapshot, *, now: datetime) -> str:
+    """The status page of SNAPSHOT as seen at NOW."""
+    body = "\n".join(
+        (
+            header(snapshot, now=now),
+            deployments_section(snapshot.deployments),
+            cycles_section(snapshot.cycles),
+            plan_section(snapshot.last_plan),
+        )
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>planner reconcile</title>\n"
+        f"<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def header(snapshot: StatusSnapshot, *, now: datetime) -> str:
+    if snapshot.leader_holder is None:
+        leader = "no leader yet"
+    else:
+        role = "this replica" if snapshot.is_leader else "another replica; this one stands by"
+        leader = f"<code>{escape(snapshot.leader_holder)}</code> ({role})"
+    ready = "ready" if snapshot.ready else "not ready"
+    return (
+        "<header>\n<h1>planner reconcile</h1>\n"
+        f'<p id="leader">Leader: {leader}</p>\n'
+        f'<p class="meta">This replica is {ready}. Shown at {when(now)}; '
+        f"the page refreshes every {REFRESH_SECONDS} s.</p>\n</header>"
+    )
+
+
+def deployments_section(rows: tuple[DeploymentRow, ...]) -> str:
+    head = "<tr><th>Deployment</th><th>Remote name</th><th>Health</th><th>Drift</th>"
+    head += "<th>Last change</th><th>At</th></tr>"
+    body = [deployment_row(row) for row in rows]
+    if not body:
+        body = ['<tr><td colspan="6">No deployment yet: the first cycle has not planned.</td></tr>']
+    return _section("deployments", f"Deployments ({len(rows)})", head, body)
+
+
+def deployment_row(row: DeploymentRow) -> str:
+    drift = "drifted" if row.drifted else "in sync"
+    return (
+        f"<tr><td><code>{escape(row.address)}</code></td><td>{escape(row.remote_name)}</td>"
+        f"{_cell(row.health)}"
+        f'<td class="{tone(drift)}">{"⚠ " if row.drifted else ""}{drift}</td>'
+        f"<td>{escape(row.last_change or '—')}</td><td>{when(row.last_change_at)}</td></tr>"
+    )
+
+
+def cycles_section(cycles: tuple[CycleRecord, ...]) -> str:
+    head = "<tr><th>Started</th><th>Mode</th><th>Result</th><th>Duration</th>"
+    head += "<th>Drifted</th><th>Pending</th><th>Changed</th><th>Message</th></tr>"
+    body = [cycle_row(cycle) for cycle in cycles]
+    if not body:
+        body = ['<tr><td colspan="8">No cycle yet.</td></tr>']
+    return _section("cycles", f"Recent cycles ({len(cycles)})", head, body)
+
+
+def cycle_row(cycle: CycleRecord) -> str:
+    numbers = (cycle.drifted, cycle.pending, cycle.changed)
+    return (
+        f"<tr><td>{when(cycle.started_at)}</td><td>{escape(cycle.mode)}</td>"
+        f"{_cell(cycle.result)}"
+        f'<td class="num">{cycle.duration_s:.2f} s</td>'
+        + "".join(f'<td class="num">{number}</td>' for number in numbers)
+        + f"<td>{escape(cycle.message)}</td></tr>"
+    )
+
+
+def plan_section(markdown: str | None) -> str:
+    content = markdown_to_html(markdown) if markdown else "<p>No plan yet.</p>\n"
+    return f'<section id="plan">\n<h2>Last plan</h2>\n{content}</section>'
+
+
+def when(moment: datetime | None) -> str:
+    """MOMENT in UTC to the second (`—` for none)."""
+    if moment is None:
+        return "—"
+    utc = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    iso = utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f'<time datetime="{iso}">{utc.strftime("%Y-%m-%d %H:%M:%S")} UTC</time>'
+
+
+def tone(value: str) -> str:
+    """The colour class of a health, drift or result: `good`, `bad`, `muted` or `warn`
+    (anything else: drift, a refusal, a revision still rolling out)."""
+    plain = value.lower().replace("_", " ")
+    if plain in _GOOD:
+        return "good"
+    if _BAD.search(plain):
+        return "bad"
+    return "muted" if plain in _MUTED else "warn"
+
+
+def _cell(value: str) -> str:
+    return f'<td class="{tone(value)}">{escape(value)}</td>'
+
+
+def _section(name: str, title: str, head: str, rows: list[str]) -> str:
+    return (
+        f'<section id="{name}">\n<h2>{title}</h2>\n<table>\n<thead>{head}</thead>\n<tbody>\n'
+        + "\n".join(rows)
+        + "\n</tbody>\n</table>\n</section>"
+    )

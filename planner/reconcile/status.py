@@ -1,0 +1,111 @@
+"""What the reconcile loop publishes: the leader, the last cycles, the deployments, the
+last plan, readiness.
+
+The loop writes (`record_cycle`, `set_deployments`, ...) from its own thread; the HTTP
+server reads a `snapshot()` from its threads. Every value is immutable, and one lock
+guards the board, so a snapshot is always consistent. Listeners (the metrics) are called
+under that lock, after the board changed, in the order they were added.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Literal
+
+CycleResult = Literal["ok", "drift", "healed", "refused", "error", "standby"]
+CYCLE_RESULTS: tuple[CycleResult, ...] = ("ok", "drift", "healed", "refused", "error", "standby")
+KEPT_CYCLES = 50
+
+
+@dataclass(frozen=True)
+class CycleRecord:
+    """One cycle of the loop: when, how long, in which mode, and what came of it."""
+
+    started_at: datetime
+    duration_s: float
+    mode: str
+    result: str  # one of CYCLE_RESULTS
+    drifted: int
+    pending: int
+    changed: int
+    message: str
+
+
+@dataclass(frozen=True)
+class DeploymentRow:
+    """One deployment as the status page lists it (never a secret value)."""
+
+    address: str
+    remote_name: str
+    health: str
+    drifted: bool
+    last_change: str | None
+    last_change_at: datetime | None
+
+
+@dataclass(frozen=True)
+class StatusSnapshot:
+    """The whole board at one instant; `cycles` newest first."""
+
+    leader_holder: str | None = None
+    is_leader: bool = False
+    ready: bool = False
+    cycles: tuple[CycleRecord, ...] = ()
+    deployments: tuple[DeploymentRow, ...] = ()
+    last_plan: str | None = None
+
+    @property
+    def last_cycle(self) -> CycleRecord | None:
+        return self.cycles[0] if self.cycles else None
+
+
+Listener = Callable[[str, StatusSnapshot], None]
+
+
+@dataclass
+class StatusBoard:
+    """The thread-safe board the loop writes and the HTTP server reads."""
+
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _cycles: deque[CycleRecord] = field(default_factory=lambda: deque(maxlen=KEPT_CYCLES))
+    _snapshot: StatusSnapshot = field(default_factory=StatusSnapshot)
+    _listeners: list[Listener] = field(default_factory=list)
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call LISTENER(what, snapshot) after every change (`what` names the setter)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def set_leader(self, holder: str | None, is_leader: bool) -> None:
+        self._update("leader", leader_holder=holder, is_leader=is_leader)
+
+    def record_cycle(self, cycle: CycleRecord) -> None:
+        with self._lock:
+            self._cycles.appendleft(cycle)
+            self._replace("cycle", cycles=tuple(self._cycles))
+
+    def set_deployments(self, rows: list[DeploymentRow]) -> None:
+        self._update("deployments", deployments=tuple(rows))
+
+    def set_last_plan(self, markdown: str) -> None:
+        self._update("last_plan", last_plan=markdown)
+
+    def set_ready(self, ready: bool) -> None:
+        self._update("ready", ready=ready)
+
+    def snapshot(self) -> StatusSnapshot:
+        with self._lock:
+            return self._snapshot
+
+    def _update(self, what: str, **changes: object) -> None:
+        with self._lock:
+            self._replace(what, **changes)
+
+    def _replace(self, what: str, **changes: object) -> None:
+        self._snapshot = replace(self._snapshot, **changes)  # type: ignore[arg-type]
+        for listener in self._listeners:
+            listener(what, self._snapshot)

@@ -1,0 +1,161 @@
+"""The reconcile loop in-process on the embedded control plane: cycles publish to the
+status board, a failed cycle is retried sooner (backing off up to the interval), a
+standby does nothing, and notifications are sent once per finding."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from planner.cli.cmd_reconcile import ReconcileOptions, workspace_opener
+from planner.cli.options import WorkspaceOptions
+from planner.cli.target import resolve_target
+from planner.reconcile.cycle import Outcome, Settings
+from planner.reconcile.events import Mode
+from planner.reconcile.leader import Leadership, election_for
+from planner.reconcile.loop import Reconciler, once_exit_code, retry_delay
+from planner.reconcile.status import StatusBoard
+from planner.reconcile.view import TextView
+from planner.state.inmemory import InMemoryBackend
+from planner.state.location import open_backend
+from tests.cli.conftest import Scenario, scenario
+from tests.postgres import unique_name
+
+__all__ = ["scenario"]  # the CLI scenario fixture, used here too
+
+INTERVAL = 0.2
+
+
+@dataclass
+class Watching(TextView):
+    """The text view, keeping each cycle's outcome; ON_CYCLE runs after each."""
+
+    on_cycle: Callable[[int, Outcome], None] = lambda number, outcome: None
+    seen: list[tuple[str, float | None]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__()
+
+    def cycle(
+        self, number: int, mode: Mode, seconds: float, outcome: Outcome, next_seconds: float | None
+    ) -> None:
+        super().cycle(number, mode, seconds, outcome, next_seconds)
+        self.seen.append((outcome.result, next_seconds))
+        self.on_cycle(number, outcome)
+
+
+def loop_of(view: Watching, leadership: Leadership, stop: asyncio.Event) -> Reconciler:
+    target = resolve_target(WorkspaceOptions(), os.environ)
+    settings = Settings(interval=INTERVAL)
+    opener = workspace_opener(target)
+    return Reconciler(settings, opener, leadership, StatusBoard(), view, stop)
+
+
+def test_retry_delay_backs_off_up_to_the_interval() -> None:
+    """1 s after the first failure, doubling, never more than the interval."""
+    assert [retry_delay(n, 300.0) for n in range(5)] == [300.0, 1.0, 2.0, 4.0, 8.0]
+    assert retry_delay(20, 300.0) == 300.0 and retry_delay(3, 0.5) == 0.5
+
+
+def test_once_exit_codes_are_plan_like() -> None:
+    """0 in sync, 2 changes left, 1 an error (a standby under --once is an error)."""
+    codes = {r: once_exit_code(r) for r in ("ok", "healed", "drift", "refused", "error")}
+    assert codes == {"ok": 0, "healed": 0, "drift": 2, "refused": 2, "error": 1}
+
+
+def test_the_loop_heals_backs_off_and_publishes(scenario: Scenario) -> None:
+    """Cycle 1 heals a hand edit, cycle 2 fails on a broken config (retried after the
+    back-off), cycle 3 is in sync once it is fixed; the board holds all of it."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    state = scenario.state()
+    assert state is not None
+    worker = state.deployments["worker"].id
+    scenario.patch(worker, {"source_revision_config": {"image_uri": "x.example.com/w:hand"}})
+    good = scenario.config_path.read_text(encoding="utf-8")
+    stop = asyncio.Event()
+
+    def on_cycle(number: int, outcome: Outcome) -> None:
+        if number == 1:
+            scenario.config_path.write_text(good + "\n[deployments.broken\n", encoding="utf-8")
+        elif number == 2:
+            scenario.config_path.write_text(good, encoding="utf-8")
+        else:
+            stop.set()
+
+    view = Watching(on_cycle=on_cycle)
+    leadership = election_for(open_backend(str(scenario.state_path), name="planner"))
+    reconciler = loop_of(view, leadership, stop)
+    assert asyncio.run(reconciler.run()) == 0
+    backoff = retry_delay(1, INTERVAL)
+    assert view.seen == [("healed", INTERVAL), ("error", backoff), ("ok", INTERVAL)]
+    snapshot = reconciler.board.snapshot()
+    assert [c.result for c in snapshot.cycles] == ["ok", "error", "healed"]
+    assert snapshot.ready and not snapshot.is_leader  # it gave the leadership up
+    rows = {row.address: row for row in snapshot.deployments}
+    assert rows["worker"].last_change == "new_revision" and rows["api"].last_change is None
+    assert rows["worker"].health == "ok" and not rows["worker"].drifted
+    assert snapshot.last_plan is not None and "planner.toml" in snapshot.last_plan
+    out = scenario.capsys.readouterr().out
+    assert "leading the reconcile of" in out and "gave the leadership up" in out
+
+
+def test_a_standby_does_nothing_and_once_it_is_an_error(
+    scenario: Scenario, postgres_url: str
+) -> None:
+    """While another replica leads, a cycle is `standby` (no workspace opened) and the
+    leader is named; under --once that is an error (exit 1)."""
+    name = unique_name()
+    leader = election_for(open_backend(postgres_url, name=name))
+    assert leader.try_lead(5.0)
+    try:
+        stop = asyncio.Event()
+        view = Watching(on_cycle=lambda number, outcome: stop.set())
+        reconciler = loop_of(view, election_for(open_backend(postgres_url, name=name)), stop)
+        assert asyncio.run(reconciler.run()) == 0
+        assert view.seen == [("standby", INTERVAL)]
+        assert reconciler.board.snapshot().leader_holder == leader.holder
+        assert f"standing by: {leader.holder} leads" in scenario.capsys.readouterr().out
+        once = Settings(once=True)
+        follower = election_for(open_backend(postgres_url, name=name))
+        reconciler = Reconciler(
+            once, workspace_opener(resolve_target(WorkspaceOptions(), os.environ)),
+            follower, StatusBoard(), Watching(), asyncio.Event(),
+        )  # fmt: skip
+        assert asyncio.run(reconciler.run()) == 1
+    finally:
+        leader.close()
+
+
+def test_notifications_are_sent_once_per_finding() -> None:
+    """The same drift or the same failure is not sent again; a heal always is; a cycle
+    in sync forgets what was sent."""
+    leadership = election_for(InMemoryBackend())
+    loop = Reconciler(Settings(), None, leadership, StatusBoard(), Watching(), asyncio.Event())  # type: ignore[arg-type]
+    drift = Outcome("drift", "1 to change", pending=["api"])
+    failed = Outcome("error", "the plan has errors", pending=["api"])
+    kinds = [
+        loop.notification_of(outcome)[0]
+        for outcome in (drift, drift, failed, failed, drift, Outcome("ok", "in sync"), drift)
+    ]
+    assert kinds == ["drift", None, "failed", None, None, None, "drift"]
+    assert loop.notification_of(Outcome("healed", "1 healed", changed=["api"])) == (
+        "healed",
+        ["api"],
+    )
+    refused = Outcome("refused", "too many", pending=["a", "b"], held=["c"])
+    assert loop.notification_of(refused) == ("drift", ["a", "b", "c"])
+
+
+@pytest.mark.parametrize("text", ["off", None])
+def test_listen_is_off_under_once_unless_given(text: str | None) -> None:
+    """HTTP on 127.0.0.1:9108 by default, none with --once unless --listen is given,
+    and none with `--listen off`."""
+    assert ReconcileOptions(listen=text).listen_address == (
+        None if text == "off" else "127.0.0.1:9108"
+    )
+    assert ReconcileOptions(listen=text, once=True).listen_address is None
+    assert ReconcileOptions(listen="127.0.0.1:0", once=True).listen_address == "127.0.0.1:0"
