@@ -288,3 +288,21 @@ async def test_a_deployment_being_deleted_gets_no_token_and_an_unknown_tarball_i
         await cp.client.delete(f"/v2/deployments/{created['id']}")
         refused = await cp.client.post(f"/v2/deployments/{created['id']}/upload-url")
         assert refused.status_code == 409 and "being deleted" in refused.json()["detail"]
+
+
+async def test_the_new_routes_count_in_metrics_by_template_and_take_a_bearer_key(
+    tmp_path: Path,
+) -> None:
+    """Build logs and listeners are counted by route template (ids never in labels), and
+    answer a bearer key like every other route."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(git_host_body("a"))
+        path = f"/v1/projects/{created['id']}/revisions/{created['latest_revision_id']}/build_logs"
+        bearer = {"X-Api-Key": "", "Authorization": f"Bearer {cp.client.headers['X-Api-Key']}"}
+        assert (await cp.client.post(path, headers=bearer)).status_code == 200
+        assert (await cp.client.get("/v2/listeners", headers={"X-Api-Key": ""})).status_code == 401
+        text = (await cp.client.get("/metrics")).text
+        template = "/v1/projects/{project_id}/revisions/{revision_id}/build_logs"
+        assert f'method="POST",route="{template}",status="200"' in text
+        assert 'route="/v2/listeners",status="401"' in text
+        assert created["id"] not in text
