@@ -45,11 +45,9 @@ Token = Annotated[
 TARBALL_BODY = {
     "requestBody": {
         "required": True,
-        "description": "The source tarball (.tar.gz or .tar), at most 1 MiB here.",
-        "content": {
-            "application/gzip": {"schema": {"type": "string", "format": "binary"}},
-            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
-        },
+        "description": "The source tarball (.tar.gz or .tar), at most 1 MiB here; any "
+        "Content-Type is read as bytes (langgraph-cli sends application/gzip).",
+        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
 

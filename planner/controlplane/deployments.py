@@ -27,7 +27,7 @@ from planner.api.models import (
     RevisionList,
     RevisionStatus,
 )
-from planner.api.rules import Problem, check_resource_spec
+from planner.api.rules import Problem, check_resource_numbers, check_resource_spec
 from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchRejected
@@ -216,11 +216,13 @@ def list_revisions(
 )
 def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context) -> JSONResponse:
     """One new revision: `source_revision_config` (and the revision fields of
-    `source_config`, `secrets`, `secret_references`) merged as a PATCH merges them."""
+    `source_config`, `secrets`, `secret_references`) merged as a PATCH merges them.
+
+    Only what the document states is checked here (value bounds); the rest, as for a
+    PATCH, is the stored deployment's to refuse."""
     problems = check_values(body.model_dump(exclude_none=True))
-    problems += check_secret_names(body.secrets or [], ("secrets",))
     if body.source_config is not None:
-        problems += check_resource_spec(body.source_config.resource_spec)
+        problems += check_resource_numbers(body.source_config.resource_spec)
     if problems:
         raise _invalid(problems)
     with _http_errors():

@@ -59,8 +59,3 @@ def has_unbounded_free_form_value(body: Any) -> bool:
     integer beyond 64 bits inside a free-form object (e.g. a sidecar's `envFrom`), which
     the generator otherwise offers as schema-valid (the server answers 422)."""
     return isinstance(body, dict) and bool(check_values(body))
-
-
-# The upload URL takes a tarball as `application/gzip` (what langgraph-cli sends) as well
-# as `application/octet-stream`: both are raw bytes.
-schemathesis.serializer.alias("application/gzip", "application/octet-stream")
