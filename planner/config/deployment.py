@@ -30,7 +30,7 @@ from planner.config.models import DeploymentSpec
 from planner.config.secret_values import resolve_secrets
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
-_WIRE_KEYS = ("source_config", "source_revision_config", "secret_references")
+_WIRE_KEYS = ("display_name", "source_config", "source_revision_config", "secret_references")
 
 
 @dataclass
@@ -91,6 +91,7 @@ _MESSAGES = {
     "int_type": "must be a whole number",
     "float_type": "must be a number",
     "string_type": "must be a string",
+    "string_too_short": "must not be empty",
     "bool_type": "must be true or false",
     "dict_type": "must be a table (object)",
     "model_type": "must be a table (object)",

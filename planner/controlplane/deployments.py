@@ -18,7 +18,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from planner.api.models import (
     BulkDeleteResult,
@@ -28,9 +28,11 @@ from planner.api.models import (
     DeploymentType,
     ErrorBody,
     Revision,
+    RevisionCreate,
     RevisionList,
+    RevisionStatus,
 )
-from planner.api.rules import Problem, check_resource_spec
+from planner.api.rules import Problem, check_resource_numbers, check_resource_spec
 from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchRejected
@@ -55,6 +57,14 @@ UuidList = Annotated[
     str | None, Query(pattern=UUID_LIST_PATTERN, description="Comma-separated uuids.")
 ]
 ERRORS = {**NOT_FOUND, **INVALID}
+_STATUS = "|".join(s.value for s in RevisionStatus)
+StatusList = Annotated[
+    str | None,
+    Query(
+        pattern=rf"^({_STATUS})(,({_STATUS}))*$",
+        description="Comma-separated revision statuses; only revisions in one of them.",
+    ),
+]
 
 
 def _deployments(ctx: RequestContext) -> Deployments:
@@ -181,11 +191,61 @@ async def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Conte
     responses=ERRORS,
 )
 def list_revisions(
-    deployment_id: uuid.UUID, ctx: Context, limit: Limit = 20, offset: Offset = 0
+    deployment_id: uuid.UUID,
+    ctx: Context,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    status: StatusList = None,
 ) -> JSONResponse:
     """The deployment's revisions, newest first; `offset` = next page."""
+    statuses = frozenset(status.split(",")) if status else None
     with _http_errors():
-        return JSONResponse(_deployments(ctx).list_revisions(str(deployment_id), limit, offset))
+        page = _deployments(ctx).list_revisions(str(deployment_id), limit, offset, statuses)
+    return JSONResponse(page)
+
+
+@router.post(
+    "/v2/deployments/{deployment_id}/revisions",
+    status_code=201,
+    response_model=Revision,
+    responses={
+        **ERRORS,
+        **TOO_LARGE,
+        400: {
+            "model": ErrorBody,
+            "description": "A rule broken (the detail names the field), or a body that is "
+            "not JSON.",
+        },
+        409: {"model": ErrorBody, "description": "The deployment is being deleted."},
+    },
+)
+def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context) -> JSONResponse:
+    """One new revision: `source_revision_config` (and the revision fields of
+    `source_config`, `secrets`, `secret_references`) merged as a PATCH merges them.
+
+    Only what the document states is checked here (value bounds); the rest, as for a
+    PATCH, is the stored deployment's to refuse."""
+    problems = check_values(body.model_dump(exclude_none=True))
+    if body.source_config is not None:
+        problems += check_resource_numbers(body.source_config.resource_spec)
+    if problems:
+        raise _invalid(problems)
+    with _http_errors():
+        revision = _deployments(ctx).create_revision(str(deployment_id), body)
+    return JSONResponse(revision, status_code=201)
+
+
+@router.delete(
+    "/v2/deployments/{deployment_id}",
+    status_code=204,
+    response_class=Response,
+    responses=ERRORS,
+)
+def delete_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
+    """Start deleting one deployment: AWAITING_DELETE, then AWAITING_FINAL_DELETE, then 404."""
+    with _http_errors():
+        _deployments(ctx).delete_one(str(deployment_id))
+    return Response(status_code=204)
 
 
 @router.get(

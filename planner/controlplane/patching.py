@@ -52,6 +52,7 @@ class Patched:
     source_revision_config: dict[str, Any]
     secrets: list[dict[str, Any]]
     secret_references: list[dict[str, Any]]
+    display_name: str | None = None
     changed: list[str] = field(default_factory=list)
 
     @property
@@ -132,6 +133,7 @@ def apply_patch(stored: Mapping[str, Any], patch: DeploymentPatch) -> Patched:
         source_revision_config=_merged(stored["source_revision_config"], requested_revision),
         secrets=list(stored["secrets"]),
         secret_references=list(stored["secret_references"]),
+        display_name=wire.get("display_name", stored.get("display_name")),
     )
     _merge_secrets(patched, wire)
     _record_changes(patched, stored)
@@ -159,6 +161,8 @@ def _record_changes(patched: Patched, stored: Mapping[str, Any]) -> None:
         changed.append("secrets")
     if patched.secret_references != stored["secret_references"]:
         changed.append("secret_references")
+    if patched.display_name != stored.get("display_name"):
+        changed.append("display_name")
     patched.changed = changed
 
 

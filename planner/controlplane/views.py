@@ -57,6 +57,7 @@ def deployment_view(
         "id": row.id,
         "tenant_id": row.tenant_id,
         "name": row.name,
+        "display_name": row.display_name,
         "source": row.source,
         "source_config": dict(row.source_config),
         "source_revision_config": revision_config,
@@ -64,7 +65,10 @@ def deployment_view(
         "secret_references": list(row.secret_references),
         "created_at": iso(row.created_at),
         "updated_at": iso(row.updated_at),
-        "status": lifecycle.deployment_status(row.ready_at, row.delete_at, now).value,
+        # A deployment being deleted is never patched: its updated_at is the request's time.
+        "status": lifecycle.deployment_status(
+            row.ready_at, row.delete_at, now, row.updated_at
+        ).value,
         "latest_revision_id": row.latest_revision_id,
         "active_revision_id": lifecycle.active_revision(timings, now),
         "image_version": row.image_version,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.api.fields import ChangeClass, classify
-from planner.api.models import Deployment, DeploymentStatus
+from planner.api.models import Deployment, is_being_deleted
 from planner.api.rules import is_valid_name
 from planner.errors import StateError
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
@@ -124,11 +124,7 @@ def split_unmanaged(
     """Of the LISTED deployments of a workspace, the ones `import --all` adopts (no state
     manages them, none is being deleted, the config does not DECLARE them, `adoptable`),
     and the names left out because the config declares them."""
-    unmanaged = [
-        d
-        for d in listed
-        if d.status != DeploymentStatus.AWAITING_DELETE and d.id not in managed_ids
-    ]
+    unmanaged = [d for d in listed if not is_being_deleted(d.status) and d.id not in managed_ids]
     skipped = sorted(d.name for d in unmanaged if d.name in declared)
     kept = adoptable((d for d in unmanaged if d.name not in declared), name_contains)
     return kept, skipped
@@ -145,7 +141,7 @@ def check_adoptable(name: str, deployment: Deployment) -> None:
             f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
             "in the deployment's table)",
         )
-    if deployment.status == DeploymentStatus.AWAITING_DELETE:
+    if is_being_deleted(deployment.status):
         raise StateError(f"deployment {deployment.id} ({name}) is being deleted")
 
 

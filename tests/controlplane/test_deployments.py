@@ -253,7 +253,8 @@ async def test_tracing_project_follows_the_deployment(tmp_path: Path) -> None:
 
 
 async def test_bulk_delete_passes_through_awaiting_delete(tmp_path: Path) -> None:
-    """Deletion answers 200, shows AWAITING_DELETE for delete_seconds, then the id is 404."""
+    """Deletion answers 200, shows AWAITING_DELETE, then AWAITING_FINAL_DELETE over the
+    second half of delete_seconds, then the id is 404."""
     async with control_plane(tmp_path, delete_seconds=0.5) as cp:
         a = await cp.create(git_host_body("a"))
         b = await cp.create(git_host_body("b"))
@@ -262,8 +263,10 @@ async def test_bulk_delete_passes_through_awaiting_delete(tmp_path: Path) -> Non
         )
         assert response.status_code == 200
         assert response.json() == {"deleted": [a["id"], b["id"]], "failed": []}
-        cp.clock.advance(0.49)
+        cp.clock.advance(0.24)
         assert (await cp.get(a["id"]))["status"] == "AWAITING_DELETE"
+        cp.clock.advance(0.25)
+        assert (await cp.get(a["id"]))["status"] == "AWAITING_FINAL_DELETE"
         cp.clock.advance(0.01)
         assert (await cp.client.get(f"/v2/deployments/{a['id']}")).status_code == 404
         assert (await cp.client.get("/v2/deployments")).json()["resources"] == []
