@@ -17,7 +17,7 @@ from typing import Any
 from planner.api.errors import NotFoundError
 from planner.api.models import Deployment
 from planner.cli.import_all import ImportAllOptions, adopted_lines, run_import_all
-from planner.cli.options import WorkspaceOptions, add_lock_timeout_option, add_workspace_options
+from planner.cli.options import WorkspaceOptions, add_lock_options, add_workspace_options
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
@@ -63,14 +63,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--force", action="store_true", help="with --all: replace FILE")
     add_workspace_options(parser)
-    add_lock_timeout_option(parser)
+    add_lock_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    options = ImportAllOptions(
-        args.generate_config, args.name_contains, args.force, args.lock_timeout
-    )
+    options = import_options(args)
     check_arguments(args.all, args.name, args.deployment_id, options)
     workspace = WorkspaceOptions.of(vars(args))
     console = make_console()
@@ -80,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
         write_lines(console, adopted_lines(adopted, workspace, env))
         return 0
     target = resolve_target(workspace, os.environ)
-    imported = asyncio.run(
-        import_deployment(target, args.name, args.deployment_id, args.lock_timeout)
-    )
+    imported = asyncio.run(import_deployment(target, args.name, args.deployment_id, options))
     recorded, location = imported
     plan_command = suggested_command("plan", command_args=workspace.command_args(os.environ))
     write_lines(
@@ -94,6 +90,13 @@ def run(args: argparse.Namespace) -> int:
         ],
     )
     return 0
+
+
+def import_options(args: argparse.Namespace) -> ImportAllOptions:
+    """The options of `import` beyond the workspace (the lock's are a single import's too)."""
+    return ImportAllOptions(
+        args.generate_config, args.name_contains, args.force, args.lock_timeout, args.lock_lease
+    )
 
 
 def check_arguments(
@@ -124,7 +127,7 @@ def check_arguments(
 
 
 async def import_deployment(
-    target: Target, name: str, deployment_id: str, lock_timeout: float
+    target: Target, name: str, deployment_id: str, options: ImportAllOptions
 ) -> tuple[RecordedDeployment, str]:
     """Record DEPLOYMENT_ID as NAME (after adopting what an interrupted apply created)."""
     async with Workspace.open(target) as ws:
@@ -141,7 +144,7 @@ async def import_deployment(
         check_adoptable(desired.api_name, deployment)
         owners = ws.backend.managed_elsewhere(ws.config.path.stem)
         check_not_owned_elsewhere(name, deployment.id, owners)
-        with ws.lock("import", timeout=lock_timeout):
+        with ws.lock("import", options.lock_timeout, options.lock_lease):
             doc = ws.read_state()
             await ws.adopt_interrupted(doc)
             recorded = observed_record(desired, deployment, ws.digest_key(doc))

@@ -53,18 +53,21 @@ from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
 from planner.state.backend import StateBackend
 from planner.state.document import adopt
+from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.localfile import write_atomic
 from planner.state.location import is_postgres_url
 
 
 @dataclass(frozen=True)
 class ImportAllOptions:
-    """`--generate-config FILE`, `--name-contains`, `--force` and `--lock-timeout`."""
+    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout` and
+    `--lock-lease` (the last two also a single import's)."""
 
     generate_config: str | None
     name_contains: str | None = None
     force: bool = False
     lock_timeout: float = 0.0
+    lock_lease: float = DEFAULT_LEASE_SECONDS
 
 
 @dataclass
@@ -197,7 +200,7 @@ async def adopt_all(
     config = checked_config(file, text, generated, environment)
     target = resolve_target(replace(workspace, config=str(file), var=()), environ)
     async with Workspace.for_config(config, target) as ws:
-        location = record_adopted(ws, observed, options.lock_timeout, file)
+        location = record_adopted(ws, observed, options, file)
     names = sorted(d.name for d in observed)
     return Adopted(file, location, names, generated.variables, skipped)
 
@@ -235,10 +238,10 @@ def checked_config(
 
 
 def record_adopted(
-    ws: Workspace, observed: list[Deployment], lock_timeout: float, target: Path
+    ws: Workspace, observed: list[Deployment], options: ImportAllOptions, target: Path
 ) -> str:
     """Record OBSERVED as FILE's deployments in its state (which must manage nothing yet)."""
-    with ws.lock("import", timeout=lock_timeout):
+    with ws.lock("import", options.lock_timeout, options.lock_lease):
         doc = ws.read_state()
         if doc.deployments:
             raise StateError(
