@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from planner.config import load_config
 from planner.config.diagnostics import Problem
 from planner.config.secret_values import NotingMissing, missing_variables_hint, resolve_secrets
 
@@ -98,6 +100,52 @@ def test_default_env_secret_missing_is_reported_per_deployment(
     assert problems_of(text) == [
         "planner.toml: deployments.api.secrets.TOKEN: environment variable API_TOKEN is not set "
         "(secret of deployment api) (set in [defaults])"
+    ]
+
+
+TOKEN_VARIABLE = '[variables.token]\ndefault = "from-the-file"\n'
+
+
+@pytest.mark.parametrize(
+    ("overrides", "environ", "origin"),
+    [
+        ({"token": SECRET_VALUE}, {}, "from --var token;"),
+        (
+            {},
+            {"PLANNER_VAR_token": SECRET_VALUE},
+            "from the environment variable PLANNER_VAR_token;",
+        ),
+        ({}, {}, "from the default of variables.token in the config file;"),
+    ],
+)
+def test_a_secret_from_a_variable_names_where_its_value_came_from(
+    write_config: Callable[..., Path],
+    docker_api: str,
+    overrides: dict[str, str],
+    environ: dict[str, str],
+    origin: str,
+) -> None:
+    """A secret set to `${var.token}` warns naming the variable's source (--var, its
+    environment variable, the file's default), never "written in the config file" for a
+    value that is not, and never the value itself."""
+    text = TOKEN_VARIABLE + docker_api + '[deployments.api.secrets]\nTOKEN = "${var.token}"\n'
+    path = write_config(text)
+    config = load_config(path, environ=environ, variables=overrides)
+    assert len(config.warnings) == 1
+    warning = config.warnings[0]
+    assert warning.startswith(f"planner.toml: deployments.api.secrets.TOKEN: secret value {origin}")
+    assert SECRET_VALUE not in warning
+
+
+def test_a_default_secret_from_a_variable_names_it_too(
+    write_config: Callable[..., Path], docker_api: str
+) -> None:
+    """The same for a secret of [defaults], with its `--var` named."""
+    text = TOKEN_VARIABLE + '[defaults.secrets]\nLEVEL = "${var.token}"\n' + docker_api
+    config = load_config(write_config(text), environ={}, variables={"token": "debug"})
+    assert config.warnings == [
+        "planner.toml: defaults.secrets.LEVEL: secret value from --var token; "
+        'prefer LEVEL = { env = "LEVEL" } to read it from the environment'
     ]
 
 
