@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from planner.api.errors import NotFoundError
@@ -68,7 +69,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = import_options(args)
+    options = import_options(vars(args))
     check_arguments(args.all, args.name, args.deployment_id, options)
     workspace = WorkspaceOptions.of(vars(args))
     console = make_console()
@@ -92,10 +93,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def import_options(args: argparse.Namespace) -> ImportAllOptions:
-    """The options of `import` beyond the workspace (the lock's are a single import's too)."""
+def import_options(given: Mapping[str, Any]) -> ImportAllOptions:
+    """The options of `import` beyond the workspace, from GIVEN (a parsed command line, by
+    dest name); the lock's are a single import's too."""
     return ImportAllOptions(
-        args.generate_config, args.name_contains, args.force, args.lock_timeout, args.lock_lease
+        given["generate_config"],
+        given["name_contains"],
+        given["force"],
+        given["lock_timeout"],
+        given["lock_lease"],
     )
 
 

@@ -43,7 +43,7 @@ def test_every_locking_command_takes_a_lease(argv: list[str]) -> None:
 def test_import_carries_the_lease_to_its_lock() -> None:
     """`import` (one or --all) takes the lock with the lease given."""
     argv = ["import", "api", "6f1c2c1e-0000-4000-8000-000000000001", "--lock-lease", "4"]
-    options = import_options(build_parser(argv).parse_args(argv))
+    options = import_options(vars(build_parser(argv).parse_args(argv)))
     assert (options.lock_lease, options.lock_timeout) == (4.0, 0.0)
 
 
