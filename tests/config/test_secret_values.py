@@ -181,3 +181,20 @@ def test_the_hint_names_each_missing_variable_once() -> None:
     mixed = [*problems, Problem(("deployments",), "must be a table")]
     assert missing_variables_hint(mixed, "fix it").endswith("KEY TOKEN; fix it")
     assert missing_variables_hint(mixed[-1:], "fix it") == "fix it"
+
+
+def test_a_secret_from_an_environments_variables_names_that_table(
+    write_config: Callable[..., Path], docker_api: str
+) -> None:
+    """A `${var.token}` set by `[environments.dev.variables]` names that table."""
+    text = (
+        TOKEN_VARIABLE
+        + docker_api
+        + '[deployments.api.secrets]\nTOKEN = "${var.token}"\n'
+        + '[environments.dev]\nvariables = { token = "dev-value" }\n'
+    )
+    config = load_config(write_config(text), environ={}, env="dev")
+    assert [w.split("; ")[0] for w in config.warnings] == [
+        "planner.toml: deployments.api.secrets.TOKEN: secret value from "
+        "environments.dev.variables.token in the config file"
+    ]
