@@ -188,7 +188,10 @@ def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
     body = desired.managed()
     problems = check_wire_rules(body, str(desired.source), mode)
     problems += check_resource_spec(desired.source_config.resource_spec)
-    problems += check_value_bounds(body, desired.secret_values())
+    reported = {problem.loc for problem in problems}
+    # A number past both its resource bound and the 64-bit range is one problem, not two.
+    bounds = check_value_bounds(body, desired.secret_values())
+    problems += [problem for problem in bounds if problem.loc not in reported]
     problems += check_secret_references(desired)
     problems += check_ignore_changes(
         desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")

@@ -19,7 +19,7 @@ from planner.api.models import (
     SourceConfig,
 )
 from planner.controlplane import lifecycle, views
-from planner.controlplane.patching import apply_patch
+from planner.controlplane.patching import apply_patch, unique_secrets
 from planner.controlplane.settings import ServerSettings
 from planner.controlplane.store import (
     DeploymentFilter,
@@ -111,7 +111,7 @@ class Deployments:
             source=body.source,
             source_config=source_config,
             source_revision_config=wire["source_revision_config"],
-            secrets=wire["secrets"],
+            secrets=unique_secrets(wire["secrets"]),
             secret_references=wire.get("secret_references", []),
             image_version=IMAGE_VERSION,
             latest_revision_id=None,
