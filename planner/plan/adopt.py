@@ -22,7 +22,7 @@ from typing import Any
 
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment, is_being_deleted
-from planner.api.rules import is_valid_name
+from planner.api.rules import FIELD_SOURCES, is_valid_name
 from planner.errors import StateError
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
 from planner.plan.views import observed_doc, observed_secrets
@@ -58,10 +58,16 @@ def generated_config(observed: Sequence[Deployment]) -> GeneratedConfig:
 
 
 def adoptable_fields(deployment: Deployment) -> dict[str, Any]:
-    """Field path -> value of every field set on DEPLOYMENT that a config can declare."""
+    """Field path -> value of every field set on DEPLOYMENT that a config can declare
+    (not a default the service echoes for a field its source may not set)."""
     out = {}
     for path, value in flatten(observed_doc(deployment)).items():
-        declarable = path != "name" and classify(path) is not ChangeClass.READ_ONLY
+        owners = FIELD_SOURCES.get(tuple(path.split(".")))
+        declarable = (
+            path != "name"
+            and classify(path) is not ChangeClass.READ_ONLY
+            and (owners is None or deployment.source in owners)
+        )
         if declarable and normalize(value) is not None:
             out[path] = value
     return out

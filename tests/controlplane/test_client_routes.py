@@ -153,7 +153,8 @@ async def test_revision_list_filters_by_status_with_paging(tmp_path: Path) -> No
 
 async def test_reads_echo_the_service_defaults_where_the_source_has_them(tmp_path: Path) -> None:
     """git_host reads carry deployment_type prod and build_on_push false when not sent;
-    external_docker has neither field (it forbids them)."""
+    external_docker reads echo both defaults too (a request may not set them, and they
+    are never stored: a PATCH setting them is still refused)."""
     async with control_plane(tmp_path) as cp:
         body = git_host_body("a")
         del body["source_config"]["build_on_push"]
@@ -162,8 +163,16 @@ async def test_reads_echo_the_service_defaults_where_the_source_has_them(tmp_pat
         assert git["source_config"]["build_on_push"] is False
     async with control_plane(tmp_path / "hosted", mode=Mode.SELF_HOSTED) as cp:
         docker = await cp.create(external_docker_body("b"))
-        assert "deployment_type" not in docker["source_config"]
-        assert "build_on_push" not in docker["source_config"]
+        assert docker["source_config"]["deployment_type"] == "prod"
+        assert docker["source_config"]["build_on_push"] is False
+        again = await cp.client.get(f"/v2/deployments/{docker['id']}")
+        assert again.json()["source_config"]["deployment_type"] == "prod"
+        listed = await cp.client.get("/v2/deployments")
+        assert listed.json()["resources"][0]["source_config"]["build_on_push"] is False
+        refused = await cp.client.patch(
+            f"/v2/deployments/{docker['id']}", json={"source_config": {"build_on_push": True}}
+        )
+        assert refused.status_code in (400, 409, 422)
 
 
 def test_a_database_made_before_display_name_gains_the_column(tmp_path: Path) -> None:
