@@ -35,6 +35,7 @@ class ChangeClass(StrEnum):
 FIELD_BEHAVIOUR: dict[str, ChangeClass] = {
     "name": ChangeClass.IMMUTABLE,
     "source": ChangeClass.IMMUTABLE,
+    "display_name": ChangeClass.IN_PLACE,
     "source_config.integration_id": ChangeClass.IMMUTABLE,
     "source_config.repo_url": ChangeClass.IMMUTABLE,
     "source_config.deployment_type": ChangeClass.IMMUTABLE,

@@ -2,7 +2,9 @@
 
 One definition of what a value may be, wherever it sits (free-form labels included):
 - integers fit in 64 bits (`INT64_MIN..INT64_MAX`; SQLite's range, and any client's);
-- floats are finite (JSON has no `NaN` / `Infinity`, though parsers let them through);
+- floats are finite (JSON has no `NaN` / `Infinity`, though parsers let them through)
+  and within the same range (one `minimum`/`maximum` for every number of a free-form
+  value in the OpenAPI document);
 - strings, object keys included, are valid Unicode (no lone surrogate escapes) and at most
   `MAX_STRING_LENGTH` characters;
 - objects and arrays nest at most `MAX_JSON_DEPTH` levels, the body itself being level 1.
@@ -22,8 +24,11 @@ ValueProblem = tuple[Loc, str]
 
 # Far more than any real deployment needs, far below Python's recursion limit.
 MAX_JSON_DEPTH = 32
-# 64 KiB of text: a certificate bundle or a long command fits, a 30 MB label does not.
-MAX_STRING_LENGTH = 65_536
+# 16 KiB of text: a certificate chain, a key file or a long command fits, a 30 MB label
+# does not. Small enough that a body of many values over it (lists of lists of them,
+# escaped at up to 12 bytes a character) still fits the server's 16 MiB body limit and is
+# refused naming the field (422), not unread (413).
+MAX_STRING_LENGTH = 16_384
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -88,6 +93,8 @@ def _scalar_problem(value: Any) -> str | None:
         return "must be a 64-bit integer (between -2**63 and 2**63 - 1)"
     if isinstance(value, float) and not math.isfinite(value):
         return "must be a finite number"
+    if isinstance(value, float) and not INT64_MIN <= value <= INT64_MAX:
+        return "must be between -2**63 and 2**63 - 1"
     if isinstance(value, str):
         return _string_problem(value)
     return None

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.api.client import PAGE_SIZE, ControlPlaneClient
-from planner.api.models import SUCCESS_STATUSES, Deployment, DeploymentStatus
+from planner.api.models import SUCCESS_STATUSES, Deployment, is_being_deleted
 from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, set_path
@@ -247,7 +247,7 @@ async def find_names(
 
 
 def _alive(deployment: Deployment | None) -> Deployment | None:
-    if deployment is None or deployment.status == DeploymentStatus.AWAITING_DELETE:
+    if deployment is None or is_being_deleted(deployment.status):
         return None
     return deployment
 
