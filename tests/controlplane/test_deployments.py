@@ -52,13 +52,17 @@ async def test_create_ignores_unknown_keys(tmp_path: Path) -> None:
         assert "unknown" not in created["source_config"] and "revision_source" not in created
 
 
-async def test_external_docker_keeps_no_deployment_type(tmp_path: Path) -> None:
-    """external_docker gets no server default deployment_type and keeps secret_references."""
+async def test_external_docker_stores_no_deployment_type(tmp_path: Path) -> None:
+    """external_docker stores no deployment_type (reads echo the service's default only)
+    and keeps secret_references."""
     refs = [{"name": "TOKEN", "secret_name": "agent", "secret_key": "token"}]
     async with control_plane(tmp_path, mode=Mode.SELF_HOSTED) as cp:
         created = await cp.create(external_docker_body(secret_references=refs))
-        assert "deployment_type" not in created["source_config"]
+        assert created["source_config"]["deployment_type"] == "prod"
         assert created["secret_references"] == refs
+        with cp.store.transaction() as tx:
+            row = tx.get_deployment(created["tenant_id"], created["id"])
+        assert row is not None and "deployment_type" not in row.source_config
 
 
 async def test_create_reports_every_problem_at_once(tmp_path: Path) -> None:
