@@ -176,16 +176,27 @@ ApplyEvent = Annotated[
 APPLY_EVENT: TypeAdapter[ApplyEvent] = TypeAdapter(ApplyEvent)
 
 
-def apply_events_json_schema() -> dict[str, Any]:
-    """The JSON Schema of one line of the stream (`schemas/apply-events.schema.json`)."""
-    schema = APPLY_EVENT.json_schema(mode="serialization")
+def stream_json_schema(
+    adapter: TypeAdapter[Any], *, schema_id: str, title: str, description: str
+) -> dict[str, Any]:
+    """The JSON Schema document of one line of an NDJSON event stream."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "apply-events.schema.json",
-        "title": "planner apply event",
-        "description": (
+        "$id": schema_id,
+        "title": title,
+        "description": description,
+        **adapter.json_schema(mode="serialization"),
+    }
+
+
+def apply_events_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one line of the stream (`schemas/apply-events.schema.json`)."""
+    return stream_json_schema(
+        APPLY_EVENT,
+        schema_id="apply-events.schema.json",
+        title="planner apply event",
+        description=(
             "One line of `planner apply --format json` (and `destroy`): NDJSON, one event "
             "per line, the last a `summary` or an `error`."
         ),
-        **schema,
-    }
+    )

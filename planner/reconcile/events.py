@@ -27,6 +27,7 @@ from planner.apply.events import (
     StartEvent,
     StatusEvent,
     SummaryEvent,
+    stream_json_schema,
 )
 
 CycleResult = Literal["ok", "drift", "healed", "refused", "error", "standby"]
@@ -94,14 +95,12 @@ RECONCILE_EVENT: TypeAdapter[ReconcileEvent] = TypeAdapter(ReconcileEvent)
 
 def reconcile_events_json_schema() -> dict[str, Any]:
     """The JSON Schema of one line of the stream (`schemas/reconcile-events.schema.json`)."""
-    schema = RECONCILE_EVENT.json_schema(mode="serialization")
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "reconcile-events.schema.json",
-        "title": "planner reconcile event",
-        "description": (
+    return stream_json_schema(
+        RECONCILE_EVENT,
+        schema_id="reconcile-events.schema.json",
+        title="planner reconcile event",
+        description=(
             "One line of `planner reconcile --format json`: NDJSON, one event per line; "
             "the apply events of each heal plus `leader`, `cycle` and `stopped`."
         ),
-        **schema,
-    }
+    )
