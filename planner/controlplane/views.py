@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from functools import lru_cache
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from planner.controlplane import lifecycle
