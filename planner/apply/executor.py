@@ -279,21 +279,13 @@ async def run_all(
 async def start_all(
     run: Run, operations: Sequence[Operation], live: set[asyncio.Future[None]]
 ) -> None:
-    """Start the operations once admitted (at once after a stop), then wait for all.
-
-    They are admitted a batch of `parallelism` at a time, so the creates of a batch
-    journal their intents in one write (one at a time, each would cost a write)."""
-    batch = run.options.parallelism
-    for first in range(0, len(operations), batch):
-        admissions: list[Admission | None] = []
-        for _ in operations[first : first + batch]:
-            if run.stop.is_set():
-                admissions.append(None)
-                continue
+    """Start each operation once admitted (at once after a stop), then wait for all."""
+    for operation in operations:
+        admission = None
+        if not run.stop.is_set():
             await run.admission.acquire()
-            admissions.append(Admission(run.admission))
-        for admission, operation in zip(admissions, operations[first : first + batch], strict=True):
-            _start(live, _admitted(admission, operation))
+            admission = Admission(run.admission)
+        _start(live, _admitted(admission, operation))
     while live:
         await asyncio.wait(set(live))
 
