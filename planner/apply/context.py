@@ -31,27 +31,6 @@ DEFAULT_INTERRUPT_GRACE = 10.0
 # The deployment the current task works on (each operation runs in its own task), so a
 # retry or pause heard from the shared client can name it.
 working_on: ContextVar[str | None] = ContextVar("working_on", default=None)
-# Operations started ahead of a free request slot, per slot: each journals its request
-# and queues for a slot; more would only hold a task and its frame each (at 30,000
-# creates, a task per change up front was 90 MB).
-ADMITTED_PER_SLOT = 2
-
-
-class Admission:
-    """The right of one operation's task to exist before it takes a request slot: given
-    back (once) when it takes its first slot or ends, so the next operation starts."""
-
-    def __init__(self, admission: asyncio.Semaphore) -> None:
-        self._admission: asyncio.Semaphore | None = admission
-
-    def give_back(self) -> None:
-        if self._admission is not None:
-            self._admission.release()
-            self._admission = None
-
-
-# The admission of the operation the current task runs (None: a task not admitted).
-admitted: ContextVar[Admission | None] = ContextVar("admitted", default=None)
 
 
 @dataclass(frozen=True)
@@ -81,13 +60,11 @@ class Run:
     stop: asyncio.Event
     results: dict[str, DeploymentResult]
     limiter: asyncio.Semaphore = field(init=False)
-    admission: asyncio.Semaphore = field(init=False)
     waiting: Waiting = field(init=False)
     poller: Poller = field(init=False)
 
     def __post_init__(self) -> None:
         self.limiter = asyncio.Semaphore(self.options.parallelism)
-        self.admission = asyncio.Semaphore(ADMITTED_PER_SLOT * self.options.parallelism)
         self.waiting = Waiting(
             client=self.client,
             limiter=self.limiter,
@@ -101,14 +78,12 @@ class Run:
     async def request(self, send: Callable[[], Awaitable[T]]) -> T:
         """One API call (with the client's retries) inside a slot of the limiter."""
         async with self.limiter:
-            _let_next_in()
             return await send()
 
     async def submit(self, send: Callable[[], Awaitable[T]]) -> T | None:
         """Like `request`, but only if the apply was not told to stop meanwhile (None):
         a stop keeps new work from being sent, whenever its slot comes free."""
         async with self.limiter:
-            _let_next_in()
             if self.stop.is_set():
                 return None
             return await send()
@@ -137,12 +112,6 @@ class Run:
 
     def fail(self, result: DeploymentResult, error: BaseException | str) -> None:
         self.finish(result, Outcome.FAILED, Outcome.FAILED.value, describe_error(error))
-
-
-def _let_next_in() -> None:
-    admission = admitted.get()
-    if admission is not None:
-        admission.give_back()
 
 
 def describe_error(error: BaseException | str) -> str:

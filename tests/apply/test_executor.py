@@ -10,7 +10,6 @@ import pytest
 from planner.api.models import Deployment, DeploymentCreate
 from planner.api.retry import RetryNotice, RetryPolicy
 from planner.apply import ApplyOptions, DeploymentResult, Outcome
-from planner.apply.context import ADMITTED_PER_SLOT
 from planner.controlplane.settings import ServerSettings
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.model import Action
@@ -372,14 +371,3 @@ async def test_a_rate_limit_is_reported_as_pauses_not_as_retries(
     assert notices.pauses and notices.retries == []
     assert harness.client.gate is not None
     assert len(notices.pauses) <= harness.client.gate.holds
-
-
-async def test_creates_start_a_few_per_request_slot_not_all_at_once(harness: Harness) -> None:
-    """An operation starts (and journals its create) when admitted, a few per request
-    slot: with one slot, no written state ever holds the intents of all the creates."""
-    harness.configure(*(docker(f"d{i}") for i in range(10)))
-    result = await harness.apply(options=replace(FAST, parallelism=1))
-    assert result.ok
-    assert await harness.names_on_server() == sorted(f"d{i}" for i in range(10))
-    most = max(len(doc.pending) for doc in harness.backend.written)
-    assert 1 <= most <= ADMITTED_PER_SLOT + 2
