@@ -16,7 +16,8 @@ is healed, then stops the controller with SIGTERM (it must exit 0).
 Reported: edits, drifts healed and not healed, time to heal p50 / p99 / max, cycles by
 result, errors (cycles with result `error`, failed operations, `error` events), and the
 controller's RSS (from /proc): after warm-up (the first cycle in sync after the
-creates), at the end, and its growth (the bar: under 10 %).
+creates), at the end, and its growth (the bar: under 10 %), with samples along the way
+(a plateau, or a steady climb).
 """
 
 from __future__ import annotations
@@ -206,7 +207,10 @@ def run(soak: Soak, count: int, duration: float, interval: float, rng: random.Ra
     final = rss_mb(soak.controller.pid)
     soak.controller.send_signal(signal.SIGTERM)
     exit_code = soak.controller.wait(timeout=60)
-    report(soak, baseline, final, max(samples + [final]), exit_code)
+    report(soak, baseline, final, max([*samples, final]), exit_code)
+    step = max(1, len(samples) // 6)
+    trend = ", ".join(f"{mb:.1f}" for mb in [*samples[::step], final])
+    print(f"controller RSS over the soak (MB): {trend}")
     ok = not soak.edited and not soak.errors and exit_code == 0 and final < baseline * 1.10
     return 0 if ok else 1
 

@@ -120,8 +120,16 @@ def _deeper_than(data: Any, limit: int) -> bool:
             continue
         if depth >= limit:
             return True
-        pending.extend((child, depth + 1) for child in children if _children(child) is not None)
+        pending.extend(
+            (child, depth + 1)
+            for child in children
+            if type(child) not in _SCALARS and _children(child) is not None
+        )
     return False
+
+
+# The types of most values: never containers, whatever the ABCs say (checked first: cheap).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _children(node: Any) -> Iterable[Any] | None:

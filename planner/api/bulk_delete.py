@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from planner.api.chunks import chunked
 from planner.api.errors import AuthError, NotFoundError
-from planner.api.models import BulkDeleteResult, DeploymentStatus
+from planner.api.models import BulkDeleteResult, is_being_deleted
 from planner.errors import ApiError
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ async def _read_back(
     outcome = DeleteOutcome()
     for deployment_id in ids:
         found = existing.get(deployment_id)
-        if found is None or found.status == DeploymentStatus.AWAITING_DELETE:
+        if found is None or is_being_deleted(found.status):
             outcome.deleted.add(deployment_id)
         else:
             outcome.still_present.add(deployment_id)

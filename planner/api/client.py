@@ -45,6 +45,7 @@ from planner.api.models import (
     Repository,
     Revision,
     RevisionList,
+    is_being_deleted,
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
 from planner.api.transport import use_asyncio_backend
@@ -315,7 +316,7 @@ class ControlPlaneClient:
             async for deployment in deployments:
                 if deployment.name != name:
                     continue
-                if include_deleting or deployment.status != DeploymentStatus.AWAITING_DELETE:
+                if include_deleting or not is_being_deleted(deployment.status):
                     return deployment
         return None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
+from functools import cache
 from typing import Any, get_args
 
 from pydantic import BaseModel
@@ -34,6 +35,7 @@ class ChangeClass(StrEnum):
 FIELD_BEHAVIOUR: dict[str, ChangeClass] = {
     "name": ChangeClass.IMMUTABLE,
     "source": ChangeClass.IMMUTABLE,
+    "display_name": ChangeClass.IN_PLACE,
     "source_config.integration_id": ChangeClass.IMMUTABLE,
     "source_config.repo_url": ChangeClass.IMMUTABLE,
     "source_config.deployment_type": ChangeClass.IMMUTABLE,
@@ -156,6 +158,7 @@ def read_only_keys(table: str) -> tuple[str, ...]:
     )
 
 
+@cache  # a plan classes the same few paths for every deployment
 def classify(path: str) -> ChangeClass:
     """The change class of a dotted field path (the one table entry covering it).
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from planner.api.client import ControlPlaneClient
+from planner.apply.defaults import DEFAULT_PARALLELISM as DEFAULT_PARALLELISM  # re-exported
 from planner.apply.poller import Poller
 from planner.apply.recorder import StateRecorder
 from planner.apply.reporter import Reporter
@@ -20,11 +21,6 @@ from planner.errors import ApiError, PlannerError
 
 T = TypeVar("T")
 
-# Creates and PATCHes in flight at once. Waits do not take these slots (the poller has its
-# own budget), so the default only bounds how fast requests go out: 50 keeps the local
-# control plane busy (1,000 creates near one revision's time) and is still a modest load
-# for a real API, whose 429s close the shared gate (every request backs off together).
-DEFAULT_PARALLELISM = 50
 DEFAULT_WAIT_TIMEOUT = 1800.0
 DEFAULT_INTERRUPT_GRACE = 10.0
 

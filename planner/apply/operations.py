@@ -17,8 +17,8 @@ from planner.api.models import (
     Deployment,
     DeploymentCreate,
     DeploymentPatch,
-    DeploymentStatus,
     RevisionStatus,
+    is_being_deleted,
 )
 from planner.apply.context import Run, working_on
 from planner.apply.records import with_revision
@@ -117,7 +117,7 @@ async def post(run: Run, result: DeploymentResult, create: DeploymentCreate) -> 
         return await run.submit(send)
     except ConflictError:
         holder = await run.request(lambda: run.client.find_by_name(create.name))
-        if holder is None or holder.status != DeploymentStatus.AWAITING_DELETE:
+        if holder is None or not is_being_deleted(holder.status):
             raise
     run.status(result, "waiting for the name to be free")
     gone = await run.poller.gone(holder.id)

@@ -13,13 +13,9 @@ text (`planner.render.apply_view`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.apply import ApplyOptions, ApplyResult, execute_plan
-from planner.apply.events import Operation
-from planner.apply.reporter import Reporter
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
 from planner.cli.options import (
     RunOptions,
@@ -27,23 +23,22 @@ from planner.cli.options import (
     add_run_options,
     add_selection_options,
 )
-from planner.cli.prompt import confirm
-from planner.cli.refresh_only import run_refresh_only
-from planner.cli.saved_target import load_sealed_plan
-from planner.cli.signals import StopSignals
-from planner.cli.step_summary import append_step_summary
-from planner.cli.target import Target, resolve_target
-from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.plan.diff import PlanOptions
-from planner.plan.model import Plan
-from planner.plan.recovery import adopt_interrupted_creates
-from planner.plan.saved import SavedPlan
-from planner.plan.stale import check_plan_fresh
-from planner.render.apply_markdown import render_apply_markdown
-from planner.render.apply_view import ApplyView, make_view
-from planner.render.output import write_warnings
-from planner.state.document import IntentOp, StateDocument
+
+# The engine, the models and the views are imported where they are used: parsing the
+# command line (`planner apply --help` included) needs none of them.
+if TYPE_CHECKING:
+    from planner.apply import ApplyResult
+    from planner.apply.events import Operation
+    from planner.apply.reporter import Reporter
+    from planner.cli.signals import StopSignals
+    from planner.cli.target import Target
+    from planner.cli.workspace import Workspace
+    from planner.plan.diff import PlanOptions
+    from planner.plan.model import Plan
+    from planner.plan.saved import SavedPlan
+    from planner.render.apply_view import ApplyView
+    from planner.state.document import StateDocument
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -65,6 +60,14 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from planner.cli.refresh_only import run_refresh_only
+    from planner.cli.saved_target import load_sealed_plan
+    from planner.cli.target import resolve_target
+    from planner.plan.diff import PlanOptions
+    from planner.render.apply_view import make_view
+
     if args.planfile and (args.only or args.exclude or args.replace):
         raise PlanError("--only, --exclude and --replace cannot be used with a saved plan")
     if args.refresh_only and (args.planfile or args.replace):
@@ -91,6 +94,11 @@ async def run_apply(
     target: Target, options: RunOptions, source: PlanOptions | SavedPlan, *, operation: Operation
 ) -> int:
     """Lock, plan (or check the saved plan), confirm, execute, report; the exit code."""
+    from planner.cli.signals import StopSignals
+    from planner.cli.step_summary import append_step_summary
+    from planner.render.apply_markdown import render_apply_markdown
+    from planner.render.apply_view import make_view
+
     view = make_view(options.format, operation)
     signals = StopSignals(view.stopping)
     try:
@@ -114,6 +122,10 @@ async def apply_locked(
     signals: StopSignals,
 ) -> ApplyResult:
     """The run inside the state lock (released whatever happens)."""
+    from planner.cli.workspace import Workspace
+    from planner.plan.saved import SavedPlan
+    from planner.render.output import write_warnings
+
     async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
         with ws.lock(operation, options.lock_timeout, options.lock_lease):
@@ -128,6 +140,9 @@ async def apply_locked(
 async def checked_saved_plan(ws: Workspace, doc: StateDocument, saved: SavedPlan) -> Plan:
     """SAVED's plan, refused when stale; what an interrupted apply created is adopted
     (the plan lists it as recovered already: it was made on the same state)."""
+    from planner.plan.recovery import adopt_interrupted_creates
+    from planner.plan.stale import check_plan_fresh
+
     observed = await ws.refresh(doc, set(ws.config.deployments) - set(doc.deployments))
     key = ws.digest_key(doc)
     given = ws.config.given_variables
@@ -147,6 +162,9 @@ async def confirmed_plan(
     view: ApplyView,
 ) -> Plan:
     """The plan of DOC, shown; its adopted creates recorded; confirmed if it changes."""
+    from planner.cli.prompt import confirm
+    from planner.state.document import IntentOp
+
     plan, _ = await ws.make_plan(options, doc)
     if any(r.operation == IntentOp.CREATE for r in plan.recovered):
         ws.backend.write(doc)  # the creates adopted from an interrupted apply
@@ -168,6 +186,10 @@ async def execute(
     reporter: Reporter,
     signals: StopSignals,
 ) -> ApplyResult:
+    import asyncio
+
+    from planner.apply import ApplyOptions, execute_plan
+
     stop = asyncio.Event()
     apply_options = ApplyOptions(
         parallelism=options.parallelism, wait=not options.no_wait, wait_timeout=options.wait_timeout

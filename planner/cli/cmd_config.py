@@ -18,9 +18,6 @@ from planner.cli.options import (
     add_environment_options,
     add_format_option,
 )
-from planner.config import load_config
-from planner.config.secret_values import NotingMissing
-from planner.render.config_view import render_config
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -38,6 +35,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported here: `planner config --help` needs neither the loader nor its models
+    from planner.config import load_config
+    from planner.config.secret_values import NotingMissing
+    from planner.render.config_view import render_config
+
     options = WorkspaceOptions.of(vars(args))
     config = load_config(
         Path(options.config),

@@ -7,14 +7,11 @@ show, ask for `yes` (or `--auto-approve`), bulk delete, record what is gone.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from typing import Any
 
 from planner.cli.cmd_apply import run_apply
 from planner.cli.options import RunOptions, WorkspaceOptions, add_run_options
-from planner.cli.target import resolve_target
-from planner.plan.diff import PlanOptions
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -29,6 +26,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio  # the engine is imported here: `planner destroy --help` needs none of it
+
+    from planner.cli.target import resolve_target
+    from planner.plan.diff import PlanOptions
+
     workspace, options = WorkspaceOptions.of(vars(args)), RunOptions.of(vars(args))
     plan_options = PlanOptions(destroy=True, command_args=workspace.command_args(os.environ))
     target = resolve_target(workspace, os.environ)

@@ -8,18 +8,17 @@ one GET of the deployment (which revision is active) and its revision list.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.exits import EXIT_OK
 from planner.cli.options import WorkspaceOptions, add_format_option, add_workspace_options
-from planner.cli.target import Target, resolve_target
-from planner.cli.workspace import Workspace
-from planner.plan.status import HistoryEntry, history_entries
-from planner.render.console import make_console
-from planner.render.output import write_json, write_lines
-from planner.render.status_view import history_lines, rows_json
+
+# The engine and the views are imported where they are used: `planner history --help`
+# needs none of them.
+if TYPE_CHECKING:
+    from planner.cli.target import Target
+    from planner.plan.status import HistoryEntry
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -37,6 +36,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from planner.cli.target import resolve_target
+    from planner.render.console import make_console
+    from planner.render.output import write_json, write_lines
+    from planner.render.status_view import history_lines, rows_json
+
     target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
     entries = asyncio.run(read_history(target, args.name))
     console = make_console()
@@ -48,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def read_history(target: Target, name: str) -> list[HistoryEntry]:
+    from planner.cli.workspace import Workspace
+    from planner.plan.status import history_entries
+
     async with Workspace.open(target) as ws:
         doc = ws.read_state()
         recorded = doc.get(name)  # a StateError listing the known names

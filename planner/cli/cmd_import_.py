@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from planner.api.errors import NotFoundError
 from planner.api.models import Deployment
 from planner.cli.import_all import ImportAllOptions, adopted_lines, run_import_all
-from planner.cli.options import WorkspaceOptions, add_lock_timeout_option, add_workspace_options
+from planner.cli.options import WorkspaceOptions, add_lock_options, add_workspace_options
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlannerError, StateError
@@ -63,14 +64,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--force", action="store_true", help="with --all: replace FILE")
     add_workspace_options(parser)
-    add_lock_timeout_option(parser)
+    add_lock_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    options = ImportAllOptions(
-        args.generate_config, args.name_contains, args.force, args.lock_timeout
-    )
+    options = import_options(vars(args))
     check_arguments(args.all, args.name, args.deployment_id, options)
     workspace = WorkspaceOptions.of(vars(args))
     console = make_console()
@@ -80,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
         write_lines(console, adopted_lines(adopted, workspace, env))
         return 0
     target = resolve_target(workspace, os.environ)
-    imported = asyncio.run(
-        import_deployment(target, args.name, args.deployment_id, args.lock_timeout)
-    )
+    imported = asyncio.run(import_deployment(target, args.name, args.deployment_id, options))
     recorded, location = imported
     plan_command = suggested_command("plan", command_args=workspace.command_args(os.environ))
     write_lines(
@@ -94,6 +91,18 @@ def run(args: argparse.Namespace) -> int:
         ],
     )
     return 0
+
+
+def import_options(given: Mapping[str, Any]) -> ImportAllOptions:
+    """The options of `import` beyond the workspace, from GIVEN (a parsed command line, by
+    dest name); the lock's are a single import's too."""
+    return ImportAllOptions(
+        given["generate_config"],
+        given["name_contains"],
+        given["force"],
+        given["lock_timeout"],
+        given["lock_lease"],
+    )
 
 
 def check_arguments(
@@ -124,7 +133,7 @@ def check_arguments(
 
 
 async def import_deployment(
-    target: Target, name: str, deployment_id: str, lock_timeout: float
+    target: Target, name: str, deployment_id: str, options: ImportAllOptions
 ) -> tuple[RecordedDeployment, str]:
     """Record DEPLOYMENT_ID as NAME (after adopting what an interrupted apply created)."""
     async with Workspace.open(target) as ws:
@@ -141,7 +150,7 @@ async def import_deployment(
         check_adoptable(desired.api_name, deployment)
         owners = ws.backend.managed_elsewhere(ws.config.path.stem)
         check_not_owned_elsewhere(name, deployment.id, owners)
-        with ws.lock("import", timeout=lock_timeout):
+        with ws.lock("import", options.lock_timeout, options.lock_lease):
             doc = ws.read_state()
             await ws.adopt_interrupted(doc)
             recorded = observed_record(desired, deployment, ws.digest_key(doc))

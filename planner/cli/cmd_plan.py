@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.common import run_async
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
@@ -31,27 +31,19 @@ from planner.cli.options import (
     seconds,
 )
 from planner.cli.step_summary import append_step_summary
-from planner.cli.target import Target, resolve_target
-from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.plan.diff import PlanOptions
-from planner.plan.model import HeldLock, Plan
-from planner.plan.refresh import Observed
-from planner.plan.saved import (
-    SavedPlan,
-    make_saved_plan,
-    plan_file_target,
-    seal_saved_plan,
-    write_saved_plan,
-)
-from planner.plan.stale import variable_digests
-from planner.render.console import make_console
-from planner.render.json import render_json
-from planner.render.markdown import render_markdown
-from planner.render.output import write_warnings
-from planner.render.text import render_text
-from planner.state.document import StateDocument
-from planner.state.locking import LockInfo
+
+# The engine, the models and the renderers are imported where they are used: parsing the
+# command line (`planner plan --help` included) needs none of them.
+if TYPE_CHECKING:
+    from planner.cli.target import Target
+    from planner.cli.workspace import Workspace
+    from planner.plan.diff import PlanOptions
+    from planner.plan.model import HeldLock, Plan
+    from planner.plan.refresh import Observed
+    from planner.plan.saved import SavedPlan
+    from planner.state.document import StateDocument
+    from planner.state.locking import LockInfo
 
 
 @dataclass
@@ -97,6 +89,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.cli.target import resolve_target
+    from planner.render.markdown import render_markdown
+
     workspace, output = WorkspaceOptions.of(vars(args)), OutputOptions.of(vars(args))
     options = plan_options(
         only=args.only,
@@ -130,6 +125,8 @@ def is_changed(plan: Plan) -> bool:
 
 def plan_options(**given: Any) -> PlanOptions:
     """The plan's options, refused when `--refresh-only` is combined with a change."""
+    from planner.plan.diff import PlanOptions
+
     if given["refresh_only"]:
         for flag, key in (("--destroy", "destroy"), ("--replace", "replace")):
             if given[key]:
@@ -139,6 +136,8 @@ def plan_options(**given: Any) -> PlanOptions:
 
 def check_out(out: str | None, options: PlanOptions) -> None:
     """Refuse a bad `--out` before any work."""
+    from planner.plan.saved import plan_file_target
+
     if out is None:
         return
     if options.refresh_only:
@@ -151,20 +150,27 @@ def check_out(out: str | None, options: PlanOptions) -> None:
 
 async def run_plan(target: Target, options: PlanOptions, out: str | None) -> PlanRun:
     """The plan of one snapshot of the state, naming a writer that holds the lock."""
-    async with Workspace.open(target) as ws:
-        write_warnings(ws.config.warnings)
-        held = ws.backend.lock_info()
-        doc = ws.read_state()
-        plan, observed = await plan_held(ws, options, doc, held)
-        if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
-            check_not_being_created(held)
-            stored = ws.create_state(doc)
-            if stored.lineage != doc.lineage:  # another plan created it first: use that one
-                doc = stored
-                plan, observed = await plan_held(ws, options, doc, held)
-        result = PlanRun(plan=plan)
-        if out and not plan.has_errors:
-            result.saved = saved_plan(ws, out, plan, doc, observed, options)
+    from planner.cli.workspace import Workspace
+    from planner.plan.engine import long_lived_objects
+    from planner.render.output import write_warnings
+
+    # the config, the state, the live deployments and the plan all live as long as the
+    # command: the cyclic collector's passes over them would find nothing to free
+    with long_lived_objects():
+        async with Workspace.open(target) as ws:
+            write_warnings(ws.config.warnings)
+            held = ws.backend.lock_info()
+            doc = ws.read_state()
+            plan, observed = await plan_held(ws, options, doc, held)
+            if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
+                check_not_being_created(held)
+                stored = ws.create_state(doc)
+                if stored.lineage != doc.lineage:  # another plan created it first: use it
+                    doc = stored
+                    plan, observed = await plan_held(ws, options, doc, held)
+            result = PlanRun(plan=plan)
+            if out and not plan.has_errors:
+                result.saved = saved_plan(ws, out, plan, doc, observed, options)
     return result
 
 
@@ -189,6 +195,8 @@ def check_not_being_created(held: LockInfo | None) -> None:
 
 def held_lock(info: LockInfo | None) -> HeldLock | None:
     """What the plan says of the writer holding the lock (None: the lock is free)."""
+    from planner.plan.model import HeldLock
+
     if info is None:
         return None
     holder = f"{info.who} (pid {info.pid})"
@@ -204,6 +212,9 @@ def saved_plan(
     options: PlanOptions,
 ) -> SavedPlan:
     """The plan to save at OUT, sealed with the state's plan key (made now if there is none)."""
+    from planner.plan.saved import make_saved_plan, seal_saved_plan
+    from planner.plan.stale import variable_digests
+
     saved = make_saved_plan(
         plan,
         doc,
@@ -220,6 +231,10 @@ def saved_plan(
 
 
 def render(plan: Plan, output: OutputOptions) -> str:
+    from planner.render.json import render_json
+    from planner.render.markdown import render_markdown
+    from planner.render.text import render_text
+
     if output.format == "json":
         return render_json(plan)
     if output.format == "markdown":
@@ -234,6 +249,9 @@ def is_color_terminal() -> bool:
 
 def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions) -> None:
     """The saved plan file, said apart from the plan itself."""
+    from planner.plan.saved import write_saved_plan
+    from planner.render.console import make_console
+
     if not out:
         return
     if result.saved is None:

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.api.models import OAuthProvider
-from planner.cli.endpoint import Endpoint, open_client
 from planner.cli.options import (
     WorkspaceOptions,
     add_config_option,
     add_endpoint_options,
     add_format_option,
 )
-from planner.cli.target import resolve_target
-from planner.render.console import make_console
-from planner.render.providers import write_providers
+
+# The client and the views are imported where they are used: `planner providers --help`
+# needs none of them.
+if TYPE_CHECKING:
+    from planner.api.models import OAuthProvider
+    from planner.cli.endpoint import Endpoint
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -29,11 +29,19 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 async def fetch_providers(endpoint: Endpoint) -> list[OAuthProvider]:
+    from planner.cli.endpoint import open_client
+
     async with open_client(endpoint) as client:
         return await client.list_providers()
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from planner.cli.target import resolve_target
+    from planner.render.console import make_console
+    from planner.render.providers import write_providers
+
     target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
     providers = asyncio.run(fetch_providers(target.endpoint))
     write_providers(make_console(), providers, args.format)

@@ -145,10 +145,12 @@ async def reconcile(
     from planner.reconcile.cycle import Settings
     from planner.reconcile.leader import election_for
     from planner.reconcile.loop import Reconciler
-    from planner.reconcile.notify import Notifier
+    from planner.reconcile.notify import Notifier, check_notify_url
     from planner.reconcile.status import StatusBoard
     from planner.reconcile.view import make_view
 
+    if options.notify_url is not None:
+        check_notify_url(options.notify_url)
     view = make_view(options.format)
     settings = Settings(
         mode="detect" if options.mode == "detect" else "heal",

@@ -7,22 +7,21 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.api.errors import NotFoundError
-from planner.api.models import Repository
-from planner.cli.endpoint import Endpoint, open_client
 from planner.cli.options import (
     WorkspaceOptions,
     add_config_option,
     add_endpoint_options,
     add_format_option,
 )
-from planner.cli.target import resolve_target
-from planner.render.console import make_console
-from planner.render.repos import write_repositories
+
+# The client and the views are imported where they are used: `planner repos --help`
+# needs none of them.
+if TYPE_CHECKING:
+    from planner.api.models import Repository
+    from planner.cli.endpoint import Endpoint
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -38,6 +37,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 async def fetch_repositories(endpoint: Endpoint, integration_id: str) -> list[Repository]:
     """The repositories; an unknown integration's error lists the known ones."""
+    from planner.api.errors import NotFoundError
+    from planner.cli.endpoint import open_client
+
     async with open_client(endpoint) as client:
         try:
             return await client.list_repositories(integration_id)
@@ -49,6 +51,12 @@ async def fetch_repositories(endpoint: Endpoint, integration_id: str) -> list[Re
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from planner.cli.target import resolve_target
+    from planner.render.console import make_console
+    from planner.render.repos import write_repositories
+
     target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
     repositories = asyncio.run(fetch_repositories(target.endpoint, args.integration_id))
     write_repositories(make_console(), repositories, args.format)

@@ -14,7 +14,6 @@ from typing import Any
 
 from planner.cli.cmd_plan import render
 from planner.cli.options import OutputOptions, WorkspaceOptions, add_format_option
-from planner.cli.saved_target import load_sealed_plan
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -38,6 +37,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported here: `planner show --help` needs neither the models nor the seal
+    from planner.cli.saved_target import load_sealed_plan
+
     workspace = WorkspaceOptions.of(vars(args))
     sealed = load_sealed_plan(args.planfile, workspace, os.environ)
     sys.stdout.write(render(sealed.saved.plan, OutputOptions.of(vars(args))))

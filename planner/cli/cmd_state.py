@@ -10,20 +10,25 @@ from collections.abc import Callable
 from typing import Any
 
 from planner.cli.cmd_state_mv import MV_ACTIONS, register_mv
-from planner.cli.cmd_state_versions import VERSION_ACTIONS, StateAction, register_versions
+from planner.cli.cmd_state_versions import (
+    VERSION_ACTIONS,
+    StateAction,
+    lock_arguments,
+    register_versions,
+)
 from planner.cli.options import (
     WorkspaceOptions,
     add_config_option,
     add_environment_options,
     add_format_option,
-    add_lock_timeout_option,
+    add_lock_options,
     add_state_option,
 )
 from planner.cli.target import resolve_target
 from planner.errors import StateError
 from planner.plan.model import suggested_command
 from planner.render.console import make_console
-from planner.render.output import write_lines, write_notice
+from planner.render.output import write_lines
 from planner.render.state_view import (
     empty_list_line,
     list_lines,
@@ -48,7 +53,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     add_format_option(show, ["text", "json"])
     remove = _action(actions, parents, "rm", "forget a deployment (it is not deleted remotely)")
     remove.add_argument("name", metavar="NAME")
-    add_lock_timeout_option(remove)
+    add_lock_options(remove)
     register_versions(lambda name, text: _action(actions, parents, name, text))
     register_mv(lambda name, text: _action(actions, parents, name, text))
 
@@ -101,7 +106,7 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
     _require_state(backend)  # before locking: a mistyped --state creates no lock file
-    with backend.lock("state rm", timeout=action.lock_timeout, on_wait=write_notice):
+    with backend.lock("state rm", **lock_arguments(action)):
         doc = _require_state(backend)
         forgotten = doc.forget(action.name)
         backend.write(doc)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.cli.cmd_state_versions import Action, StateAction
-from planner.cli.options import WorkspaceOptions, add_lock_timeout_option
+from planner.cli.cmd_state_versions import Action, StateAction, lock_arguments
+from planner.cli.options import WorkspaceOptions, add_lock_options
 from planner.config.checks import check_name
 from planner.errors import StateError
 from planner.render.console import make_console
-from planner.render.output import write_lines, write_notice
+from planner.render.output import write_lines
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument
 from planner.state.moves import move_recorded
@@ -24,7 +24,7 @@ def register_mv(action: Action) -> None:
     move = action("mv", "record a deployment under another address (nothing remote)")
     move.add_argument("old", metavar="OLD", help="the address the state records it under")
     move.add_argument("new", metavar="NEW", help="the address to record it under")
-    add_lock_timeout_option(move)
+    add_lock_options(move)
 
 
 def run_mv(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
@@ -34,7 +34,7 @@ def run_mv(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> i
         raise StateError(f"cannot move {old} to {new}: {problems[0].message}")
     # checked before locking (a refused move takes no lock), then again under it
     move_recorded(_stored(backend), old, new)
-    with backend.lock("state mv", timeout=action.lock_timeout, on_wait=write_notice):
+    with backend.lock("state mv", **lock_arguments(action)):
         doc = _stored(backend)
         moved = move_recorded(doc, old, new)
         backend.write(doc)

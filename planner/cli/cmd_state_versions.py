@@ -13,12 +13,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from planner.cli.options import (
     Options,
     WorkspaceOptions,
     add_format_option,
-    add_lock_timeout_option,
+    add_lock_options,
 )
 from planner.errors import StateError
 from planner.files import read_user_text
@@ -27,6 +28,7 @@ from planner.render.output import write_lines, write_notice
 from planner.render.state_view import history_lines, history_rows
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument, dump_state, parse_state
+from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.localfile import MAX_STATE_BYTES
 from planner.state.versions import push, rollback
 
@@ -40,11 +42,18 @@ class StateAction(Options):
     format: str = "text"
     name: str = ""
     lock_timeout: float = 0.0
+    lock_lease: float = DEFAULT_LEASE_SECONDS
     serial: int = 0
     file: str = ""
     force: bool = False
     old: str = ""
     new: str = ""
+
+
+def lock_arguments(action: StateAction) -> dict[str, Any]:
+    """How a state action takes the lock: its --lock-timeout and --lock-lease, and the
+    holder named on stderr while it waits."""
+    return {"timeout": action.lock_timeout, "lease": action.lock_lease, "on_wait": write_notice}
 
 
 def register_versions(action: Action) -> None:
@@ -53,7 +62,7 @@ def register_versions(action: Action) -> None:
     add_format_option(history, ["text", "json"])
     back = action("rollback", "write an old version back as a new one")
     back.add_argument("serial", type=int, metavar="SERIAL", help="the version to restore")
-    add_lock_timeout_option(back)
+    add_lock_options(back)
     action("pull", "print the current state as JSON (a state file's content)")
     upload = action("push", "upload a state file as the next version")
     upload.add_argument("file", metavar="FILE", help="a state file (e.g. from `state pull`)")
@@ -62,7 +71,7 @@ def register_versions(action: Action) -> None:
         action="store_true",
         help="push over another lineage, an older serial or diverged content",
     )
-    add_lock_timeout_option(upload)
+    add_lock_options(upload)
 
 
 def run_history(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
@@ -76,7 +85,7 @@ def run_history(backend: StateBackend, action: StateAction, _: WorkspaceOptions)
 
 
 def run_rollback(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
-    with backend.lock("state rollback", timeout=action.lock_timeout, on_wait=write_notice):
+    with backend.lock("state rollback", **lock_arguments(action)):
         written = rollback(backend, action.serial)
     say(
         f"Rolled back the state {backend.location} to version {action.serial}: written as "
@@ -95,7 +104,7 @@ def run_pull(backend: StateBackend, action: StateAction, _: WorkspaceOptions) ->
 
 def run_push(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
     doc = read_state_file(Path(action.file))
-    with backend.lock("state push", timeout=action.lock_timeout, on_wait=write_notice):
+    with backend.lock("state push", **lock_arguments(action)):
         written = push(backend, doc, force=action.force)
     if written is None:
         say(f"The state {backend.location} holds this version already: nothing pushed.")

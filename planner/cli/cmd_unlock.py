@@ -17,8 +17,6 @@ from planner.cli.options import (
     add_environment_options,
     add_state_option,
 )
-from planner.cli.target import resolve_target
-from planner.render.console import make_console
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -33,6 +31,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported here: `planner unlock --help` needs neither the state nor rich
+    from planner.cli.target import resolve_target
+    from planner.render.console import make_console
+
     target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
     backend = target.state.open()
     try:

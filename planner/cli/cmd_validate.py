@@ -13,16 +13,15 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.options import WorkspaceOptions, add_config_option, add_environment_options
-from planner.config import Config, load_config
-from planner.config.environments import environment_names
-from planner.config.reader import read_raw
-from planner.config.secret_values import NotingMissing
 from planner.errors import ConfigError
-from planner.plan.policies import compile_policies
-from planner.render.console import make_console
+
+# The loader, its models and rich are imported where they are used: parsing the command
+# line (`planner validate --help` included) needs none of them.
+if TYPE_CHECKING:
+    from planner.config import Config
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -39,6 +38,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.config import load_config
+    from planner.config.environments import environment_names
+    from planner.config.reader import read_raw
+    from planner.config.secret_values import NotingMissing
+    from planner.plan.policies import compile_policies
+
     options = WorkspaceOptions.of(vars(args))
     path = Path(options.config)
     chosen = options.environment(os.environ)
@@ -64,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(label: str, config: Config, missing: list[str]) -> None:
+    from planner.render.console import make_console
+
     errors = make_console(stderr=True)
     for warning in config.warnings:
         errors.print(f"Warning: {warning}", markup=False)

@@ -53,18 +53,21 @@ from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
 from planner.state.backend import StateBackend
 from planner.state.document import adopt
+from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.localfile import write_atomic
-from planner.state.location import is_postgres_url
+from planner.state.location import STATE_ENV, is_postgres_url
 
 
 @dataclass(frozen=True)
 class ImportAllOptions:
-    """`--generate-config FILE`, `--name-contains`, `--force` and `--lock-timeout`."""
+    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout` and
+    `--lock-lease` (the last two also a single import's)."""
 
     generate_config: str | None
     name_contains: str | None = None
     force: bool = False
     lock_timeout: float = 0.0
+    lock_lease: float = DEFAULT_LEASE_SECONDS
 
 
 @dataclass
@@ -151,13 +154,17 @@ def generated_control_plane(source: AdoptFrom, observed: list[Deployment]) -> di
     return plane
 
 
-def generated_state_table(source: Target) -> StateConfig:
+def generated_state_table(source: Target, given: str | None) -> StateConfig:
     """FILE's `[state]`: the PostgreSQL URL and schema of `-c` (FILE's stem names its own
-    state there); a file state is FILE's own, beside it (no table)."""
-    url = source.state_table.url
-    if url is None or not is_postgres_url(url):
+    state there); a file state is FILE's own, beside it (no table). A state GIVEN by
+    --state or $PLANNER_STATE is where the records go, and is given the same way to every
+    later command: FILE names no URL then (`-c`'s would point elsewhere), only the schema."""
+    table = source.state_table
+    if given:
+        return StateConfig.model_validate({"schema": table.schema_})
+    if table.url is None or not is_postgres_url(table.url):
         return StateConfig()
-    return StateConfig.model_validate({"url": url, "schema": source.state_table.schema_})
+    return StateConfig.model_validate({"url": table.url, "schema": table.schema_})
 
 
 def run_import_all(
@@ -185,7 +192,8 @@ async def adopt_all(
             f"several deployments share a name: {', '.join(duplicates)}",
             hint="a config names each deployment once: narrow the import with --name-contains",
         )
-    environment, table = source.target.environment, generated_state_table(source.target)
+    given = workspace.state or environ.get(STATE_ENV)
+    environment, table = source.target.environment, generated_state_table(source.target, given)
     state = resolve_state(
         workspace.state, table, file, environ, environment, default_state_dir(file, environ)
     )
@@ -197,7 +205,7 @@ async def adopt_all(
     config = checked_config(file, text, generated, environment)
     target = resolve_target(replace(workspace, config=str(file), var=()), environ)
     async with Workspace.for_config(config, target) as ws:
-        location = record_adopted(ws, observed, options.lock_timeout, file)
+        location = record_adopted(ws, observed, options, file)
     names = sorted(d.name for d in observed)
     return Adopted(file, location, names, generated.variables, skipped)
 
@@ -235,10 +243,10 @@ def checked_config(
 
 
 def record_adopted(
-    ws: Workspace, observed: list[Deployment], lock_timeout: float, target: Path
+    ws: Workspace, observed: list[Deployment], options: ImportAllOptions, target: Path
 ) -> str:
     """Record OBSERVED as FILE's deployments in its state (which must manage nothing yet)."""
-    with ws.lock("import", timeout=lock_timeout):
+    with ws.lock("import", options.lock_timeout, options.lock_lease):
         doc = ws.read_state()
         if doc.deployments:
             raise StateError(

@@ -209,6 +209,12 @@ def add_lock_lease_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_lock_options(parser: argparse.ArgumentParser) -> None:
+    """`--lock-timeout` and `--lock-lease`: every command that takes the state lock."""
+    add_lock_timeout_option(parser)
+    add_lock_lease_option(parser)
+
+
 def positive_seconds(text: str) -> float:
     """argparse type: seconds, more than 0."""
     value = seconds(text)
@@ -230,7 +236,7 @@ def add_selection_options(parser: argparse.ArgumentParser, verb: str, refresh_on
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options `apply` and `destroy` share (a `WorkspaceOptions` and `RunOptions`)."""
-    from planner.apply.context import DEFAULT_PARALLELISM  # the apply layer: only here
+    from planner.apply.defaults import DEFAULT_PARALLELISM  # the apply layer: only here
 
     add_workspace_options(parser)
     parser.add_argument(
@@ -254,8 +260,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long to wait for each revision (default: 1800)",
     )
-    add_lock_timeout_option(parser)
-    add_lock_lease_option(parser)
+    add_lock_options(parser)
     parser.add_argument(
         "--format",
         choices=["text", "json"],

@@ -28,6 +28,7 @@ from planner.render.output import write_notice
 from planner.secrets import digest_key
 from planner.state.backend import StateBackend, create_if_absent, read_or_create
 from planner.state.document import StateDocument
+from planner.state.endpoints import embedded_endpoint
 from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle
 
@@ -43,6 +44,7 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
     tenant_id: str | None
     _api_key: str = field(repr=False)
     state_dir: Path = Path()
+    endpoint_base: Path | None = None  # what a relative embedded endpoint is relative to
 
     @classmethod
     def open(
@@ -73,8 +75,19 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
         client = open_client(target.endpoint, announce=announce)
         backend = target.state.open()
         api_key = target.endpoint.api_key
+        base = target.config_path.parent
+        db_path = target.endpoint.db_path
+        # The embedded plane's database is recorded relative to the config's directory.
+        endpoint = client.endpoint if db_path is None else embedded_endpoint(db_path, base)
         return cls(
-            config, client, backend, client.endpoint, client.tenant_id, api_key, target.state_dir
+            config,
+            client,
+            backend,
+            endpoint,
+            client.tenant_id,
+            api_key,
+            target.state_dir,
+            endpoint_base=base,
         )
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -95,12 +108,14 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
 
     def read_state(self) -> StateDocument:
         """The state (a new, unwritten one if there is none), refused if it is foreign."""
-        return read_or_create(self.backend, self.endpoint, self.tenant_id)
+        return read_or_create(self.backend, self.endpoint, self.tenant_id, self.endpoint_base)
 
     def create_state(self, new: StateDocument) -> StateDocument:
         """NEW (an empty state) written if there is still no state, without the lock
         (`backend.create_if_absent`); else the state another process created meanwhile."""
-        return create_if_absent(self.backend, new, self.endpoint, self.tenant_id)
+        return create_if_absent(
+            self.backend, new, self.endpoint, self.tenant_id, self.endpoint_base
+        )
 
     def digest_key(self, doc: StateDocument) -> bytes:
         """The key of the secret digests recorded in DOC (API key x the state's lineage)."""

@@ -20,10 +20,9 @@ from planner.api.models import ResourceSpec, SourceConfig, SourceRevisionConfig
 from planner.api.rules import Mode, check_mode, check_source_rules, is_env_var_name
 from planner.api.rules import check_name as rule_name
 from planner.api.rules import check_resource_spec as rule_resource_spec
-from planner.api.values import MAX_JSON_DEPTH, check_values
+from planner.api.values import MAX_JSON_DEPTH, check_bounds
 from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, did_you_mean
-from planner.files import nested_too_deep
 
 TOO_DEEP = f"nested too deep: tables and arrays may nest at most {MAX_JSON_DEPTH} levels"
 # Whole-value fields ignore_changes may name beside the fields of the source models.
@@ -59,10 +58,9 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
 
 def check_value_bounds(body: Mapping[str, Any], secrets: Mapping[str, str]) -> list[Problem]:
     """The shared bounds of any value (`planner.api.values`): what the server would refuse."""
-    data = {**body, "secrets": dict(secrets)}
-    deep = nested_too_deep(data, MAX_JSON_DEPTH)
+    deep, found = check_bounds({**body, "secrets": dict(secrets)})  # one walk for both
     problems = [Problem(deep, TOO_DEEP)] if deep is not None else []
-    return problems + [Problem(loc, message) for loc, message in check_values(data)]
+    return problems + [Problem(loc, message) for loc, message in found]
 
 
 def check_secret_references(desired: DesiredDeployment) -> list[Problem]:

@@ -30,7 +30,7 @@ from planner.config.models import DeploymentSpec
 from planner.config.secret_values import resolve_secrets
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
-_WIRE_KEYS = ("source_config", "source_revision_config", "secret_references")
+_WIRE_KEYS = ("display_name", "source_config", "source_revision_config", "secret_references")
 
 
 @dataclass
@@ -91,6 +91,7 @@ _MESSAGES = {
     "int_type": "must be a whole number",
     "float_type": "must be a number",
     "string_type": "must be a string",
+    "string_too_short": "must not be empty",
     "bool_type": "must be true or false",
     "dict_type": "must be a table (object)",
     "model_type": "must be a table (object)",
@@ -187,7 +188,10 @@ def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
     body = desired.managed()
     problems = check_wire_rules(body, str(desired.source), mode)
     problems += check_resource_spec(desired.source_config.resource_spec)
-    problems += check_value_bounds(body, desired.secret_values())
+    reported = {problem.loc for problem in problems}
+    # A number past both its resource bound and the 64-bit range is one problem, not two.
+    bounds = check_value_bounds(body, desired.secret_values())
+    problems += [problem for problem in bounds if problem.loc not in reported]
     problems += check_secret_references(desired)
     problems += check_ignore_changes(
         desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")

@@ -33,6 +33,7 @@ class DesiredDeployment(BaseModel):
     name: str
     remote_name: str | None = None
     source: Source
+    display_name: str | None = None
     source_config: SourceConfig = Field(default_factory=SourceConfig)
     source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
     secrets: dict[str, SecretStr] = Field(default_factory=dict)

@@ -9,7 +9,7 @@ details hold one line per problem: `<file>: <path>: <message>`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,7 +30,7 @@ from planner.config.models import (
 from planner.config.policies import load_policies
 from planner.config.reader import read_raw
 from planner.config.secret_values import missing_variables_hint, resolve_secrets
-from planner.config.variables import given_values
+from planner.config.variables import given_values, referenced_variables, value_source
 
 TableT = TypeVar("TableT", ControlPlaneConfig, StateConfig)
 CONFIG_HINT = "fix the problems listed above (the format is described in docs/guides/config.md)"
@@ -58,16 +58,23 @@ def load_config(
     state = _load_table(StateConfig, "state", raw, problems)
     if mode is not None:
         control_plane = control_plane.model_copy(update={"mode": Mode(mode)})
-    defaults, warnings = _load_defaults(_section(raw, "defaults"), problems, label)
+    origins = SecretOrigins(file_data, env, variables or {}, environ)
+    defaults, warnings = _load_defaults(_section(raw, "defaults"), problems, label, origins)
     defaults = _with_environment_defaults(defaults, file_data, env)
     deployments: dict[str, DesiredDeployment] = {}
+    layers = deployment_layers(file_data, env)
+
     for name, own in _deployment_tables(_section(raw, "deployments"), problems):
         loaded = load_deployment(
             name, own, defaults, mode=Mode(control_plane.mode), environ=environ
         )
         problems.extend(_prefixed(("deployments", name), loaded.problems))
         warnings.extend(
-            literal_warning(label, ("deployments", name, "secrets", secret))
+            literal_warning(
+                label,
+                ("deployments", name, "secrets", secret),
+                origins.of(layers.get(name, []), secret),
+            )
             for secret in loaded.literal_secrets
         )
         if loaded.desired is not None:
@@ -91,12 +98,52 @@ def load_config(
     )
 
 
-def literal_warning(label: str, loc: Loc) -> str:
+def literal_warning(label: str, loc: Loc, origin: str = "the config file") -> str:
+    """A secret given as a value, not `{ env = ... }`; ORIGIN says where the value came
+    from (the file itself, or the sources of the variables it references)."""
     secret = loc[-1]
+    where = "written in the config file" if origin == "the config file" else f"from {origin}"
     return (
-        f"{label}: {format_loc(loc)}: secret value written in the config file; "
+        f"{label}: {format_loc(loc)}: secret value {where}; "
         f'prefer {secret} = {{ env = "{secret}" }} to read it from the environment'
     )
+
+
+@dataclass(frozen=True)
+class SecretOrigins:
+    """Where a secret's value came from, for its warning: the file, or the sources of the
+    `${var.…}` it references (`--var`, `--var-file`, `PLANNER_VAR_*`, the file)."""
+
+    file_data: Mapping[str, Any]
+    env: str | None
+    overrides: Mapping[str, str]
+    environ: Mapping[str, str]
+
+    def of(self, layers: list[Layer], secret: str) -> str:
+        written = _written_secret(layers, secret)
+        sources = [
+            value_source(name, self.file_data, self.env, self.overrides, self.environ)
+            for name in referenced_variables(written)
+        ]
+        return ", ".join(dict.fromkeys(sources)) or "the config file"
+
+    def defaults_layers(self) -> list[Layer]:
+        """`[environments.E.defaults]` over `[defaults]`, as the file writes them."""
+        environments = self.file_data.get("environments")
+        table = environments.get(self.env) if isinstance(environments, Mapping) else None
+        found = [table.get("defaults")] if self.env and isinstance(table, Mapping) else []
+        found.append(self.file_data.get("defaults"))
+        return [((), layer) for layer in found if isinstance(layer, Mapping)]
+
+
+def _written_secret(layers: list[Layer], secret: str) -> Any:
+    """SECRET's value as the file writes it (before `${var.…}` expansion), from the
+    highest layer that sets it."""
+    for _, table in layers:
+        secrets = table.get("secrets")
+        if isinstance(secrets, Mapping) and secret in secrets:
+            return secrets[secret]
+    return None
 
 
 def _section(raw: Mapping[str, Any], key: str) -> Any:
@@ -144,7 +191,9 @@ def load_tables(
     return control_plane, state
 
 
-def _load_defaults(raw: Any, problems: list[Problem], label: str) -> tuple[Defaults, list[str]]:
+def _load_defaults(
+    raw: Any, problems: list[Problem], label: str, origins: SecretOrigins
+) -> tuple[Defaults, list[str]]:
     loc: Loc = ("defaults",)
     if not isinstance(raw, Mapping):
         problems.append(Problem(loc, "must be a table"))
@@ -154,7 +203,11 @@ def _load_defaults(raw: Any, problems: list[Problem], label: str) -> tuple[Defau
     secrets = resolve_secrets(raw.get("secrets", {}), deployment="", loc=(), environ=None)
     found += _prefixed((*loc, "secrets"), secrets.problems)
     problems.extend(found)
-    warnings = [literal_warning(label, (*loc, "secrets", s)) for s in secrets.literal_names]
+    layers = origins.defaults_layers()
+    warnings = [
+        literal_warning(label, (*loc, "secrets", s), origins.of(layers, s))
+        for s in secrets.literal_names
+    ]
     relative = tuple(problem.loc[1:] for problem in found)
     return Defaults(raw=raw, problem_locs=relative), warnings
 

@@ -122,6 +122,11 @@ class DeploymentSpec(StrictModel):
     """One deployment; the table key is its name."""
 
     source: Source = Field(description="where the deployment is built from (immutable)")
+    display_name: str | None = Field(
+        default=None,
+        min_length=1,
+        description="human-readable name (changes in place; removing it leaves the last one)",
+    )
     source_config: SourceConfig | None = Field(default=None, description="source settings")
     source_revision_config: SourceRevisionConfig | None = Field(
         default=None, description="what each revision is built from"

@@ -90,6 +90,36 @@ def given_values(
     return given
 
 
+def referenced_variables(value: Any) -> list[str]:
+    """The names of the `${var.NAME}` references in VALUE (a string; `$${` is literal)."""
+    if not isinstance(value, str):
+        return []
+    found = (match.group(2) for match in _REFERENCE.finditer(value) if match.group(2))
+    return [ref.removeprefix("var.") for ref in found if ref.startswith("var.")]
+
+
+def value_source(
+    name: str,
+    raw: Mapping[str, Any],
+    env: str | None,
+    overrides: Mapping[str, str],
+    environ: Mapping[str, str],
+) -> str:
+    """Where variable NAME's value comes from, named as a person would look for it
+    (highest source first, as `_value_of` picks it)."""
+    if name in overrides:
+        source = var_file_of(overrides, name)
+        return f"--var-file {source}" if source else f"--var {name}"
+    if ENVIRON_PREFIX + name in environ:
+        return f"the environment variable {ENVIRON_PREFIX}{name}"
+    environments = raw.get("environments")
+    table = environments.get(env) if env and isinstance(environments, Mapping) else None
+    values = table.get("variables") if isinstance(table, Mapping) else None
+    if isinstance(values, Mapping) and name in values:
+        return f"environments.{env}.variables.{name} in the config file"
+    return f"the default of variables.{name} in the config file"
+
+
 def variable_values(
     declared: Mapping[str, Mapping[str, Any]],
     *,
@@ -168,7 +198,10 @@ def _typed(text: str, default: Any, where: str, problems: list[Problem]) -> Any:
 def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
     """`value` with every `${...}` in its strings resolved; problems at their location.
     What it produces is spent from `scope.budget` (ExpansionTooLarge past the bound)."""
-    if isinstance(value, Mapping):
+    if type(value) is str and "$" not in value:  # most values: exact type checks first
+        scope.budget.spend(text_bytes(value), loc)
+        return value
+    if type(value) is dict or isinstance(value, Mapping):
         scope.budget.spend(sum(text_bytes(str(key)) for key in value), loc)
         return {key: interpolate(item, scope, (*loc, key), problems) for key, item in value.items()}
     if isinstance(value, list):

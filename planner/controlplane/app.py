@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from planner import __version__
 from planner.api.rules import Mode
-from planner.controlplane import catalog, deployments, metrics
+from planner.controlplane import artifact_routes, catalog, deployments, metrics
 from planner.controlplane.body_limits import BodyLimitMiddleware
 from planner.controlplane.faults import FaultMiddleware
 from planner.controlplane.identity import SingleIdentityMiddleware
@@ -35,12 +35,11 @@ from planner.controlplane.metrics import (
 )
 from planner.controlplane.openapi import install_openapi
 from planner.controlplane.seed import load_catalog
-from planner.controlplane.settings import ServerSettings
+from planner.controlplane.settings import SELF_HOSTED_PREFIX, ServerSettings
 from planner.controlplane.store import Store
 from planner.controlplane.validation import raw_create_problems, validation_errors
 
-SELF_HOSTED_PREFIX = "/api-host"
-ROUTERS = (deployments.router, catalog.router, metrics.router)
+ROUTERS = (deployments.router, catalog.router, artifact_routes.router, metrics.router)
 
 
 def validation_problems(errors: Any) -> list[dict[str, Any]]:

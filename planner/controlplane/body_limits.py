@@ -5,7 +5,7 @@
   the first chunk past the limit, so at most one chunk more is ever buffered.
 - Nesting: objects and arrays at most `MAX_JSON_DEPTH` levels deep (the body is level 1).
   A deeper body is a 422 whose `loc` leads to the first object or array past the limit.
-  Bodies with few brackets are not parsed here; others are parsed once (at most 1 MiB),
+  Bodies with few brackets are not parsed here; others are parsed once (at most 16 MiB),
   and a body too deep for the parser itself (100k `[`) is a 422 on `body`.
 """
 
@@ -19,7 +19,10 @@ from planner.api.values import MAX_JSON_DEPTH
 from planner.controlplane.asgi import send_error, send_json
 from planner.files import Loc, nested_too_deep
 
-MAX_BODY_BYTES = 1024 * 1024
+# The config's expansion bound (`planner.config.bounds.MAX_EXPANDED_BYTES`): any body a
+# valid config makes fits. And a body over its bounds (strings past MAX_STRING_LENGTH, in
+# lists of lists) is parsed and refused naming the field (422), not refused unread.
+MAX_BODY_BYTES = 16 * 1024 * 1024
 
 
 def too_deep_at(body: bytes, limit: int = MAX_JSON_DEPTH) -> Loc | None:

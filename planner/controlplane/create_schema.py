@@ -75,26 +75,33 @@ def create_variant(base: Schema, schemas: dict[str, Schema], source: str) -> Sch
         "maxLength": NAME_MAX_LENGTH,
     }
     for section, component in SECTIONS.items():
-        properties[section] = _section(schemas[component], section, source, required)
+        properties[section] = source_section(schemas[component], section, source, required)
         if any(loc[0] == section for loc in required):
             variant["required"] = [*variant["required"], section]
+    restrict_to_source(variant, source)
+    return variant
+
+
+def restrict_to_source(variant: Schema, source: str) -> None:
+    """The rules of `source` beyond its sections: no secret_references unless it takes
+    them, and git_host's `build_on_push` not true beside a tag `repo_ref`."""
     if source not in FIELD_SOURCES[("secret_references",)]:
-        properties["secret_references"] = {
+        variant["properties"]["secret_references"] = {
             "anyOf": [{"type": "array", "maxItems": 0}, {"type": "null"}]
         }
     if source == "git_host":
         variant["not"] = TAG_BUILD_ON_PUSH
-    return variant
 
 
 def _required_fields(source: str) -> set[tuple[str, str]]:
     return set(REQUIRED_FIELDS[source]) if source in COMPLETE_ON_CREATE else set()
 
 
-def _section(
+def source_section(
     component: Schema, section: str, source: str, required: set[tuple[str, str]]
 ) -> Schema:
-    """One of `SECTIONS` for `source`: foreign fields null, required ones non-empty."""
+    """One of `SECTIONS` for `source`: foreign fields null, required ones non-empty
+    (the PATCH body's variants, `patch_schema`, use it with none required)."""
     schema = copy.deepcopy(component)
     schema["title"] = f"{component['title']} ({source})"
     properties: dict[str, Schema] = schema["properties"]
@@ -103,14 +110,14 @@ def _section(
         if owners is not None and source not in owners:
             properties[field] = {"type": "null"}
         elif (section, field) in required:
-            properties[field] = {**_non_null(field_schema), "minLength": 1}
+            properties[field] = {**non_null(field_schema), "minLength": 1}
     names = sorted(field for sec, field in required if sec == section)
     if names:
         schema["required"] = names
     return schema
 
 
-def _non_null(field_schema: Schema) -> Schema:
+def non_null(field_schema: Schema) -> Schema:
     """The non-null branch of a pydantic `X | None` field schema."""
     branches = [b for b in field_schema.get("anyOf", [field_schema]) if b != {"type": "null"}]
     return dict(branches[0])

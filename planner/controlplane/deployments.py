@@ -1,7 +1,11 @@
 """Routes under /v2/deployments (and the local-only tracing project listing).
 
 HTTP only: parameters in, `service.Deployments` does the work, its exceptions become
-404 / 409 / 400 `{detail}` or 422 `HTTPValidationError`.
+400 / 404 / 409 `{detail}` or 422 `HTTPValidationError`. A PATCH changing an
+unmodifiable field (read-only in the document's PATCH body) is 400, as the real service
+answers; one the document accepts but the stored deployment refuses (a field of another
+source than its own, a rule the merged deployment would break) is 409: the body
+conflicts with the resource's current state.
 
 The routes an apply calls per deployment (create, list, get, PATCH, revision) are `async`
 although they await nothing: their store work is a few hundred microseconds under the
@@ -18,7 +22,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from planner.api.models import (
     BulkDeleteResult,
@@ -27,13 +31,16 @@ from planner.api.models import (
     DeploymentList,
     DeploymentType,
     ErrorBody,
+    HTTPValidationError,
     Revision,
+    RevisionCreate,
     RevisionList,
+    RevisionStatus,
 )
-from planner.api.rules import Problem, check_resource_spec
+from planner.api.rules import Problem, check_resource_numbers
 from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context
-from planner.controlplane.patching import PatchBody, PatchRejected
+from planner.controlplane.patching import PatchBody, PatchConflict, PatchRejected
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE
 from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.store import DeploymentFilter
@@ -42,6 +49,7 @@ from planner.controlplane.validation import (
     check_secret_names,
     create_problems,
     parse_uuid_list,
+    patch_source_problems,
     validation_errors,
 )
 
@@ -55,6 +63,14 @@ UuidList = Annotated[
     str | None, Query(pattern=UUID_LIST_PATTERN, description="Comma-separated uuids.")
 ]
 ERRORS = {**NOT_FOUND, **INVALID}
+_STATUS = "|".join(s.value for s in RevisionStatus)
+StatusList = Annotated[
+    str | None,
+    Query(
+        pattern=rf"^({_STATUS})(,({_STATUS}))*$",
+        description="Comma-separated revision statuses; only revisions in one of them.",
+    ),
+]
 
 
 def _deployments(ctx: RequestContext) -> Deployments:
@@ -74,6 +90,8 @@ def _http_errors() -> Iterator[None]:
         raise HTTPException(404, str(exc)) from None
     except Conflict as exc:
         raise HTTPException(409, str(exc)) from None
+    except PatchConflict as exc:
+        raise HTTPException(409, exc.detail) from None
     except PatchRejected as exc:
         raise HTTPException(400, exc.detail) from None
 
@@ -89,7 +107,11 @@ def _http_errors() -> Iterator[None]:
     },
 )
 async def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONResponse:
-    """Create a deployment, its first revision and its tracing project."""
+    """Create a deployment, its first revision and its tracing project.
+
+    A secret name given twice keeps the last value (one environment variable per name).
+    The pairs of `resource_spec` (a minimum and its maximum, a request and its limit) are
+    stored as given, not compared: the planner refuses a config that reverses one."""
     problems = create_problems(body, ctx.settings)
     if problems:
         raise _invalid(problems)
@@ -157,18 +179,37 @@ async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse
         **TOO_LARGE,
         400: {
             "model": ErrorBody,
-            "description": "A rule broken (the detail names the field), or a body that is "
-            "not JSON.",
+            "description": "An unmodifiable field (read-only in this body: `name`, `source`, "
+            "an immutable `source_config` field) with another value than the deployment's "
+            "(the detail names it; the same value is a no-op), or a body that is not JSON.",
         },
-        409: {"model": ErrorBody, "description": "The deployment is being deleted."},
+        409: {
+            "model": ErrorBody,
+            "description": "The deployment is being deleted, or the body conflicts with its "
+            "current state (the detail names the field): a field of another source than the "
+            "deployment's, or a rule the merged deployment would break (`build_on_push` "
+            "true beside a stored tag `repo_ref`).",
+        },
+        422: {
+            "model": HTTPValidationError,
+            "description": "Validation error: what the body breaks whatever it meets "
+            "(shapes, bounds, fields of two sources, `build_on_push` true beside a tag "
+            "`repo_ref`).",
+        },
     },
 )
-async def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
+def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
+    """Merge a PATCH; ONE new revision when any new-revision field changes.
+
+    Nulls are ignored; `secrets` as on create (the last value of a name wins), `[]`
+    keeps them; a `resource_spec` replaces the stored one wholesale, its pairs not
+    compared."""
     """Merge a PATCH; ONE new revision when any new-revision field changes."""
     problems = check_values(body.model_dump(exclude_none=True))
+    problems += patch_source_problems(body.model_dump(mode="json", exclude_none=True), ctx.settings)
     problems += check_secret_names(body.secrets or [], ("secrets",))
     if body.source_config is not None:
-        problems += check_resource_spec(body.source_config.resource_spec)
+        problems += check_resource_numbers(body.source_config.resource_spec)
     if problems:
         raise _invalid(problems)
     with _http_errors():
@@ -181,11 +222,61 @@ async def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Conte
     responses=ERRORS,
 )
 def list_revisions(
-    deployment_id: uuid.UUID, ctx: Context, limit: Limit = 20, offset: Offset = 0
+    deployment_id: uuid.UUID,
+    ctx: Context,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    status: StatusList = None,
 ) -> JSONResponse:
     """The deployment's revisions, newest first; `offset` = next page."""
+    statuses = frozenset(status.split(",")) if status else None
     with _http_errors():
-        return JSONResponse(_deployments(ctx).list_revisions(str(deployment_id), limit, offset))
+        page = _deployments(ctx).list_revisions(str(deployment_id), limit, offset, statuses)
+    return JSONResponse(page)
+
+
+@router.post(
+    "/v2/deployments/{deployment_id}/revisions",
+    status_code=201,
+    response_model=Revision,
+    responses={
+        **ERRORS,
+        **TOO_LARGE,
+        400: {
+            "model": ErrorBody,
+            "description": "A rule broken (the detail names the field), or a body that is "
+            "not JSON.",
+        },
+        409: {"model": ErrorBody, "description": "The deployment is being deleted."},
+    },
+)
+def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context) -> JSONResponse:
+    """One new revision: `source_revision_config` (and the revision fields of
+    `source_config`, `secrets`, `secret_references`) merged as a PATCH merges them.
+
+    Only what the document states is checked here (value bounds); the rest, as for a
+    PATCH, is the stored deployment's to refuse."""
+    problems = check_values(body.model_dump(exclude_none=True))
+    if body.source_config is not None:
+        problems += check_resource_numbers(body.source_config.resource_spec)
+    if problems:
+        raise _invalid(problems)
+    with _http_errors():
+        revision = _deployments(ctx).create_revision(str(deployment_id), body)
+    return JSONResponse(revision, status_code=201)
+
+
+@router.delete(
+    "/v2/deployments/{deployment_id}",
+    status_code=204,
+    response_class=Response,
+    responses=ERRORS,
+)
+def delete_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
+    """Start deleting one deployment: AWAITING_DELETE, then AWAITING_FINAL_DELETE, then 404."""
+    with _http_errors():
+        _deployments(ctx).delete_one(str(deployment_id))
+    return Response(status_code=204)
 
 
 @router.get(

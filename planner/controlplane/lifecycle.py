@@ -154,9 +154,14 @@ def database_seconds(deploy_seconds: float) -> float:
     return QUEUE_SHARE * deploy_seconds
 
 
-def deployment_status(ready_at: float, delete_at: float | None, now: float) -> DeploymentStatus:
-    """AWAITING_DELETE once deletion is requested, else READY once the database is up."""
+def deployment_status(
+    ready_at: float, delete_at: float | None, now: float, delete_requested_at: float | None = None
+) -> DeploymentStatus:
+    """AWAITING_DELETE once deletion is requested, AWAITING_FINAL_DELETE over the second half
+    of the deletion (when the request time is known), else READY once the database is up."""
     if delete_at is not None:
+        if delete_requested_at is not None and now >= (delete_requested_at + delete_at) / 2:
+            return DeploymentStatus.AWAITING_FINAL_DELETE
         return DeploymentStatus.AWAITING_DELETE
     if now >= ready_at:
         return DeploymentStatus.READY

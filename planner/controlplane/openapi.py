@@ -3,8 +3,10 @@
 
 Regenerate it with `python -m planner.controlplane.openapi` (a test fails when the
 checked-in copy is out of date). The document is FastAPI's, with the 422 shape narrowed
-to the spec's `{loc, msg, type}` (we never send `input` or `ctx`), and the create body
-narrowed to what the server's mode accepts (`planner.controlplane.create_schema`).
+to the spec's `{loc, msg, type}` (we never send `input` or `ctx`), values bounded as the
+server bounds them (`planner.controlplane.schema_bounds`), and the create and PATCH
+bodies narrowed to what the server's mode accepts, one variant per source
+(`planner.controlplane.create_schema`, `planner.controlplane.patch_schema`).
 The app serves it at `/openapi.json`, and Swagger UI at `/docs`.
 """
 
@@ -20,6 +22,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from planner.controlplane.create_schema import install_create_variants
+from planner.controlplane.patch_schema import install_patch_variants
 from planner.controlplane.schema_bounds import install_value_bounds
 
 SCHEMA_PATH = Path("schemas") / "control-plane.openapi.json"
@@ -39,6 +42,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
         error["required"] = ["loc", "msg", "type"]
     install_value_bounds(schemas)
     install_create_variants(schemas, app.state.settings.mode)
+    install_patch_variants(schemas, app.state.settings.mode)
     return document
 
 

@@ -24,7 +24,9 @@ NAME_INDEX = "sqlite_autoindex_deployments_2"
 
 # The status a deployment shows, in SQL (mirrors lifecycle.deployment_status) for filtering.
 STATUS_SQL = (
-    "CASE WHEN delete_at IS NOT NULL THEN 'AWAITING_DELETE' "
+    "CASE WHEN delete_at IS NOT NULL AND :now >= (updated_at + delete_at) / 2 "
+    "THEN 'AWAITING_FINAL_DELETE' "
+    "WHEN delete_at IS NOT NULL THEN 'AWAITING_DELETE' "
     "WHEN ready_at <= :now THEN 'READY' ELSE 'AWAITING_DATABASE' END"
 )
 

@@ -1,14 +1,18 @@
 """PATCH semantics of the local control plane, as a pure function of stored + requested.
 
 - Nulls are ignored (merged); a PATCH never clears a stored value with null.
-- `secrets`: omitted or `[]` = unchanged; a non-empty list replaces the stored one.
+- `secrets`: omitted or `[]` = unchanged; a non-empty list replaces the stored one (one
+  secret per name, the last of a name winning: `unique_secrets`).
 - `secret_references`: a list (even `[]`) replaces the stored one, so `[]` clears.
 - A non-null `source_config.resource_spec` replaces the stored spec wholesale; every
   other `source_config` / `source_revision_config` field is merged field by field.
-- An immutable field (per `planner.api.fields.classify`) with a value different from the
-  stored one is rejected naming the field; the same value is an accepted no-op. So is
-  a `name` or `source` different from the deployment's own.
-- A field belonging to another source, or a rule broken by the merged result, is rejected.
+- An unmodifiable field (`name`, `source`, or immutable per `planner.api.fields.classify`)
+  with a value different from the stored one is refused naming the field (HTTP 400, as
+  the real service answers); the same value is an accepted no-op. The OpenAPI document
+  marks those fields `readOnly` in the PATCH body: a client does not send them.
+- A field belonging to another source than the deployment's, or a rule broken by the
+  merged result, conflicts with the stored deployment (HTTP 409): the body alone is
+  valid, the resource's current state decides.
 The caller creates ONE revision when any changed path is a new-revision field.
 """
 
@@ -37,11 +41,24 @@ class PatchBody(DeploymentPatch):
 
 
 class PatchRejected(Exception):
-    """A PATCH that breaks a rule (HTTP 400); `detail` names the field(s)."""
+    """A PATCH that changes an unmodifiable field (HTTP 400); `detail` names it."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
+
+
+class PatchConflict(PatchRejected):
+    """A PATCH the stored deployment refuses (HTTP 409): a field of another source than
+    its own, or a rule the merged deployment would break; `detail` names the field(s)."""
+
+
+def unique_secrets(secrets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One secret per name, the last value given for a name winning (as a Kubernetes
+    Secret built from the list, or a container's env list, keeps the last), in the order
+    names first appear."""
+    by_name = {str(s.get("name")): s for s in secrets}
+    return list(by_name.values())
 
 
 @dataclass
@@ -52,6 +69,7 @@ class Patched:
     source_revision_config: dict[str, Any]
     secrets: list[dict[str, Any]]
     secret_references: list[dict[str, Any]]
+    display_name: str | None = None
     changed: list[str] = field(default_factory=list)
 
     @property
@@ -84,7 +102,7 @@ def _reject_identity(wire: Mapping[str, Any], stored: Mapping[str, Any]) -> None
 def _reject_foreign_fields(wire: Mapping[str, Any], source: str) -> None:
     problems = check_source_rules(wire, source, require_complete=False)
     if problems:
-        raise PatchRejected(describe(problems))
+        raise PatchConflict(describe(problems))
 
 
 def _reject_immutable(stored: Mapping[str, Any], requested: Mapping[str, Any]) -> None:
@@ -132,17 +150,18 @@ def apply_patch(stored: Mapping[str, Any], patch: DeploymentPatch) -> Patched:
         source_revision_config=_merged(stored["source_revision_config"], requested_revision),
         secrets=list(stored["secrets"]),
         secret_references=list(stored["secret_references"]),
+        display_name=wire.get("display_name", stored.get("display_name")),
     )
     _merge_secrets(patched, wire)
     _record_changes(patched, stored)
     problems = merged_problems(_wire_of(patched), source)
     if problems:
-        raise PatchRejected(describe(problems))
+        raise PatchConflict(describe(problems))
     return patched
 
 
 def _merge_secrets(patched: Patched, wire: Mapping[str, Any]) -> None:
-    secrets = wire.get("secrets")
+    secrets = unique_secrets(wire.get("secrets") or [])
     if secrets and _by_name(secrets) != _by_name(patched.secrets):
         patched.secrets = list(secrets)
     references = wire.get("secret_references")
@@ -159,6 +178,8 @@ def _record_changes(patched: Patched, stored: Mapping[str, Any]) -> None:
         changed.append("secrets")
     if patched.secret_references != stored["secret_references"]:
         changed.append("secret_references")
+    if patched.display_name != stored.get("display_name"):
+        changed.append("display_name")
     patched.changed = changed
 
 

@@ -25,6 +25,7 @@ class DeploymentRow:
     updated_at: float
     ready_at: float
     delete_at: float | None = None
+    display_name: str | None = None
 
 
 @dataclass
@@ -38,6 +39,24 @@ class RevisionRow:
     build_seconds: float
     deploy_seconds: float
     skipped_at: float | None = None
+
+
+@dataclass
+class UploadRow:
+    """A source tarball upload slot (`POST .../upload-url`), filled by the PUT to its URL.
+
+    Only a digest of the URL's token is kept."""
+
+    id: str
+    object_path: str
+    tenant_id: str
+    deployment_id: str
+    token_sha256: str
+    created_at: float
+    expires_at: float
+    size: int | None = None
+    sha256: str | None = None
+    uploaded_at: float | None = None
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Seed data of the local control plane: repository integrations and OAuth providers.
 
-A seed file is TOML (or JSON when its name ends in `.json`) with two lists,
-`integrations` (each holding `repositories`) and `oauth_providers`; the packaged
+A seed file is TOML (or JSON when its name ends in `.json`) with three lists,
+`integrations` (each holding `repositories`), `oauth_providers` and `listeners`; the packaged
 `default_seed.toml` is used when none is given. Seed data is per server (every workspace
 sees it) unless an entry lists `tenant_ids`. Unknown keys are errors, so a typo in a seed
 file does not silently drop data. Nullable fields may be left out (TOML has no null).
@@ -11,14 +11,22 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from planner.api.models import Integration, OAuthProvider, Repository, UuidStr
+from planner.api.models import (
+    Integration,
+    Listener,
+    ListenerComputeConfig,
+    OAuthProvider,
+    Repository,
+    UuidStr,
+)
 from planner.errors import ConfigError
 from planner.files import parse_nested, read_user_text
 
@@ -61,15 +69,26 @@ class SeedProvider(OAuthProvider):
     tenant_ids: list[UuidStr] | None = None
 
 
+class SeedListener(SeedModel):
+    """A listener (`GET /v2/listeners`): its compute and the namespaces it serves."""
+
+    id: UuidStr
+    compute_id: IdStr
+    k8s_namespaces: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    tenant_ids: list[UuidStr] | None = None
+
+
 class SeedFile(SeedModel):
     integrations: list[SeedIntegration] = Field(default_factory=list)
     oauth_providers: list[SeedProvider] = Field(default_factory=list)
+    listeners: list[SeedListener] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> SeedFile:
         for kind, ids in (
             ("integrations", [i.id for i in self.integrations]),
             ("oauth_providers", [p.id for p in self.oauth_providers]),
+            ("listeners", [listener.id for listener in self.listeners]),
         ):
             duplicates = sorted({i for i in ids if ids.count(i) > 1})
             if duplicates:
@@ -86,6 +105,7 @@ class Catalog:
     """The seed data as the routes serve it, filtered by workspace."""
 
     seed: SeedFile
+    loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     def providers_for(self, tenant_id: str) -> list[OAuthProvider]:
         return [
@@ -99,6 +119,21 @@ class Catalog:
             Integration(id=i.id, installation_id=i.installation_id, name=i.name)
             for i in self.seed.integrations
             if is_visible(i.tenant_ids, tenant_id)
+        ]
+
+    def listeners_for(self, tenant_id: str) -> list[Listener]:
+        """The workspace's listeners, in seed order (dated when the seed was read)."""
+        return [
+            Listener(
+                id=listener.id,
+                tenant_id=tenant_id,
+                compute_id=listener.compute_id,
+                compute_config=ListenerComputeConfig(k8s_namespaces=listener.k8s_namespaces),
+                created_at=self.loaded_at,
+                updated_at=self.loaded_at,
+            )
+            for listener in self.seed.listeners
+            if is_visible(listener.tenant_ids, tenant_id)
         ]
 
     def repositories_of(self, integration_id: str, tenant_id: str) -> list[Repository] | None:

@@ -12,9 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from planner import __version__
-from planner.api.models import DeploymentCreate, DeploymentPatch
+from planner.api.models import (
+    DeploymentCreate,
+    DeploymentPatch,
+    RevisionCreate,
+    SourceConfig,
+)
 from planner.controlplane import lifecycle, views
-from planner.controlplane.patching import apply_patch
+from planner.controlplane.patching import apply_patch, unique_secrets
 from planner.controlplane.settings import ServerSettings
 from planner.controlplane.store import (
     DeploymentFilter,
@@ -97,6 +102,8 @@ class Deployments:
         source_config = {k: v for k, v in wire["source_config"].items() if v != {}}
         if body.source != "external_docker":
             source_config.setdefault("deployment_type", "prod")
+        if body.source == "git_host":
+            source_config.setdefault("build_on_push", False)  # the service's default, echoed
         row = DeploymentRow(
             id=str(uuid.uuid4()),
             tenant_id=self.tenant_id,
@@ -104,13 +111,14 @@ class Deployments:
             source=body.source,
             source_config=source_config,
             source_revision_config=wire["source_revision_config"],
-            secrets=wire["secrets"],
+            secrets=unique_secrets(wire["secrets"]),
             secret_references=wire.get("secret_references", []),
             image_version=IMAGE_VERSION,
             latest_revision_id=None,
             created_at=now,
             updated_at=now,
             ready_at=now + lifecycle.database_seconds(self.settings.deploy_seconds),
+            display_name=body.display_name,
         )
         with self.store.transaction() as tx:
             if tx.has_name(self.tenant_id, body.name):
@@ -146,6 +154,7 @@ class Deployments:
             patched = apply_patch(vars(row), patch)
             retry = _sends_revision_config(patch) and self._is_stuck(tx, row, now)
             if patched.changed or retry:
+                row.display_name = patched.display_name
                 row.source_config = patched.source_config
                 row.source_revision_config = patched.source_revision_config
                 row.secrets = patched.secrets
@@ -192,14 +201,55 @@ class Deployments:
             raise NotFound(f"Revision ID {revision_id} not found.")
         return views.revision_view(revision, now)
 
-    def list_revisions(self, deployment_id: str, limit: int, offset: int) -> dict[str, Any]:
-        """Newest first, `{resources, offset}` like the deployment list."""
+    def list_revisions(
+        self, deployment_id: str, limit: int, offset: int, statuses: frozenset[str] | None = None
+    ) -> dict[str, Any]:
+        """Newest first, `{resources, offset}` like the deployment list; `statuses` keeps
+        only revisions whose status (computed now) is one of them."""
         now = self._now()
         with self.store.snapshot() as tx:
             self._get(tx, deployment_id)
-            rows = tx.list_revisions(deployment_id, limit, offset)
+            if statuses is None:
+                rows = tx.list_revisions(deployment_id, limit, offset)
+            else:
+                rows = tx.all_revisions(deployment_id)
         resources = [views.revision_view(r, now) for r in rows]
+        if statuses is not None:
+            matching = [r for r in resources if r["status"] in statuses]
+            resources = matching[offset : offset + limit]
         return {"resources": resources, "offset": offset + len(resources)}
+
+    def delete_one(self, deployment_id: str) -> None:
+        """Start deleting one deployment; one already being deleted stays as it is."""
+        now = self._now()
+        with self.store.transaction() as tx:
+            row = self._get(tx, deployment_id)
+            if row.delete_at is None:
+                tx.mark_deleting([row.id], now, now + self.settings.delete_seconds)
+
+    def create_revision(self, deployment_id: str, body: RevisionCreate) -> dict[str, Any]:
+        """Merge `body` as a PATCH would, then ONE new revision, changed or not."""
+        now = self._now()
+        wire = body.model_dump(exclude_none=True)
+        patch = DeploymentPatch(
+            source_config=SourceConfig(**wire["source_config"]) if body.source_config else None,
+            source_revision_config=body.source_revision_config,
+            secrets=body.secrets,
+            secret_references=body.secret_references,
+        )
+        with self.store.transaction() as tx:
+            row = self._get(tx, deployment_id)
+            if row.delete_at is not None:
+                raise Conflict(f"Deployment ID {deployment_id} is being deleted.")
+            patched = apply_patch(vars(row), patch)
+            row.source_config = patched.source_config
+            row.source_revision_config = patched.source_revision_config
+            row.secrets = patched.secrets
+            row.secret_references = patched.secret_references
+            row.updated_at = now
+            revision = self._new_revision(tx, row, now)[0]
+            tx.update_deployment(row)
+        return views.revision_view(revision, now)
 
     def tracing_projects(self) -> list[dict[str, Any]]:
         with self.store.snapshot() as tx:

@@ -11,6 +11,8 @@ from planner.api.rules import Mode
 
 DEFAULT_TENANT_ID = "00000000-0000-4000-8000-000000000001"
 EMBEDDED_API_KEY = "local-dev-key"
+# Self-hosted installs serve the API under this path prefix (`--mode self-hosted`).
+SELF_HOSTED_PREFIX = "/api-host"
 
 
 @dataclass

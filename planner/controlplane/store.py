@@ -37,6 +37,7 @@ from planner.controlplane.rows import (
     DeploymentRow,
     RevisionRow,
     TracingProjectRow,
+    UploadRow,
 )
 from planner.controlplane.settings import ServerSettings
 
@@ -47,7 +48,11 @@ __all__ = [
     "Store",
     "TracingProjectRow",
     "Transaction",
+    "UploadRow",
 ]
+
+# Columns added after a release: a database file made before them gains them on open.
+ADDED_COLUMNS = (("deployments", "display_name", "TEXT"),)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS deployments (
@@ -65,6 +70,7 @@ CREATE TABLE IF NOT EXISTS deployments (
     updated_at REAL NOT NULL,
     ready_at REAL NOT NULL,
     delete_at REAL,
+    display_name TEXT,
     UNIQUE (tenant_id, name)
 );
 CREATE INDEX IF NOT EXISTS deployments_by_tenant ON deployments (tenant_id, created_at, id);
@@ -81,6 +87,19 @@ CREATE TABLE IF NOT EXISTS revisions (
     skipped_at REAL,
     UNIQUE (deployment_id, seq)
 );
+CREATE TABLE IF NOT EXISTS uploads (
+    id TEXT PRIMARY KEY,
+    object_path TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL,
+    deployment_id TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    size INTEGER,
+    sha256 TEXT,
+    uploaded_at REAL,
+    content BLOB
+);
 CREATE TABLE IF NOT EXISTS tracing_projects (
     id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL,
@@ -92,6 +111,10 @@ CREATE TABLE IF NOT EXISTS tracing_projects (
 
 _DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secret_references")
 _REVISION_JSON = ("source_revision_config",)
+_UPLOAD_COLUMNS = (
+    "id, object_path, tenant_id, deployment_id, token_sha256, created_at, expires_at, "
+    "size, sha256, uploaded_at"
+)
 
 
 def _json(text: str) -> Any:
@@ -189,6 +212,7 @@ class Transaction:
         gone = "SELECT id FROM deployments WHERE delete_at IS NOT NULL AND delete_at <= ?"
         self.conn.execute(f"DELETE FROM revisions WHERE deployment_id IN ({gone})", (now,))
         self.conn.execute(f"DELETE FROM tracing_projects WHERE deployment_id IN ({gone})", (now,))
+        self.conn.execute(f"DELETE FROM uploads WHERE deployment_id IN ({gone})", (now,))
         self.conn.execute(
             "DELETE FROM deployments WHERE delete_at IS NOT NULL AND delete_at <= ?", (now,)
         )
@@ -218,6 +242,10 @@ class Transaction:
         sql = "SELECT * FROM revisions WHERE deployment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?"
         return _revisions(_query(self.conn, sql, (deployment_id, limit, offset)))
 
+    def all_revisions(self, deployment_id: str) -> list[RevisionRow]:
+        """Every revision of one deployment, newest first (for filters on computed status)."""
+        return self.revisions_of([deployment_id])[deployment_id]
+
     def get_revision(self, deployment_id: str, revision_id: str) -> RevisionRow | None:
         sql = "SELECT * FROM revisions WHERE deployment_id = ? AND id = ?"
         found = _revisions(_query(self.conn, sql, (deployment_id, revision_id)))
@@ -230,6 +258,33 @@ class Transaction:
             "UPDATE revisions SET skipped_at = ? WHERE id = ?", [(at, i) for i in revision_ids]
         )
 
+    # --- uploads -------------------------------------------------------------------
+
+    def insert_upload(self, row: UploadRow) -> None:
+        values = vars(row)
+        columns = ", ".join(values)
+        marks = ", ".join(f":{k}" for k in values)
+        self.conn.execute(f"INSERT INTO uploads ({columns}) VALUES ({marks})", values)
+
+    def get_upload(self, upload_id: str) -> UploadRow | None:
+        found = self.conn.execute(
+            f"SELECT {_UPLOAD_COLUMNS} FROM uploads WHERE id = ?", (upload_id,)
+        ).fetchone()
+        return UploadRow(*found) if found else None
+
+    def find_upload(self, tenant_id: str, object_path: str) -> UploadRow | None:
+        found = self.conn.execute(
+            f"SELECT {_UPLOAD_COLUMNS} FROM uploads WHERE tenant_id = ? AND object_path = ?",
+            (tenant_id, object_path),
+        ).fetchone()
+        return UploadRow(*found) if found else None
+
+    def store_upload(self, upload_id: str, content: bytes, sha256: str, now: float) -> None:
+        self.conn.execute(
+            "UPDATE uploads SET content = ?, size = ?, sha256 = ?, uploaded_at = ? WHERE id = ?",
+            (content, len(content), sha256, now, upload_id),
+        )
+
     # --- tracing projects ----------------------------------------------------------
 
     def insert_tracing_project(self, row: TracingProjectRow) -> None:
@@ -238,6 +293,14 @@ class Transaction:
             "VALUES (:id, :tenant_id, :deployment_id, :name, :created_at)",
             vars(row),
         )
+
+    def tracing_project(self, tenant_id: str, project_id: str) -> TracingProjectRow | None:
+        found = self.conn.execute(
+            "SELECT id, tenant_id, deployment_id, name, created_at FROM tracing_projects "
+            "WHERE tenant_id = ? AND id = ?",
+            (tenant_id, project_id),
+        ).fetchone()
+        return TracingProjectRow(*found) if found else None
 
     def tracing_projects(self, tenant_id: str) -> list[TracingProjectRow]:
         rows = self.conn.execute(
@@ -267,6 +330,7 @@ class Store:
         self._conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: the indexes of 100k+ rows
         self._conn.execute("PRAGMA busy_timeout=30000")
         self._conn.executescript(SCHEMA)
+        _add_columns(self._conn)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -311,6 +375,14 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Upgrade a database file made before `ADDED_COLUMNS`, in place."""
+    for table, column, kind in ADDED_COLUMNS:
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 def _create_private(path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Problems are `(loc, message)` pairs as in `planner.api.rules`; the routes turn them into
 422 `HTTPValidationError` entries (`loc` prefixed with "body" / "query") or, for a PATCH
-that breaks a rule, into one 400 `{detail}` naming every field.
+that conflicts with the stored deployment, into one 409 `{detail}` naming every field.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from typing import Any
 
 from planner.api.models import DeploymentCreate, Secret, Source
 from planner.api.rules import (
+    SOURCES_BY_MODE,
+    Mode,
     Problem,
     check_mode,
     check_name,
-    check_resource_spec,
+    check_resource_numbers,
     check_source_rules,
     is_env_var_name,
 )
@@ -35,17 +37,13 @@ COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
 
 
 def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> list[Problem]:
-    """Names become environment variables: valid ones (as the config requires), and
-    no two alike (the environment would be ambiguous)."""
-    seen: set[str] = set()
-    problems: list[Problem] = []
-    for index, secret in enumerate(secrets):
-        if not is_env_var_name(secret.name):
-            problems.append(((*where, index, "name"), "must be a valid environment variable name"))
-        elif secret.name in seen:
-            problems.append(((*where, index, "name"), f"duplicate secret '{secret.name}'"))
-        seen.add(secret.name)
-    return problems
+    """Names become environment variables: valid ones, as the config requires. A name
+    given twice is not refused: the last value wins (`patching.unique_secrets`)."""
+    return [
+        ((*where, index, "name"), "must be a valid environment variable name")
+        for index, secret in enumerate(secrets)
+        if not is_env_var_name(secret.name)
+    ]
 
 
 def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Problem]:
@@ -54,7 +52,7 @@ def create_problems(body: DeploymentCreate, settings: ServerSettings) -> list[Pr
     # Values past the shared bounds would break every later answer that includes them.
     problems = check_values(body.model_dump(exclude_none=True))
     problems += check_name(body.name)
-    problems += check_resource_spec(body.source_config.resource_spec)
+    problems += check_resource_numbers(body.source_config.resource_spec)
     problems += check_mode(body.source, settings.mode)
     complete = body.source in COMPLETE_ON_CREATE
     problems += check_source_rules(wire, body.source, require_complete=complete)
@@ -76,6 +74,20 @@ def raw_create_problems(raw: Any, settings: ServerSettings) -> list[Problem]:
         complete = source in COMPLETE_ON_CREATE
         problems += check_source_rules(raw, source, require_complete=complete)
     return problems
+
+
+def patch_source_problems(wire: Mapping[str, Any], settings: ServerSettings) -> list[Problem]:
+    """A PATCH body's own per-source rules, whatever deployment it meets: its `source`
+    (when given) is one of the mode's, and its fields belong to one source of the mode
+    (that one, when given). The OpenAPI document says the same (`patch_schema`)."""
+    source = wire.get("source")
+    if source is not None:
+        return check_mode(source, settings.mode) or check_source_rules(
+            wire, source, require_complete=False
+        )
+    candidates = sorted(SOURCES_BY_MODE[Mode(settings.mode)])
+    per_source = [check_source_rules(wire, s, require_complete=False) for s in candidates]
+    return [] if any(not problems for problems in per_source) else per_source[0]
 
 
 def merged_problems(merged: Mapping[str, Any], source: str) -> list[Problem]:

@@ -7,7 +7,7 @@ Top-level fields are always present (null when unset); `source_config` and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -48,6 +48,18 @@ def revision_view(revision: RevisionRow, now: float) -> dict[str, Any]:
     }
 
 
+# What a read of an external_docker deployment echoes though a request may not set it: the
+# service's defaults, which the official Terraform provider adopts as computed values.
+# Echoed on reads only, never stored, so the source rules of a PATCH see what was sent.
+_EXTERNAL_READ_DEFAULTS = {"deployment_type": "prod", "build_on_push": False}
+
+
+def _with_service_defaults(source: str, stored: Mapping[str, Any]) -> dict[str, Any]:
+    if source == "external_docker":
+        return {**_EXTERNAL_READ_DEFAULTS, **stored}
+    return dict(stored)
+
+
 def deployment_view(
     row: DeploymentRow, revisions: Sequence[RevisionRow], now: float
 ) -> dict[str, Any]:
@@ -61,14 +73,18 @@ def deployment_view(
         "id": row.id,
         "tenant_id": row.tenant_id,
         "name": row.name,
+        "display_name": row.display_name,
         "source": row.source,
-        "source_config": dict(row.source_config),
+        "source_config": _with_service_defaults(row.source, row.source_config),
         "source_revision_config": revision_config,
         "secrets": list(row.secrets),
         "secret_references": list(row.secret_references),
         "created_at": iso(row.created_at),
         "updated_at": iso(row.updated_at),
-        "status": lifecycle.deployment_status(row.ready_at, row.delete_at, now).value,
+        # A deployment being deleted is never patched: its updated_at is the request's time.
+        "status": lifecycle.deployment_status(
+            row.ready_at, row.delete_at, now, row.updated_at
+        ).value,
         "latest_revision_id": row.latest_revision_id,
         "active_revision_id": lifecycle.active_revision(timings, now),
         "image_version": row.image_version,

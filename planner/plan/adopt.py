@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.api.fields import ChangeClass, classify
-from planner.api.models import Deployment, DeploymentStatus
-from planner.api.rules import is_valid_name
+from planner.api.models import Deployment, is_being_deleted
+from planner.api.rules import FIELD_SOURCES, is_valid_name
 from planner.errors import StateError
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
 from planner.plan.views import observed_doc, observed_secrets
@@ -58,10 +58,16 @@ def generated_config(observed: Sequence[Deployment]) -> GeneratedConfig:
 
 
 def adoptable_fields(deployment: Deployment) -> dict[str, Any]:
-    """Field path -> value of every field set on DEPLOYMENT that a config can declare."""
+    """Field path -> value of every field set on DEPLOYMENT that a config can declare
+    (not a default the service echoes for a field its source may not set)."""
     out = {}
     for path, value in flatten(observed_doc(deployment)).items():
-        declarable = path != "name" and classify(path) is not ChangeClass.READ_ONLY
+        owners = FIELD_SOURCES.get(tuple(path.split(".")))
+        declarable = (
+            path != "name"
+            and classify(path) is not ChangeClass.READ_ONLY
+            and (owners is None or deployment.source in owners)
+        )
         if declarable and normalize(value) is not None:
             out[path] = value
     return out
@@ -124,11 +130,7 @@ def split_unmanaged(
     """Of the LISTED deployments of a workspace, the ones `import --all` adopts (no state
     manages them, none is being deleted, the config does not DECLARE them, `adoptable`),
     and the names left out because the config declares them."""
-    unmanaged = [
-        d
-        for d in listed
-        if d.status != DeploymentStatus.AWAITING_DELETE and d.id not in managed_ids
-    ]
+    unmanaged = [d for d in listed if not is_being_deleted(d.status) and d.id not in managed_ids]
     skipped = sorted(d.name for d in unmanaged if d.name in declared)
     kept = adoptable((d for d in unmanaged if d.name not in declared), name_contains)
     return kept, skipped
@@ -145,7 +147,7 @@ def check_adoptable(name: str, deployment: Deployment) -> None:
             f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
             "in the deployment's table)",
         )
-    if deployment.status == DeploymentStatus.AWAITING_DELETE:
+    if is_being_deleted(deployment.status):
         raise StateError(f"deployment {deployment.id} ({name}) is being deleted")
 
 

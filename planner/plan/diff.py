@@ -40,7 +40,7 @@ from planner.plan.moves import (
 from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
 from planner.plan.options import check_option_names, record_command, selected_names
 from planner.plan.recovery import split_recovered
-from planner.plan.update import build_update
+from planner.plan.update import build_update, unchanged
 from planner.state.document import IntentOp, PendingIntent, iso_utc
 from planner.state.records import RecordedDeployment
 
@@ -152,6 +152,9 @@ def plan_deployment(
 ) -> None:
     """Add the drift, change and errors of one deployment to `out`."""
     desired, recorded, observed = subject.desired, subject.recorded, subject.observed
+    if _is_update(subject, options) and (same := _unchanged(subject, key)) is not None:
+        out.changes.append(with_health(out, subject, same))  # no drift, nothing to send
+        return
     ignore = desired.lifecycle.ignore_changes if desired is not None else ()
     drift = []
     if recorded is not None:
@@ -182,6 +185,20 @@ def plan_deployment(
         out.changes.append(with_health(out, subject, result.change))
         out.errors += result.errors
         out.warnings += result.warnings
+
+
+def _is_update(subject: _Subject, options: PlanOptions) -> bool:
+    """Whether SUBJECT is planned by comparing it with its config (`build_update`)."""
+    present = all(
+        side is not None for side in (subject.desired, subject.recorded, subject.observed)
+    )
+    modes = options.refresh_only or options.destroy
+    return present and not modes and subject.name not in options.replace
+
+
+def _unchanged(subject: _Subject, key: bytes) -> Change | None:
+    assert subject.desired and subject.recorded and subject.observed
+    return unchanged(subject.desired, subject.recorded, subject.observed, key)
 
 
 def with_health(out: _Outcome, subject: _Subject, change: Change) -> Change:

@@ -20,19 +20,23 @@
 - `whole_workspace=True` (a plan): ONE paged listing of every deployment of the
   workspace (`ceil((total + 1)/100)` requests: a listing ends on a short page) answers
   the managed ids, the names and the deployments no state manages (`unmanaged`) at once.
+  The state says how many pages to expect: those are read `PAGES_IN_FLIGHT` at a time
+  (through the client, so its shared 429 pause holds them all), the pages past them, if
+  the workspace holds more, one after another; a deployment listed twice (the workspace
+  changed between two pages) counts once, where it was first seen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.api.client import ControlPlaneClient
-from planner.api.models import SUCCESS_STATUSES, Deployment, DeploymentStatus
+from planner.api.client import PAGE_SIZE, ControlPlaneClient
+from planner.api.models import SUCCESS_STATUSES, Deployment, is_being_deleted
 from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, set_path
@@ -43,6 +47,7 @@ from planner.state.document import IntentOp, StateDocument
 from planner.state.records import RecordedDeployment
 
 NAME_LOOKUP_LIMIT = 5
+PAGES_IN_FLIGHT = 4  # enough to hide the latency of each page behind the parsing of others
 
 
 @dataclass
@@ -83,7 +88,7 @@ async def refresh_observed(
     pending = set(pending_creates) - set(recorded)
     names = sorted((wanted | pending) - set(recorded))
     remote = remote_names or {}
-    listing = await list_workspace(client) if whole_workspace else []
+    listing = await list_workspace(client, len(recorded)) if whole_workspace else []
     if whole_workspace:
         managed, found = read_listed(listing, recorded, names, remote)
     else:
@@ -110,10 +115,59 @@ async def refresh_observed(
     return observed
 
 
-async def list_workspace(client: ControlPlaneClient) -> list[Deployment]:
-    """Every live (not being deleted) deployment of the workspace, one paged listing."""
-    async with aclosing(client.iter_deployments()) as deployments:
-        return [d async for d in deployments if _alive(d) is not None]
+async def list_workspace(client: ControlPlaneClient, expected: int = 0) -> list[Deployment]:
+    """Every live (not being deleted) deployment of the workspace, one paged listing of a
+    workspace thought to hold EXPECTED deployments (the pages they fill and the short one
+    that ends the listing are read concurrently)."""
+    pages = await _read_pages(client, expected // PAGE_SIZE)
+    seen: dict[str, Deployment] = {}
+    for page in pages:
+        for deployment in page:
+            seen.setdefault(deployment.id, deployment)
+    return [d for d in seen.values() if _alive(d) is not None]
+
+
+async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deployment]]:
+    """The pages of the listing in order: up to page LAST, `PAGES_IN_FLIGHT` at a time,
+    then, while the last one read is full, the next one. A page that is short, or brings
+    no deployment not seen before (a server ignoring the offset), ends the listing."""
+    pages: dict[int, list[Deployment]] = {}
+    ids: set[str] = set()
+    claimed, end = 0, None  # pages handed out; the first page found to end the listing
+    failed = False  # a page failed: hand out no more (the others are being cancelled)
+
+    async def worker() -> None:
+        nonlocal claimed, last, end, failed
+        while not failed and claimed <= last and (end is None or claimed <= end):
+            index, claimed = claimed, claimed + 1
+            try:
+                page = await client.list_deployments(limit=PAGE_SIZE, offset=index * PAGE_SIZE)
+            except BaseException:
+                failed = True
+                raise
+            fresh = {d.id for d in page.resources} - ids
+            ids.update(fresh)
+            pages[index] = page.resources
+            if len(page.resources) < PAGE_SIZE or not fresh:
+                end = index if end is None else min(end, index)
+            elif index == last:
+                last += 1  # more deployments than expected: read on, one page at a time
+
+    await _all_or_none([worker() for _ in range(PAGES_IN_FLIGHT)])
+    assert end is not None  # the workers stop only once a page ended the listing
+    return [pages[index] for index in range(end + 1)]
+
+
+async def _all_or_none(calls: list[Coroutine[Any, Any, None]]) -> None:
+    """Run CALLS concurrently; when one fails, the others are cancelled (and awaited)
+    before its error is raised."""
+    tasks = [asyncio.ensure_future(call) for call in calls]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def read_listed(
@@ -193,7 +247,7 @@ async def find_names(
 
 
 def _alive(deployment: Deployment | None) -> Deployment | None:
-    if deployment is None or deployment.status == DeploymentStatus.AWAITING_DELETE:
+    if deployment is None or is_being_deleted(deployment.status):
         return None
     return deployment
 

@@ -16,9 +16,17 @@ from planner.plan.changes import (
     secret_changes,
     secret_digests,
 )
-from planner.plan.model import Change, FieldChange, PlanProblem, PlanWarning
-from planner.plan.paths import flatten, is_ignored
-from planner.plan.views import desired_fields, observed_fields, observed_secrets, view, view_patch
+from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning
+from planner.plan.paths import flatten, get_path, is_ignored, normalize
+from planner.plan.views import (
+    desired_fields,
+    observed_doc,
+    observed_fields,
+    observed_secrets,
+    view,
+    view_patch,
+)
+from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
 
 
@@ -68,6 +76,58 @@ def build_update(
         immutable_error(desired.name, f) for f in fields if f.change_class is ChangeClass.IMMUTABLE
     ]
     return UpdateOutcome(change, errors, _secret_warnings(desired, bool(secret_fields)))
+
+
+def unchanged(
+    desired: DesiredDeployment, recorded: RecordedDeployment, observed: Deployment, key: bytes
+) -> Change | None:
+    """The no-op change of a deployment whose config, record and live values agree, found
+    by comparing the fields the config sets once; None: compare in full (`build_update`,
+    and drift), which gives the same change when nothing differs.
+
+    It answers only where the full comparison provably has nothing to add: no
+    ignore_changes, the record holding exactly the config's values (so no drift and no
+    released field is possible once the live values equal them), every value set (no
+    null or empty one the comparison would leave out) and the secrets the same on all
+    three sides. Anything else takes the full path.
+    """
+    managed = desired.managed()
+    if desired.lifecycle.ignore_changes or recorded.managed != managed:
+        return None
+    digests = _unchanged_secrets(desired, recorded, observed, key)
+    if digests is None:
+        return None
+    doc = observed_doc(observed)
+    fields: dict[str, object] = {}
+    for path, value in flatten(managed).items():
+        fields[path] = normalize(value)
+        if fields[path] is None or get_path(doc, path) != value:
+            return None
+        if classify(path) is ChangeClass.READ_ONLY:
+            return None
+    shown = view(fields, sorted(digests) if desired.secrets else None)
+    return Change(
+        name=desired.name,
+        action=Action.NO_OP,
+        deployment_id=recorded.id,
+        before=shown,
+        after=shown,
+        secret_digests=digests,
+    )
+
+
+def _unchanged_secrets(
+    desired: DesiredDeployment, recorded: RecordedDeployment, observed: Deployment, key: bytes
+) -> dict[str, str] | None:
+    """The digests a no-op change carries when the config's secrets, the recorded digests
+    and the live secrets agree (none anywhere: {}); None when they may not."""
+    if not desired.secrets:
+        return None if recorded.secret_digests else {}
+    values = desired.secret_values()
+    if observed_secrets(observed) != values:
+        return None
+    digests = {name: secret_digest(key, name, value) for name, value in sorted(values.items())}
+    return digests if digests == recorded.secret_digests else None
 
 
 def _secrets(

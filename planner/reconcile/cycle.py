@@ -26,6 +26,7 @@ from planner.apply.reporter import Reporter
 from planner.apply.results import Outcome as ApplyOutcome
 from planner.config import Config
 from planner.errors import PlanError, PlannerError
+from planner.plan.health import RevisionHealth
 from planner.plan.model import Action, Plan
 from planner.plan.options import PlanOptions
 from planner.plan.refresh import Observed
@@ -245,8 +246,11 @@ def deployment_rows(plan: Plan, observed: Observed, config: Config) -> list[Depl
     return rows
 
 
-def health_of(name: str, health: Mapping[str, object], live: Mapping[str, object]) -> str:
-    """`missing`, the status of a latest revision that is not active yet, or `ok`."""
+def health_of(name: str, health: Mapping[str, RevisionHealth], live: Mapping[str, object]) -> str:
+    """`healthy` (its latest revision is the active one), `rolling out (STATUS)`, `failed
+    (STATUS)` (its latest revision ended without becoming active), or `missing`."""
     if name in health:
-        return str(getattr(health[name], "status", "unknown"))
-    return "missing" if live.get(name) is None else "ok"
+        latest = health[name]
+        state = "rolling out" if latest.is_in_progress else "failed"
+        return f"{state} ({latest.status})"
+    return "missing" if live.get(name) is None else "healthy"

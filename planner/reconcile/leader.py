@@ -11,7 +11,8 @@ machinery (so it has the same lease, heartbeat and fencing, `planner.state.lease
   one replica may run on a file state: a second one is refused, naming the first.
 - Any other backend (in-memory, tests): one process, always the leader.
 
-`try_lead()` blocks (a takeover waits out a lease): call it off the event loop. `check()`
+`try_lead()` blocks (a takeover waits out a lease): call it off the event loop; it raises
+StateError when the database cannot be asked (the loop counts a failed cycle). `check()`
 raises LockLostError once the leadership is lost; the loop makes every request of a heal
 check it, so a deposed leader sends nothing more.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.errors import PlannerError, StateLockedError
+from planner.errors import PlannerError, StateError, StateLockedError
 from planner.state.backend import StateBackend
 from planner.state.filelock import FileLock
 from planner.state.localfile import LocalFileBackend, write_atomic
@@ -87,6 +88,9 @@ class Leadership:
                 raise refused_error(self.location, error) from None
             self.holder = describe(self._lock.lock_info())
             return False
+        except StateError:
+            self._lock.close()  # a connection the server dropped: a new one next time
+            raise
         self.holder = describe(self._handle.info)
         return True
 

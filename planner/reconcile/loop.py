@@ -11,8 +11,10 @@
 - `stop` (the first SIGTERM or SIGINT) ends the loop: a heal in progress winds down as an
   apply's first Ctrl-C does, the leadership is given up.
 - Objects the engine froze out of the garbage collector for a command's lifetime
-  (`planner.plan.engine.long_lived_objects`) live one cycle here: they are unfrozen after
-  each, so a controller running for months keeps a flat memory.
+  (`planner.plan.engine.long_lived_objects`) live one cycle here: they are unfrozen and
+  collected after each (the next cycle's freeze would otherwise keep the garbage of this
+  one for good, a whole embedded control plane included), so a controller running for
+  months keeps a flat memory.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from planner.apply.results import Outcome as ApplyOutcome
 from planner.errors import PlannerError
 from planner.reconcile.cycle import Cycle, OpenWorkspace, Outcome, Settings
-from planner.reconcile.leader import Leadership
+from planner.reconcile.leader import Leadership, ReplicaRefusedError
 from planner.reconcile.notify import Notifier, NotifyKind, notification_text
 from planner.reconcile.status import CycleRecord, DeploymentRow, StatusBoard
 from planner.reconcile.view import ReconcileView
@@ -72,6 +74,7 @@ class Reconciler:
     where: str = "the workspace"
     clock: Callable[[], float] = time.monotonic
     cycles: int = 0
+    delay: float = 0.0  # until the next cycle
     _failures: int = 0
     _notified_drift: frozenset[str] = frozenset()
     _notified_failure: str | None = None
@@ -86,7 +89,7 @@ class Reconciler:
                     return once_exit_code(outcome.result)
                 if self.stop.is_set():
                     break
-                await self.wait(self.next_delay(outcome))
+                await self.wait(self.delay)
         finally:
             await self.resign()
         return EXIT_OK
@@ -98,18 +101,25 @@ class Reconciler:
         if outcome is None:
             outcome = await self.converge()
         seconds = self.clock() - started
+        self.delay = self.next_delay(outcome)
         last = self.settings.once or self.stop.is_set()
-        next_seconds = None if last else self.next_delay(outcome)
+        next_seconds = None if last else self.delay
         self.view.cycle(self.cycles, self.settings.mode, seconds, outcome, next_seconds)
         self.publish(started_at, seconds, outcome)
         await self.notify(outcome)
         gc.unfreeze()  # see the module docstring
+        gc.collect()  # before the next cycle freezes this one's garbage for good
         return outcome
 
     async def elect(self) -> Outcome | None:
         """None when this replica leads; else the standby's outcome."""
         was_leader = self.leadership.is_leader and self.cycles > 1
-        leads = await asyncio.to_thread(self.leadership.try_lead, self.settings.lock_lease)
+        try:
+            leads = await asyncio.to_thread(self.leadership.try_lead, self.settings.lock_lease)
+        except ReplicaRefusedError:
+            raise
+        except PlannerError as error:
+            return Outcome("error", f"the leader election failed: {error.message}", error=error)
         holder = self.leadership.holder
         self.board.set_leader(holder, leads)
         if leads and not was_leader:

@@ -16,8 +16,22 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from planner.errors import ConfigError
+
 NOTIFY_TIMEOUT_SECONDS = 5.0
 NotifyKind = Literal["drift", "healed", "failed"]
+
+
+def check_notify_url(url: str) -> str:
+    """URL, when it is an http(s) URL with a host; else a ConfigError (at start, not at
+    the first notification). The error names the host only: the path may be a token."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            "--notify-url must be an http:// or https:// URL with a host",
+            hint="for example --notify-url https://hooks.slack.com/services/...",
+        )
+    return url
 
 
 class Notifier:
@@ -42,7 +56,7 @@ class Notifier:
         """POST BODY; whether it arrived (a 2xx). Never raises for the request."""
         try:
             response = await self._client.post(self.url, json=body)
-        except httpx2.HTTPError as error:
+        except Exception as error:  # whatever went wrong, a warning: never the cycle's failure
             self.on_failure(f"notification to {self.host} failed: {type(error).__name__}")
             return False
         if not response.is_success:

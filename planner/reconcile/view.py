@@ -49,8 +49,7 @@ def cycle_line(number: int, mode: Mode, seconds: float, outcome: Outcome) -> str
     """`cycle 3 (heal): healed: 2 healed (api, worker) [0.41 s]`."""
     names = outcome.changed or outcome.pending
     listed = f" ({', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
-    return (
-        f"cycle {number} ({mode}): {outcome.result}: {visible(outcome.message)}{listed} "
+    return visible(f"cycle {number} ({mode}): {outcome.result}: {outcome.message}{listed} ") + (
         f"[{seconds:.2f} s]"
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 from planner.errors import StateError
@@ -124,7 +125,11 @@ def next_version(
 
 
 def create_if_absent(
-    backend: StateBackend, new: StateDocument, endpoint: str, tenant_id: str | None
+    backend: StateBackend,
+    new: StateDocument,
+    endpoint: str,
+    tenant_id: str | None,
+    base: Path | None = None,
 ) -> StateDocument:
     """NEW (a state never written) written now when there is still no state, without the
     lock; of two processes creating it at once one write wins (compare-and-swap) and the
@@ -135,17 +140,20 @@ def create_if_absent(
         stored = backend.read()
         if stored is None:
             raise
-    stored.check_belongs_to(endpoint, tenant_id, source=backend.location)
+    stored.check_belongs_to(endpoint, tenant_id, source=backend.location, base=base)
     return stored
 
 
-def read_or_create(backend: StateBackend, endpoint: str, tenant_id: str | None) -> StateDocument:
-    """The stored state, checked to belong to ENDPOINT and TENANT_ID, or a new empty one.
+def read_or_create(
+    backend: StateBackend, endpoint: str, tenant_id: str | None, base: Path | None = None
+) -> StateDocument:
+    """The stored state, checked to belong to ENDPOINT and TENANT_ID (BASE: the config's
+    directory, for a relative embedded endpoint), or a new empty one.
 
     The new document is not written: the first `write` creates the store.
     """
     doc = backend.read()
     if doc is None:
         return StateDocument.new(endpoint, tenant_id)
-    doc.check_belongs_to(endpoint, tenant_id, source=backend.location)
+    doc.check_belongs_to(endpoint, tenant_id, source=backend.location, base=base)
     return doc

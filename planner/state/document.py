@@ -109,10 +109,16 @@ class StateDocument(BaseModel):
         return self.model_dump(mode="json", exclude={"checksum"})
 
     def check_belongs_to(
-        self, endpoint: str, tenant_id: str | None, *, source: str | None = None
+        self,
+        endpoint: str,
+        tenant_id: str | None,
+        *,
+        source: str | None = None,
+        base: Path | None = None,
     ) -> None:
-        """Refuse a state written for another control plane or workspace (SOURCE: its file)."""
-        if same_endpoint(self.endpoint, endpoint) and self.tenant_id == tenant_id:
+        """Refuse a state written for another control plane or workspace (SOURCE: its file;
+        BASE: the config's directory, which relative embedded paths are relative to)."""
+        if same_endpoint(self.endpoint, endpoint, base) and self.tenant_id == tenant_id:
             return
         raise StateError(
             f"{f'state {source}' if source else 'the state'} belongs to another control "

@@ -1,7 +1,8 @@
 """State in PostgreSQL, shared by a team: versions, compare-and-swap writes, advisory locks.
 
-Only this module and its helpers (`postgres_db`, `postgres_schema`) import psycopg (the
-`postgres` extra); `planner.state.location` imports them when a `postgresql://` URL is used.
+Only this module and its helpers (`postgres_db`, `postgres_lock`, `postgres_schema`)
+import psycopg (the `postgres` extra); `planner.state.location` imports them when a
+`postgresql://` URL is used.
 
 - A write inserts version `serial + 1` in one transaction; `(state_id, serial)` is unique,
   so of two writers that read the same serial one fails (nothing half-written).
@@ -9,11 +10,9 @@ Only this module and its helpers (`postgres_db`, `postgres_schema`) import psyco
   (compare-and-swap: refused when the version moved; the `states` row is locked FOR
   UPDATE by appends and writes alike), and a read replays them over that version, in
   one statement so a concurrent compaction is never half seen.
-- The lock is a session-level advisory lock `(LOCK_CLASSID, states.id)` on a connection
-  of its own, held for the whole operation: keyed by the state's own row, two states never
-  block each other, and PostgreSQL drops it when the holder's connection dies. The
-  `locks` row says who holds it; a row whose advisory lock is free is stale and is
-  replaced by the next holder.
+- The lock (`postgres_lock`) is a session-level advisory lock on a connection of its
+  own, keyed by the state's row, with a lease; a write carries its lock generation and
+  the store refuses an older one.
 - The URL is printed only through `redact_url`, and errors never carry the password.
 """
 
@@ -31,45 +30,17 @@ from planner.errors import StateError
 from planner.secrets import redact_url, url_without_password
 from planner.state.backend import next_version
 from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state
-from planner.state.lease import (
-    DEFAULT_LEASE_SECONDS,
-    Heartbeat,
-    fenced_error,
-    takeover_lines,
-    wait_out_lease,
-)
+from planner.state.lease import DEFAULT_LEASE_SECONDS, fenced_error
 from planner.state.location import DEFAULT_SCHEMA
-from planner.state.locking import (
-    LockHandle,
-    LockInfo,
-    WaitNotice,
-    acquire_polling,
-    check_unlock,
-    wait_for_lock,
-)
+from planner.state.locking import LockHandle, LockInfo, WaitNotice
 from planner.state.oplog import Group, base_moved_error, parse_lines, replay
-from planner.state.postgres_db import (
-    HOLDER_SELECT,
-    ConnectionLostError,
-    connect,
-    database_errors,
-    holder_of,
-    keep_alive,
-    lease_left,
-    lock_pid,
-    next_generation,
-    record_holder,
-    release,
-    renew,
-    try_advisory_lock,
-)
+from planner.state.postgres_db import ConnectionLostError, connect, database_errors
+from planner.state.postgres_lock import PostgresLock
 from planner.state.postgres_schema import ensure_schema, query
 from planner.state.siblings import owned_by
 from planner.state.versions import StateVersion, missing_version_error
 
 T = TypeVar("T")
-# How long a contender waits for a new holder's record before saying it has none yet.
-RECORD_WAIT_SECONDS = 2.0
 
 
 class PostgresBackend:
@@ -80,7 +51,7 @@ class PostgresBackend:
         self.name = name
         self.schema = schema
         self._conn: psycopg.Connection[Any] | None = None
-        self._generation: int | None = None  # the lock generation this backend holds
+        self._lock = PostgresLock(self)  # its generation is the one this backend holds
         self._committing = False  # a lost connection now may have committed: no retry
 
     @property
@@ -141,8 +112,9 @@ class PostgresBackend:
             "SELECT lock_generation FROM {s}.states WHERE id = %s FOR UPDATE", (state_id,)
         )
         current = 0 if locked is None else int(locked[0])
-        if self._generation is not None and current > self._generation:
-            raise fenced_error(self.location, self._generation, current)
+        held = self._lock.generation
+        if held is not None and current > held:
+            raise fenced_error(self.location, held, current)
         row = self._one(
             "SELECT lineage, serial FROM {s}.versions WHERE state_id = %s "
             "ORDER BY serial DESC LIMIT 1",
@@ -231,60 +203,13 @@ class PostgresBackend:
         *,
         lease: float = DEFAULT_LEASE_SECONDS,
     ) -> LockHandle:
-        state_id = self._state_id(create=True)
-        assert state_id is not None
-        conn = connect(self.url)  # its own: the lock lives as long as this connection
-        try:
-            keep_alive(conn)
-            taken = partial(try_advisory_lock, conn, self.url, state_id)
-            holder = partial(self._live_holder, state_id)
-            wait_for_lock(self.location, taken, holder, timeout, on_wait)
-            self._wait_out_vanished_holder(conn, state_id, on_wait)
-            generation = next_generation(conn, self.url, self.schema, state_id)
-            info = LockInfo.for_this_process(operation, lease=lease, generation=generation)
-            record_holder(conn, self.url, self.schema, state_id, info)
-        except BaseException:
-            conn.close()  # also drops the advisory lock if it was taken
-            raise
-        self._generation = generation
-        where = (conn, self.url, self.schema, state_id, info)
-        beat = Heartbeat(partial(renew, *where), location=self.location, lease=lease)
-        return LockHandle(
-            info,
-            lambda: release(*where, forget=True),
-            lambda: release(*where, forget=False),
-            beat,
-        )
-
-    def _wait_out_vanished_holder(
-        self, conn: psycopg.Connection[Any], state_id: int, on_wait: WaitNotice | None
-    ) -> None:
-        """A `locks` row while this process holds the advisory lock was left by a holder
-        that vanished without releasing: wait out its lease before doing anything."""
-        remaining = lease_left(conn, self.url, self.schema, state_id)
-        if remaining <= 0:
-            return
-        left = self._holder(state_id, None, any_row=True)
-        lines = left.describe() if left is not None else []
-
-        def notice(seconds: float) -> None:
-            if on_wait is not None:
-                on_wait(takeover_lines(self.location, seconds, lines))
-
-        wait_out_lease(remaining, notice)
+        return self._lock.lock(operation, timeout, on_wait, lease=lease)
 
     def lock_info(self) -> LockInfo | None:
-        state_id = self._state_id(create=False)
-        return None if state_id is None else self._holder(state_id, self._lock_pid(state_id))
+        return self._lock.lock_info()
 
     def force_unlock(self, lock_id: str) -> LockInfo:
-        state_id = self._state_id(create=False)
-        pid = None if state_id is None else self._lock_pid(state_id)
-        live = pid is not None
-        recorded = None if state_id is None else self._holder(state_id, pid, any_row=not live)
-        recorded = check_unlock(self.location, lock_id, recorded, live=live)
-        self._one("DELETE FROM {s}.locks WHERE state_id = %s RETURNING 1", (state_id,))
-        return recorded
+        return self._lock.force_unlock(lock_id)
 
     # --- the database -----------------------------------------------------------------
 
@@ -362,27 +287,6 @@ class PostgresBackend:
             f"stored, {expected} expected): another writer got there first",
             hint="nothing was written; run the command again, so it plans from the current state",
         )
-
-    def _lock_pid(self, state_id: int) -> int | None:
-        return lock_pid(self._connection(), self.url, state_id)
-
-    def _live_holder(self, state_id: int) -> LockInfo | None:
-        """The record of whoever holds the lock now, given a moment to write it (a new
-        holder records itself just after taking the lock; a row left by a dead one is
-        never shown as the holder)."""
-        found: list[LockInfo] = []
-
-        def recorded() -> bool:
-            holder = self._holder(state_id, self._lock_pid(state_id))
-            found[:] = [holder] if holder is not None else []
-            return bool(found)
-
-        acquire_polling(recorded, RECORD_WAIT_SECONDS)
-        return found[0] if found else None
-
-    def _holder(self, state_id: int, pid: int | None, *, any_row: bool = False) -> LockInfo | None:
-        """The lock row of server process PID (ANY_ROW: whatever row there is)."""
-        return holder_of(self._one(HOLDER_SELECT, (state_id,)), pid, any_row=any_row)
 
     def _parse(self, text: str, serial: int) -> StateDocument:
         try:

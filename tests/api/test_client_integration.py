@@ -111,7 +111,8 @@ async def test_bulk_delete_with_unknown_id(local_client: ControlPlaneClient):
 
 
 async def test_error_classes_from_the_real_server(local_client: ControlPlaneClient):
-    """409, 400, 404 and 422 come back as their error classes with readable messages."""
+    """409 (a create, or a PATCH conflicting with the deployment), 400 (an unmodifiable
+    field), 404 and 422 come back as their error classes with readable messages."""
     body = await git_host_create(local_client, "dup")
     created = await local_client.create_deployment(body)
     with pytest.raises(ConflictError):
@@ -120,6 +121,9 @@ async def test_error_classes_from_the_real_server(local_client: ControlPlaneClie
     bad_patch = DeploymentPatch(source_config=SourceConfig(repo_url="https://elsewhere"))
     with pytest.raises(BadRequestError, match=rf"PATCH /v2/deployments/{created.id} failed: 400"):
         await local_client.patch_deployment(created.id, bad_patch)
+    foreign = DeploymentPatch(source_revision_config=SourceRevisionConfig(image_uri="img:1"))
+    with pytest.raises(ConflictError, match=rf"PATCH /v2/deployments/{created.id} failed: 409"):
+        await local_client.patch_deployment(created.id, foreign)
 
     missing = str(uuid.uuid4())
     with pytest.raises(NotFoundError, match=missing):

@@ -88,20 +88,20 @@ def test_an_entry_naming_no_field_is_a_problem() -> None:
 
 
 def test_a_field_added_to_a_model_without_a_class_is_found() -> None:
-    """A new request field with no entry (as `display_name` would be) is a leaf without a
+    """A new request field with no entry (as `nickname` would be) is a leaf without a
     class, so the import-time check refuses the table."""
 
     class Extended(DeploymentPatch):
-        display_name: str | None = None
+        nickname: str | None = None
 
     problems = table_problems(FIELD_BEHAVIOUR, bound_leaves((DeploymentCreate, Extended)))
-    assert "display_name: classed by 0 entries (none), not one" in problems
+    assert "nickname: classed by 0 entries (none), not one" in problems
 
 
 def test_an_unknown_path_is_refused_not_read_only() -> None:
     """classify raises for a path no entry covers instead of calling it read-only."""
-    with pytest.raises(UnknownFieldError, match="display_name has no change class"):
-        classify("display_name")
+    with pytest.raises(UnknownFieldError, match="nickname has no change class"):
+        classify("nickname")
 
 
 def test_read_only_keys_come_from_the_table() -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH, check_values
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH, check_bounds, check_values
 from planner.files import nested_too_deep
 
 
@@ -55,3 +58,38 @@ def test_nesting_depth_is_safe_at_any_depth() -> None:
         deep = [deep]
     assert nested_too_deep(deep, MAX_JSON_DEPTH) == (0,) * MAX_JSON_DEPTH
     assert check_values(deep) == []  # depth is nested_too_deep's business, not a crash
+
+
+def chain(levels: int) -> Any:
+    """A value nested LEVELS deep, objects and arrays in turn."""
+    value: Any = "x"
+    for level in range(levels):
+        value = {"k": value} if level % 2 else [value]
+    return value
+
+
+json_values = st.recursive(
+    st.one_of(
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from(["ok", "\ud800", ""]),
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "\ud800"]), inner, max_size=3)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values, st.integers(0, 40), st.sampled_from(["a", "\ud800"]))
+def test_one_walk_finds_what_the_two_walks_find(value: Any, depth: int, key: str) -> None:
+    """`check_bounds` answers, in one walk, the first too-deep path `nested_too_deep`
+    finds and the problems `check_values` lists (under bad keys too)."""
+    data = {"v": value, key: chain(depth)}
+    deep, problems = check_bounds(data)
+    assert deep == nested_too_deep(data, MAX_JSON_DEPTH)
+    assert problems == check_values(data)
+    assert (deep is not None) == (depth >= MAX_JSON_DEPTH)

@@ -52,3 +52,36 @@ def test_import_all_reads_and_writes_the_postgres_state_of_the_config(
     }
     planned = scenario.plan("-c", f"{stem}.toml", "--detailed-exitcode")
     assert planned.code == 0, planned.out + planned.err
+
+
+def test_import_all_under_planner_state_writes_no_state_url_of_the_config(
+    scenario: Scenario, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With PLANNER_STATE set, the records go to that state and FILE names no `[state] url`
+    (not `-c`'s, which points elsewhere): the next plan, given PLANNER_STATE the same way,
+    finds them and is empty."""
+    elsewhere = "postgresql://planner@db.invalid:5432/prod"
+    scenario.write_config(BASE_CONFIG + f'\n[state]\nurl = "{elsewhere}"\n')
+    monkeypatch.setenv("PLANNER_STATE", postgres_url)
+    create = DeploymentCreate.model_validate(
+        {
+            "name": "solo",
+            "source": "internal_docker",
+            "source_revision_config": {"image_uri": "r:1"},
+        }
+    )
+    solo = scenario.remote(lambda client: client.create_deployment(create))
+    scenario.wait_until_deployed(solo.id)
+    stem = unique_name("adopted")
+    result = scenario.cli("import", "--all", "--generate-config", f"{stem}.toml")
+    assert result.code == 0, result.out + result.err
+    text = (scenario.root / f"{stem}.toml").read_text()
+    assert "db.invalid" not in text and "state" not in tomllib.loads(text)
+    backend = PostgresBackend(postgres_url, name=stem)
+    try:
+        adopted = backend.read()
+    finally:
+        backend.close()
+    assert adopted is not None and adopted.deployments["solo"].id == solo.id
+    planned = scenario.plan("-c", f"{stem}.toml", "--detailed-exitcode")
+    assert planned.code == 0, planned.out + planned.err

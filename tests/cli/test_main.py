@@ -206,3 +206,45 @@ def test_words_after_double_dash_and_unknown_names_are_left_to_argparse(capsys):
     with pytest.raises(SystemExit):
         main(["plan", "--", "-out"])
     assert "did you mean" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command",
+    [
+        "plan",
+        "apply",
+        "validate",
+        "destroy",
+        "show",
+        "status",
+        "history",
+        "unlock",
+        "providers",
+        "repos",
+        "config",
+    ],
+)
+def test_help_of_a_command_imports_neither_pydantic_nor_the_engine(
+    tmp_path: Path, command: str
+) -> None:
+    """`planner plan --help` (apply, validate) parses its command line without pydantic,
+    the config loader, the plan engine, the HTTP client, rich or asyncio: a command
+    imports those when it runs, not to start."""
+    probe = (
+        "import sys\n"
+        "from planner.cli.main import main\n"
+        "try:\n"
+        f"    main([{command!r}, '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pydantic', 'planner.config.loader', 'planner.plan.diff', 'httpx2', 'rich',"
+        " 'asyncio', 'planner.state.document')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert f"usage: planner {command}" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"

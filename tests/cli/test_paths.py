@@ -71,3 +71,34 @@ def test_a_relative_state_flag_is_relative_to_the_working_directory(
     state = LocalFileBackend(scenario.root / "elsewhere" / "mine.json").read()
     assert state is not None and sorted(state.deployments) == ["api", "worker"]
     assert not (team.parent / "state" / "planner.prod.state.json").exists()
+
+
+def test_a_moved_checkout_keeps_its_embedded_state(
+    scenario: Scenario, team: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded plane's database is recorded relative to the config's directory: a
+    checkout moved with its state and database plans empty there, and a state recorded
+    with the database's absolute path (as before) is still read in place."""
+    applied = scenario.cli("apply", "-c", "../team/planner.toml", "--env", "dev", "--auto-approve")
+    assert applied.code == 0, applied.err
+    state_file = team.parent / "state" / "planner.dev.state.json"
+    assert LocalFileBackend(state_file).read().endpoint == (  # type: ignore[union-attr]
+        "embedded:state/local-control-plane.db"
+    )
+    moved = scenario.root / "moved"
+    (team.parent).rename(moved)
+    monkeypatch.chdir(moved)
+    planned = scenario.plan("--env", "dev", "--detailed-exitcode")
+    assert planned.code == 0, planned.out + planned.err
+    backend = LocalFileBackend(moved / "state" / "planner.dev.state.json")
+    doc = backend.read()
+    assert doc is not None
+    absolute = f"embedded:{(moved / 'state' / 'local-control-plane.db').resolve().as_posix()}"
+    backend.write(doc.model_copy(update={"endpoint": absolute}))
+    in_place = scenario.plan("--env", "dev", "--detailed-exitcode")
+    assert in_place.code == 0, in_place.out + in_place.err
+    elsewhere = scenario.root / "elsewhere" / "copy"
+    moved.rename(elsewhere)
+    monkeypatch.chdir(elsewhere)
+    refused = scenario.plan("--env", "dev")
+    assert refused.code == 1 and "belongs to another control plane" in refused.err

@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from planner.cli.cmd_reconcile import ReconcileOptions
+from planner.cli.main import build_parser
 from planner.reconcile.leader import election_for
 from planner.state import LocalFileBackend
 from tests.cli.conftest import SECRET_VALUE, Scenario
 from tests.event_lines import RECONCILE_SCHEMA, event_lines
 
+ROOT = Path(__file__).resolve().parents[2]
 HAND_IMAGE = "registry.example.com/acme/worker:by-hand"
 
 
@@ -249,7 +254,8 @@ def test_a_notification_answered_with_an_error_is_a_warning(scenario: Scenario) 
     assert code == 2 and "failed: HTTP 500" in err and len(failing.bodies) == 1
 
 
-def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario) -> None:
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario, output: str) -> None:
     """The loop runs until a SIGTERM: then it gives the leadership up, says so, and
     exits 0 (the status page was served meanwhile)."""
     applied(scenario)
@@ -263,15 +269,24 @@ def test_sigterm_ends_the_loop_with_exit_0(scenario: Scenario) -> None:
 
     killer = threading.Thread(target=terminate_once_leading, daemon=True)
     killer.start()
-    result = scenario.cli("reconcile", "--interval", "0.05", "--listen", "127.0.0.1:0")
+    result = scenario.cli(
+        "reconcile", "--interval", "0.05", "--listen", "127.0.0.1:0", "--format", output
+    )
     killer.join()
     assert result.code == 0, result.err
     assert "Serving the status page, /metrics, /healthz and /readyz at http://127.0.0.1:" in (
         result.err
     )
-    lines = result.out.splitlines()
-    assert "gave the leadership up" in lines[-2] and "(SIGTERM)" in lines[-1]
     assert not leader_record.exists()
+    if output == "text":
+        lines = result.out.splitlines()
+        assert "gave the leadership up" in lines[-2] and "(SIGTERM)" in lines[-1]
+        return
+    events = event_lines(result.out, RECONCILE_SCHEMA)
+    assert [e["signal"] for e in events if e["type"] == "interrupt"] == ["SIGTERM"]
+    assert events[-2]["status"] == "resigned"
+    assert events[-1]["type"] == "stopped" and events[-1]["exit_code"] == 0
+    assert "Terminated (SIGTERM)" in result.err
 
 
 def test_a_deployment_that_fails_to_converge_fails_the_cycle(scenario: Scenario) -> None:
@@ -285,3 +300,60 @@ def test_a_deployment_that_fails_to_converge_fails_the_cycle(scenario: Scenario)
     assert "worker" in cycle["message"] and "BUILD_FAILED" in cycle["message"]
     code, events, _ = reconcile(scenario, "--mode", "detect")
     assert code == 2 and cycle_of(events)["pending"] == ["worker"]
+
+
+def test_the_examples_command_lines_parse() -> None:
+    """The `planner reconcile` command lines of examples/reconcile (Kubernetes, Compose,
+    systemd) are valid for the command's parser, with the values they mean."""
+    from tests.test_reconcile_examples import compose_file, kubernetes_documents
+
+    (deployment,) = [d for d in kubernetes_documents() if d["kind"] == "Deployment"]
+    kubernetes = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    service = compose_file()["services"]["reconcile"]
+    unit = (ROOT / "examples" / "reconcile" / "planner-reconcile.service").read_text()
+    (exec_start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    systemd = shlex.split(exec_start)[1:]
+    for argv in (kubernetes, service["command"], systemd):
+        args = build_parser(argv).parse_args(argv)
+        options = ReconcileOptions.of(vars(args))
+        assert options.interval == 300.0 and options.mode == "heal", argv
+        assert options.listen_address is not None and options.listen_address.endswith(":9108")
+
+
+def test_a_notify_url_that_is_not_http_is_refused_at_start(scenario: Scenario) -> None:
+    """`--notify-url` must be http(s) with a host: refused before any cycle (exit 1),
+    without echoing the URL (its path may be a token)."""
+    result = scenario.cli("reconcile", "--once", "--notify-url", "ftp://hooks/T0K3N")
+    assert result.code == 1 and "--notify-url must be an http:// or https:// URL" in result.err
+    assert "T0K3N" not in result.err + result.out and "cycle 1" not in result.out
+
+
+def test_a_heal_waits_for_no_one_while_a_person_applies(scenario: Scenario) -> None:
+    """The state locked by someone else's apply: the heal cycle fails naming the holder
+    (exit 1) and sends nothing; detect still reports (plans take no lock)."""
+    ids = applied(scenario)
+    scenario.patch(ids["worker"], {"source_revision_config": {"image_uri": HAND_IMAGE}})
+    with LocalFileBackend(scenario.state_path).lock("apply"):
+        code, events, _ = reconcile(scenario)
+        assert reconcile(scenario, "--mode", "detect")[0] == 2
+    cycle = cycle_of(events)
+    assert code == 1 and cycle["status"] == "error" and cycle["error"]["code"] == "state-locked"
+    assert any(line.startswith("held by:") for line in cycle["error"]["details"])
+    assert image_of(scenario, ids["worker"]) == HAND_IMAGE
+
+
+def test_a_policy_denial_is_reported_never_applied(scenario: Scenario) -> None:
+    """A deny policy the change breaks is a plan error: the cycle fails naming the
+    policy (exit 1) and nothing is sent."""
+    ids = applied(scenario)
+    scenario.edit_config("worker:1.0.0", "worker:2.0.0")
+    text = scenario.config_path.read_text(encoding="utf-8")
+    scenario.write_config(
+        text + '\n[policies.pinned-worker]\nexpression = "!deployment.source_revision_config'
+        '.image_uri.endsWith(\':2.0.0\')"\nmessage = "2.0.0 is banned"\n'
+    )
+    code, events, _ = reconcile(scenario)
+    cycle = cycle_of(events)
+    assert code == 1 and cycle["status"] == "error"
+    assert "2.0.0 is banned" in cycle["message"]
+    assert image_of(scenario, ids["worker"]) == "registry.example.com/acme/worker:1.0.0"

@@ -90,3 +90,21 @@ def test_wrongly_typed_or_null_section_is_a_problem_not_a_crash() -> None:
         (("source_config",), "must be a table (object)"),
         (("source_revision_config", "image_uri"), "required for source 'internal_docker'"),
     ]
+
+
+def test_display_name_is_managed_and_must_not_be_empty() -> None:
+    """`display_name` is managed when written; an empty one is refused (the API's min 1)."""
+    own = {
+        "source": "internal_docker",
+        "display_name": "Hello agent",
+        "source_revision_config": {"image_uri": "i:1"},
+    }
+    loaded = load_deployment("api", own, Defaults(), mode=Mode.CLOUD, environ={})
+    assert loaded.desired is not None
+    assert loaded.desired.managed()["display_name"] == "Hello agent"
+    empty = load_deployment(
+        "api", {**own, "display_name": ""}, Defaults(), mode=Mode.CLOUD, environ={}
+    )
+    assert [(p.loc, p.message) for p in empty.problems] == [
+        (("display_name",), "must not be empty")
+    ]

@@ -91,7 +91,7 @@ message = 1
         "policies.p.severity: must be 'deny' or 'warn'",
         "policies.p.environments[0]: unknown environment 'prd' (did you mean 'prod'?)",
         "policies.\"bad name\": a policy name is letters, digits, '-' and '_'",
-        "policies.q.expression: String should have at least 1 character",
+        "policies.q.expression: must not be empty",
         "policies.q.message: must be a string",
     ]
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import pytest
 
+from planner.config import reader
 from planner.config.reader import read_raw
 from planner.errors import ConfigError
 
@@ -65,3 +68,34 @@ def test_json_duplicate_keys_are_remembered(in_tmp: Path) -> None:
     data = read_raw(Path("planner.json"))
     assert data["deployments"]["a"] == {"source": "x"}
     assert data["deployments"].duplicates == ["a"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['[t]\nb = "\\q"\n', "a = 1\na = 2\n", "x = [1,\n", "[deployments.api]\nsource = 'git_host'\n"],
+)
+def test_without_tomli_the_standard_library_reads_the_file_alike(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Where tomli is not installed, the standard library's tomllib parses the file: the
+    same data, and a broken file reported with the same message and position."""
+    path = in_tmp / "planner.toml"
+    path.write_text(text, encoding="utf-8")
+
+    def outcome() -> object:
+        try:
+            return reader.read_raw(path)
+        except ConfigError as error:
+            return error.message
+
+    assert reader.TOML_PARSER == "tomli"
+    with_tomli = outcome()
+    monkeypatch.setitem(sys.modules, "tomli", None)  # `import tomli` raises ImportError
+    try:
+        importlib.reload(reader)
+        assert reader.TOML_PARSER == "tomllib"
+        assert outcome() == with_tomli
+    finally:
+        monkeypatch.undo()
+        importlib.reload(reader)
+    assert reader.TOML_PARSER == "tomli"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from planner.config import load_config
 from planner.config.diagnostics import Problem
 from planner.config.secret_values import NotingMissing, missing_variables_hint, resolve_secrets
 
@@ -101,6 +103,52 @@ def test_default_env_secret_missing_is_reported_per_deployment(
     ]
 
 
+TOKEN_VARIABLE = '[variables.token]\ndefault = "from-the-file"\n'
+
+
+@pytest.mark.parametrize(
+    ("overrides", "environ", "origin"),
+    [
+        ({"token": SECRET_VALUE}, {}, "from --var token;"),
+        (
+            {},
+            {"PLANNER_VAR_token": SECRET_VALUE},
+            "from the environment variable PLANNER_VAR_token;",
+        ),
+        ({}, {}, "from the default of variables.token in the config file;"),
+    ],
+)
+def test_a_secret_from_a_variable_names_where_its_value_came_from(
+    write_config: Callable[..., Path],
+    docker_api: str,
+    overrides: dict[str, str],
+    environ: dict[str, str],
+    origin: str,
+) -> None:
+    """A secret set to `${var.token}` warns naming the variable's source (--var, its
+    environment variable, the file's default), never "written in the config file" for a
+    value that is not, and never the value itself."""
+    text = TOKEN_VARIABLE + docker_api + '[deployments.api.secrets]\nTOKEN = "${var.token}"\n'
+    path = write_config(text)
+    config = load_config(path, environ=environ, variables=overrides)
+    assert len(config.warnings) == 1
+    warning = config.warnings[0]
+    assert warning.startswith(f"planner.toml: deployments.api.secrets.TOKEN: secret value {origin}")
+    assert SECRET_VALUE not in warning
+
+
+def test_a_default_secret_from_a_variable_names_it_too(
+    write_config: Callable[..., Path], docker_api: str
+) -> None:
+    """The same for a secret of [defaults], with its `--var` named."""
+    text = TOKEN_VARIABLE + '[defaults.secrets]\nLEVEL = "${var.token}"\n' + docker_api
+    config = load_config(write_config(text), environ={}, variables={"token": "debug"})
+    assert config.warnings == [
+        "planner.toml: defaults.secrets.LEVEL: secret value from --var token; "
+        'prefer LEVEL = { env = "LEVEL" } to read it from the environment'
+    ]
+
+
 def test_default_literal_secret_warns_once(load: Callable[..., object], docker_api: str) -> None:
     """A literal secret in [defaults] warns once, at its place in [defaults]."""
     text = '[defaults.secrets]\nLEVEL = "info"\n' + docker_api + docker_api.replace("api", "web")
@@ -133,3 +181,20 @@ def test_the_hint_names_each_missing_variable_once() -> None:
     mixed = [*problems, Problem(("deployments",), "must be a table")]
     assert missing_variables_hint(mixed, "fix it").endswith("KEY TOKEN; fix it")
     assert missing_variables_hint(mixed[-1:], "fix it") == "fix it"
+
+
+def test_a_secret_from_an_environments_variables_names_that_table(
+    write_config: Callable[..., Path], docker_api: str
+) -> None:
+    """A `${var.token}` set by `[environments.dev.variables]` names that table."""
+    text = (
+        TOKEN_VARIABLE
+        + docker_api
+        + '[deployments.api.secrets]\nTOKEN = "${var.token}"\n'
+        + '[environments.dev]\nvariables = { token = "dev-value" }\n'
+    )
+    config = load_config(write_config(text), environ={}, env="dev")
+    assert [w.split("; ")[0] for w in config.warnings] == [
+        "planner.toml: deployments.api.secrets.TOKEN: secret value from "
+        "environments.dev.variables.token in the config file"
+    ]

@@ -85,7 +85,7 @@ def test_body_over_the_size_limit_is_a_413(cp_client: TestClient) -> None:
     body = with_labels({"big": "x" * MAX_BODY_BYTES})
     response = cp_client.post("/v2/deployments", json=body)
     assert response.status_code == 413
-    assert "1 MiB" in response.json()["detail"]
+    assert "16 MiB" in response.json()["detail"]
 
 
 def test_chunked_body_over_the_size_limit_is_a_413(cp_client: TestClient) -> None:
@@ -93,7 +93,7 @@ def test_chunked_body_over_the_size_limit_is_a_413(cp_client: TestClient) -> Non
 
     def chunks() -> Iterator[bytes]:
         yield b'{"name": "big", "labels": "'
-        for _ in range(20):
+        for _ in range(MAX_BODY_BYTES // 65_536 + 4):
             yield b"x" * 65_536
         yield b'"}'
 
@@ -149,7 +149,7 @@ def test_limits_hold_over_real_http(tmp_path: Path) -> None:
     settings = ServerSettings(db_path=tmp_path / "cp.db")
 
     def chunks() -> Iterator[bytes]:
-        for _ in range(40):
+        for _ in range(MAX_BODY_BYTES // 65_536 + 4):
             yield b"[" * 65_536
 
     with served(settings) as url, httpx2.Client(base_url=url, headers=KEY, timeout=30) as client:

@@ -93,10 +93,7 @@ async def test_create_reports_every_problem_at_once(tmp_path: Path) -> None:
         ),
         (git_host_body(name="x" * 64), ("body", "name")),
         (git_host_body(name="has space"), ("body", "name")),
-        (
-            git_host_body(secrets=[{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]),
-            ("body", "secrets", 1, "name"),
-        ),
+        (git_host_body(secrets=[{"name": "A-1", "value": "1"}]), ("body", "secrets", 0, "name")),
     ],
 )
 async def test_create_validation_errors(
@@ -253,7 +250,8 @@ async def test_tracing_project_follows_the_deployment(tmp_path: Path) -> None:
 
 
 async def test_bulk_delete_passes_through_awaiting_delete(tmp_path: Path) -> None:
-    """Deletion answers 200, shows AWAITING_DELETE for delete_seconds, then the id is 404."""
+    """Deletion answers 200, shows AWAITING_DELETE, then AWAITING_FINAL_DELETE over the
+    second half of delete_seconds, then the id is 404."""
     async with control_plane(tmp_path, delete_seconds=0.5) as cp:
         a = await cp.create(git_host_body("a"))
         b = await cp.create(git_host_body("b"))
@@ -262,8 +260,10 @@ async def test_bulk_delete_passes_through_awaiting_delete(tmp_path: Path) -> Non
         )
         assert response.status_code == 200
         assert response.json() == {"deleted": [a["id"], b["id"]], "failed": []}
-        cp.clock.advance(0.49)
+        cp.clock.advance(0.24)
         assert (await cp.get(a["id"]))["status"] == "AWAITING_DELETE"
+        cp.clock.advance(0.25)
+        assert (await cp.get(a["id"]))["status"] == "AWAITING_FINAL_DELETE"
         cp.clock.advance(0.01)
         assert (await cp.client.get(f"/v2/deployments/{a['id']}")).status_code == 404
         assert (await cp.client.get("/v2/deployments")).json()["resources"] == []
@@ -342,7 +342,6 @@ REFUSED = [
     ({"name": "a" * 64}, ("name",)),
     (_spec(max_scale=-1), ("source_config", "resource_spec", "max_scale")),
     (_spec(cpu=0), ("source_config", "resource_spec", "cpu")),
-    (_spec(min_scale=5, max_scale=1), ("source_config", "resource_spec", "min_scale")),
     (_spec(max_scale=2**63), ("source_config", "resource_spec", "max_scale")),
     (_spec(max_scale=True), ("source_config", "resource_spec", "max_scale")),
     (_spec(max_scale="2"), ("source_config", "resource_spec", "max_scale")),
@@ -353,6 +352,7 @@ REFUSED = [
     ),
     (_spec(labels={"n": 2**64}), ("source_config", "resource_spec", "labels", "n")),
     (_spec(labels={"n": -(2**63) - 1}), ("source_config", "resource_spec", "labels", "n")),
+    (_spec(labels={"n": 1e19}), ("source_config", "resource_spec", "labels", "n")),
     (
         _spec(labels={"big": "x" * (MAX_STRING_LENGTH + 1)}),
         ("source_config", "resource_spec", "labels", "big"),
@@ -389,6 +389,38 @@ async def test_server_refuses_what_the_planner_refuses(
         response = await cp.client.post("/v2/deployments", json=body)
         assert response.status_code == 422, response.text
         assert ("body", *loc) in locs(response.json())
+
+
+async def test_a_reversed_resource_pair_is_stored_as_given_and_refused_by_the_planner(
+    tmp_path: Path,
+) -> None:
+    """The server does not compare the pairs of a resource_spec (no OpenAPI keyword can
+    state the rule): it stores min_scale 5 over max_scale 1 as given, and the config
+    validator refuses the same values, so the planner never sends them."""
+    body = _docker_body(_spec(min_scale=5, max_scale=1))
+    own = {key: value for key, value in body.items() if key != "name"}
+    loaded = load_deployment(body["name"], own, Defaults(), mode=Mode.CLOUD, environ={})
+    assert ("source_config", "resource_spec", "min_scale") in {p.loc for p in loaded.problems}
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(body)
+        assert created["source_config"]["resource_spec"] == {"min_scale": 5, "max_scale": 1}
+        patch = {"source_config": {"resource_spec": {"cpu": 2, "cpu_limit": 1}}}
+        answer = await cp.client.patch(f"/v2/deployments/{created['id']}", json=patch)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["source_config"]["resource_spec"] == {"cpu": 2, "cpu_limit": 1}
+
+
+async def test_a_secret_name_given_twice_keeps_its_last_value(tmp_path: Path) -> None:
+    """Secrets become one environment variable per name: a name given twice in a create
+    or a PATCH is stored once, with the last value given (as Kubernetes keeps the last)."""
+    twice = [{"name": "A", "value": "1"}, {"name": "B", "value": "b"}, {"name": "A", "value": "2"}]
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(_docker_body({"secrets": twice}))
+        assert created["secrets"] == [{"name": "A", "value": "2"}, {"name": "B", "value": "b"}]
+        patch = {"secrets": [{"name": "C", "value": "1"}, {"name": "C", "value": "3"}]}
+        answer = await cp.client.patch(f"/v2/deployments/{created['id']}", json=patch)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["secrets"] == [{"name": "C", "value": "3"}]
 
 
 @pytest.mark.parametrize("name", ["1A", "A-B", "A B", "A\n", ""])

@@ -88,7 +88,7 @@ def test_wrong_method_is_405_detail(cp_client: TestClient) -> None:
 def test_405_allow_lists_every_method_of_the_path(cp_client: TestClient) -> None:
     """The `Allow` of a 405 names every method some route serves at the path."""
     deployment = "/v2/deployments/00000000-0000-4000-8000-00000000000d"
-    assert cp_client.options(deployment).headers["allow"] == "GET, PATCH"
+    assert cp_client.options(deployment).headers["allow"] == "DELETE, GET, PATCH"
     assert cp_client.put("/v2/deployments").headers["allow"] == "DELETE, GET, POST"
     assert cp_client.post("/metrics").headers["allow"] == "GET"
 

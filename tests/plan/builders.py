@@ -94,6 +94,8 @@ def apply_patch_body(observed: Deployment, body: dict[str, Any]) -> Deployment:
         for key, value in (body.get(group) or {}).items():
             if value is not None:
                 doc[group][key] = copy.deepcopy(value)
+    if body.get("display_name") is not None:
+        doc["display_name"] = body["display_name"]
     if body.get("secrets"):
         doc["secrets"] = copy.deepcopy(body["secrets"])
     if body.get("secret_references") is not None:

@@ -47,9 +47,23 @@ def test_shared_fields_move_to_defaults_and_read_only_ones_are_left_out() -> Non
 
 def test_one_deployment_has_no_defaults() -> None:
     """With a single deployment everything stays in its own table."""
-    generated = generated_config([deployment("a", source_config={"build_on_push": False})])
+    generated = generated_config(
+        [deployment("a", source="git_host", source_config={"build_on_push": False})]
+    )
     assert generated.defaults == {}
     assert generated.deployments["a"]["source_config"] == {"build_on_push": False}
+
+
+def test_defaults_a_read_echoes_for_a_source_that_may_not_set_them_are_left_out() -> None:
+    """An external_docker read carries deployment_type and build_on_push (the service's
+    defaults); a config declaring them would be refused, so adoption leaves them out."""
+    docker = deployment(
+        "d",
+        source="external_docker",
+        source_config={"deployment_type": "prod", "build_on_push": False, "custom_url": "u"},
+        source_revision_config={"image_uri": "r/d:1"},
+    )
+    assert generated_config([docker]).deployments["d"]["source_config"] == {"custom_url": "u"}
 
 
 def test_secrets_become_env_references_shared_only_when_values_match() -> None:

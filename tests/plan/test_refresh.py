@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from planner.api.client import ControlPlaneClient
+from planner.api.client import PAGE_SIZE, ControlPlaneClient
+from planner.api.errors import BadRequestError
 from planner.api.models import Deployment, DeploymentCreate
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
@@ -18,7 +19,9 @@ from planner.plan.model import Drift
 from planner.plan.records import observed_record
 from planner.plan.refresh import (
     NAME_LOOKUP_LIMIT,
+    PAGES_IN_FLIGHT,
     Observed,
+    list_workspace,
     pending_create_names,
     read_health,
     record_drift,
@@ -26,6 +29,7 @@ from planner.plan.refresh import (
 )
 from planner.secrets import secret_digest
 from planner.state import RecordedDeployment, StateDocument
+from tests.api.api_fakes import Scripted, deployment_json, page
 from tests.plan.builders import KEY, git_desired
 
 
@@ -298,3 +302,90 @@ async def test_a_revision_that_succeeded_after_the_listing_is_converged(
     assert live.latest_revision_id is not None
     listed_before = live.model_copy(update={"active_revision_id": None})
     assert await read_health(client, {"racer": listed_before}) == {}
+
+
+@pytest.mark.anyio
+async def test_a_workspace_listing_reads_the_pages_the_state_expects(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """250 recorded deployments are listed in ceil((250 + 1)/100) = 3 pages, in the order
+    of the sequential listing (the paged `iter_deployments`)."""
+    deployments = await asyncio.gather(*(create(client, f"svc-{i:03d}") for i in range(250)))
+    await asyncio.sleep(0.3)
+    sequential = [d async for d in client.iter_deployments()]
+    log.clear()
+    listed = await list_workspace(client, len(deployments))
+    assert listed == sequential and len(listed) == 250
+    assert log.count("GET", "/v2/deployments") == 3
+
+
+@pytest.mark.anyio
+async def test_the_expected_pages_are_read_several_at_a_time() -> None:
+    """A server slow to answer each page: up to PAGES_IN_FLIGHT pages are in flight at
+    once, never more, and the listing comes back in page order."""
+    in_flight, most = 0, 0
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.02)
+        in_flight -= 1
+        offset = int(request.url.params["offset"])
+        ids = range(offset, min(offset + PAGE_SIZE, 950))
+        return page([deployment_json(f"00000000-0000-4000-8000-{i:012d}") for i in ids], 0)
+
+    transport = httpx2.MockTransport(answer)
+    async with ControlPlaneClient("http://cp.test", "key", transport=transport) as client:
+        listed = await list_workspace(client, 950)
+    assert [d.id for d in listed] == [f"00000000-0000-4000-8000-{i:012d}" for i in range(950)]
+    assert most == PAGES_IN_FLIGHT
+
+
+@pytest.mark.anyio
+async def test_a_workspace_larger_than_the_state_knows_is_read_to_its_end(
+    client: ControlPlaneClient, log: RequestLog
+) -> None:
+    """With 100 recorded of 230 deployments, the pages past the expected ones are read one
+    after another until the short one: ceil((230 + 1)/100) requests, every deployment
+    once, the unrecorded ones unmanaged."""
+    made = [await create(client, f"svc-{i:03d}") for i in range(230)]
+    await asyncio.sleep(0.3)
+    log.clear()
+    observed = await refresh_observed(client, recorded_of(made[:100]), [], whole_workspace=True)
+    assert log.count("GET", "/v2/deployments") == 3
+    assert sorted(d.id for d in observed.unmanaged) == sorted(d.id for d in made[100:])
+    assert all(observed.by_name[d.name] is not None for d in made[:100])
+
+
+@pytest.mark.anyio
+async def test_a_listing_ends_when_a_page_brings_nothing_new() -> None:
+    """A server that ignores the offset (every page the same full page) cannot make the
+    concurrent listing loop: each deployment is listed once."""
+    full = [deployment_json(f"00000000-0000-4000-8000-{i:012d}") for i in range(PAGE_SIZE)]
+    scripted = Scripted(lambda request: page(full, PAGE_SIZE))
+    transport = httpx2.MockTransport(scripted)
+    async with ControlPlaneClient("http://cp.test", "key", transport=transport) as client:
+        listed = await list_workspace(client, 1000)
+    assert [d.id for d in listed] == [d["id"] for d in full]
+    assert len(scripted.requests) <= 1 + PAGES_IN_FLIGHT
+
+
+@pytest.mark.anyio
+async def test_a_failing_page_fails_the_listing_and_stops_the_others() -> None:
+    """A page answered with an error fails the listing with that error; the pages still
+    in flight are cancelled, none is left running."""
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        offset = int(request.url.params["offset"])
+        if offset == 2 * PAGE_SIZE:
+            return httpx2.Response(400, json={"detail": "bad page"})
+        ids = range(offset, offset + PAGE_SIZE)
+        return page([deployment_json(f"00000000-0000-4000-8000-{i:012d}") for i in ids], 0)
+
+    transport = httpx2.MockTransport(answer)
+    async with ControlPlaneClient("http://cp.test", "key", transport=transport) as client:
+        with pytest.raises(BadRequestError):
+            await list_workspace(client, 1000)
+    workers = [t for t in asyncio.all_tasks() if "_read_pages" in repr(t.get_coro())]
+    assert workers == []

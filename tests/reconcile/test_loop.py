@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from planner.cli.cmd_reconcile import ReconcileOptions, workspace_opener
 from planner.cli.options import WorkspaceOptions
 from planner.cli.target import resolve_target
-from planner.reconcile.cycle import Outcome, Settings
+from planner.plan.health import RevisionHealth
+from planner.reconcile.cycle import CycleWorkspace, Outcome, Settings, health_of
 from planner.reconcile.events import Mode
 from planner.reconcile.leader import Leadership, election_for
 from planner.reconcile.loop import Reconciler, once_exit_code, retry_delay
@@ -97,7 +101,7 @@ def test_the_loop_heals_backs_off_and_publishes(scenario: Scenario) -> None:
     assert snapshot.ready and not snapshot.is_leader  # it gave the leadership up
     rows = {row.address: row for row in snapshot.deployments}
     assert rows["worker"].last_change == "new_revision" and rows["api"].last_change is None
-    assert rows["worker"].health == "ok" and not rows["worker"].drifted
+    assert rows["worker"].health == "healthy" and not rows["worker"].drifted
     assert snapshot.last_plan is not None and "planner.toml" in snapshot.last_plan
     out = scenario.capsys.readouterr().out
     assert "leading the reconcile of" in out and "gave the leadership up" in out
@@ -159,3 +163,83 @@ def test_listen_is_off_under_once_unless_given(text: str | None) -> None:
     )
     assert ReconcileOptions(listen=text, once=True).listen_address is None
     assert ReconcileOptions(listen="127.0.0.1:0", once=True).listen_address == "127.0.0.1:0"
+
+
+def test_health_as_the_status_page_shows_it() -> None:
+    """Converged, missing, rolling out or failed, with the latest revision's status."""
+    rolling = RevisionHealth("id", "rev", "BUILDING")
+    failed = RevisionHealth("id", "rev", "DEPLOY_FAILED")
+    health = {"a": rolling, "b": failed}
+    live = {"a": object(), "b": object(), "c": object(), "d": None}
+    shown = {name: health_of(name, health, live) for name in "abcd"}
+    assert shown == {
+        "a": "rolling out (BUILDING)",
+        "b": "failed (DEPLOY_FAILED)",
+        "c": "healthy",
+        "d": "missing",
+    }
+
+
+def test_failed_cycles_in_a_row_back_off(scenario: Scenario) -> None:
+    """Two failed cycles in a row: retried after 1 s, then 2 s (the interval is 10 s)."""
+    stop = asyncio.Event()
+
+    def on_cycle(number: int, outcome: Outcome) -> None:
+        if number == 2:
+            stop.set()
+
+    view = Watching(on_cycle=on_cycle)
+    leadership = election_for(InMemoryBackend())
+    target = resolve_target(WorkspaceOptions(), os.environ)
+    reconciler = Reconciler(
+        Settings(interval=10.0), workspace_opener(target), leadership, StatusBoard(), view, stop
+    )
+    scenario.config_path.write_text("[deployments.broken\n", encoding="utf-8")
+    assert asyncio.run(reconciler.run()) == 0
+    assert view.seen == [("error", 1.0), ("error", 2.0)]
+
+
+def test_an_election_that_cannot_reach_the_database_fails_the_cycle(scenario: Scenario) -> None:
+    """The state database refusing connections: the cycle fails (exit 1 under --once)
+    naming the election, without the password; the loop itself does not crash."""
+    url = "postgresql://planner:s3cret-pw@127.0.0.1:1/planner"
+    view = Watching()
+    target = resolve_target(WorkspaceOptions(), os.environ)
+    leadership = election_for(open_backend(url, name="unreachable"))
+    reconciler = Reconciler(
+        Settings(once=True), workspace_opener(target), leadership, StatusBoard(), view,
+        asyncio.Event(),
+    )  # fmt: skip
+    assert asyncio.run(reconciler.run()) == 1
+    assert [result for result, _ in view.seen] == ["error"]
+    out = scenario.capsys.readouterr().out
+    assert "the leader election failed" in out and "s3cret-pw" not in out
+
+
+def test_a_cycle_leaves_no_garbage_behind(scenario: Scenario) -> None:
+    """The workspace of a cycle (its client, and the embedded control plane behind it)
+    is gone once the next cycle runs: the engine's gc.freeze does not keep it forever."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    opener = workspace_opener(resolve_target(WorkspaceOptions(), os.environ))
+    apps: list[weakref.ref[object]] = []
+
+    def tracked() -> AbstractAsyncContextManager[CycleWorkspace]:
+        workspace = opener()
+        transport: Any = workspace.client._http._transport
+        apps.append(weakref.ref(transport.app))
+        return workspace
+
+    stop = asyncio.Event()
+    alive: list[int] = []
+
+    def on_cycle(number: int, outcome: Outcome) -> None:
+        if number == 4:
+            alive.extend(i for i, ref in enumerate(apps[:3]) if ref() is not None)
+            stop.set()
+
+    leadership = election_for(InMemoryBackend())
+    reconciler = Reconciler(
+        Settings(interval=0.01), tracked, leadership, StatusBoard(), Watching(on_cycle), stop
+    )
+    assert asyncio.run(reconciler.run()) == 0
+    assert len(apps) == 4 and alive == []

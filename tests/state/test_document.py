@@ -238,29 +238,39 @@ def test_canonical_endpoint_normalizes_urls(spelled: str, canonical: str) -> Non
 def test_canonical_endpoint_resolves_the_embedded_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A relative, a symlinked and an absolute spelling of one database are one endpoint."""
+    """A relative (to the config's directory, the base), a symlinked and an absolute
+    spelling of one database are one endpoint; without a base a relative one is kept
+    relative (the spelling a state records)."""
     from planner.state.endpoints import canonical_endpoint
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir("/")
     real = f"embedded:{(tmp_path / 'real' / 'db').resolve().as_posix()}"
     for spelled in ("embedded:real/db", "embedded:./link/db", f"embedded:{tmp_path}/real/db"):
-        assert canonical_endpoint(spelled) == real
+        assert canonical_endpoint(spelled, tmp_path) == real
+    assert canonical_endpoint(f"embedded:{tmp_path}/link/db") == real
+    assert canonical_endpoint("embedded:./state//local.db") == "embedded:state/local.db"
 
 
-def test_old_relative_state_belongs_to_the_absolute_spelling(
+def test_a_relative_state_belongs_to_the_absolute_spelling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A state recorded with `embedded:state/...` (old, relative) is accepted by a run that
-    names the same database absolutely, and a new state records the canonical spelling."""
-    monkeypatch.chdir(tmp_path)
-    old = StateDocument(endpoint="embedded:state/local-control-plane.db", tenant_id=TENANT)
+    """A state recorded with `embedded:state/...` (relative to the config's directory) is
+    accepted by a run that names the same database absolutely, or relatively, and an old
+    absolute record by a run that names it relatively; a new state keeps the relative
+    spelling it is given."""
+    monkeypatch.chdir("/")
+    relative = StateDocument(endpoint="embedded:state/local-control-plane.db", tenant_id=TENANT)
     absolute = f"embedded:{tmp_path}/state/local-control-plane.db"
-    old.check_belongs_to(absolute, TENANT)
-    old.check_belongs_to("embedded:./state//local-control-plane.db", TENANT)
-    assert StateDocument.new("embedded:state/local-control-plane.db", TENANT).endpoint == (
-        f"embedded:{tmp_path.resolve().as_posix()}/state/local-control-plane.db"
+    relative.check_belongs_to(absolute, TENANT, base=tmp_path)
+    relative.check_belongs_to("embedded:./state//local-control-plane.db", TENANT, base=tmp_path)
+    old = StateDocument(endpoint=absolute, tenant_id=TENANT)
+    old.check_belongs_to("embedded:state/local-control-plane.db", TENANT, base=tmp_path)
+    with pytest.raises(StateError, match="belongs to another control plane"):
+        old.check_belongs_to("embedded:state/local-control-plane.db", TENANT, base=Path("/x"))
+    assert StateDocument.new("embedded:./state/local-control-plane.db", TENANT).endpoint == (
+        "embedded:state/local-control-plane.db"
     )
     StateDocument(endpoint="HTTPS://Example.com:443/", tenant_id=TENANT).check_belongs_to(
         "https://example.com", TENANT

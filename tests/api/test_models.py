@@ -1,0 +1,78 @@
+"""Wire models the official clients' flows add: deletion statuses and request bodies; how
+a uuid field reads each spelling."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from planner.api.models import (
+    BuildLogRequest,
+    DeploymentPatch,
+    DeploymentStatus,
+    RevisionCreate,
+    UuidStr,
+    is_being_deleted,
+)
+
+
+def test_both_deletion_statuses_count_as_being_deleted() -> None:
+    """AWAITING_DELETE and AWAITING_FINAL_DELETE are on the way out; READY is not."""
+    assert is_being_deleted(DeploymentStatus.AWAITING_DELETE)
+    assert is_being_deleted("AWAITING_FINAL_DELETE")
+    assert not is_being_deleted(DeploymentStatus.READY)
+
+
+def test_a_revision_body_needs_its_source_revision_config() -> None:
+    """POST .../revisions without source_revision_config is refused; extras are ignored."""
+    with pytest.raises(ValidationError):
+        RevisionCreate.model_validate({"secrets": []})
+    body = RevisionCreate.model_validate(
+        {"source_revision_config": {"repo_ref": "main"}, "revision_source": "git_host"}
+    )
+    assert body.source_revision_config.repo_ref == "main"
+
+
+def test_display_name_and_build_log_offsets_are_bounded() -> None:
+    """An empty display_name and a non-numeric log offset are refused."""
+    with pytest.raises(ValidationError):
+        DeploymentPatch.model_validate({"display_name": ""})
+    with pytest.raises(ValidationError):
+        BuildLogRequest.model_validate({"offset": "abc"})
+    assert BuildLogRequest.model_validate({}).limit == 50
+
+
+class Holder(BaseModel):
+    id: UuidStr
+
+
+def test_a_canonical_uuid_is_kept_as_sent() -> None:
+    """The lower-case hyphenated spelling every server sends reads back unchanged."""
+    for _ in range(100):
+        canonical = str(uuid.uuid4())
+        assert Holder(id=canonical).id == canonical
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "8F16FEE8-5FA7-4A84-8B2E-EA5680FC090C",
+        "{8f16fee8-5fa7-4a84-8b2e-ea5680fc090c}",
+        "8f16fee85fa74a848b2eea5680fc090c",
+        "urn:uuid:8f16fee8-5fa7-4a84-8b2e-ea5680fc090c",
+    ],
+)
+def test_another_spelling_of_a_uuid_reads_as_the_canonical_one(spelling: str) -> None:
+    """Upper case, braces, no hyphens or a URN: the same id, spelled canonically."""
+    assert Holder(id=spelling).id == "8f16fee8-5fa7-4a84-8b2e-ea5680fc090c"
+
+
+@pytest.mark.parametrize(
+    "wrong", ["8f16fee8-5fa7-4a84-8b2e-ea5680fc090c\n", "8f16fee8", "", "g" * 32]
+)
+def test_what_is_no_uuid_is_refused(wrong: str) -> None:
+    """Anything else is no uuid, whatever it resembles."""
+    with pytest.raises(ValidationError, match="valid UUID"):
+        Holder(id=wrong)

@@ -1,0 +1,84 @@
+"""The no-op fast path of one deployment (`unchanged`) against the full comparison."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.api.models import Deployment
+from planner.config.desired import DesiredDeployment
+from planner.plan.drift import deployment_drift
+from planner.plan.model import Action
+from planner.plan.update import build_update, unchanged
+from planner.state.records import RecordedDeployment
+
+from .builders import KEY, edit, git_desired, observed_from, recorded_from, with_lifecycle
+from .strategies import desired_deployments, outside_edits
+
+
+def full(desired: DesiredDeployment, recorded: RecordedDeployment, observed: Deployment):
+    """(change, drift) of the full comparison, as `make_plan` computes them."""
+    ignore = desired.lifecycle.ignore_changes
+    drift = deployment_drift(recorded, observed, ignore_changes=ignore, digest_key=KEY)
+    drifted = {d.path for d in drift if d.path is not None}
+    return build_update(desired, recorded, observed, key=KEY, drifted=drifted), drift
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_fast_path_answers_only_what_the_full_comparison_answers(data: st.DataObject) -> None:
+    """Whenever `unchanged` gives a change, the full comparison finds no drift, no error,
+    no warning and exactly that change, equal field for field."""
+    prior = data.draw(desired_deployments("api"))
+    desired = prior if data.draw(st.booleans()) else data.draw(desired_deployments("api"))
+    observed = observed_from(prior)
+    if data.draw(st.booleans()):
+        observed = edit(observed, data.draw(outside_edits))
+    fast = unchanged(desired, recorded_from(prior), observed, KEY)
+    if fast is None:
+        return
+    outcome, drift = full(desired, recorded_from(prior), observed)
+    assert (drift, outcome.errors, outcome.warnings) == ([], [], [])
+    assert fast == outcome.change
+    assert fast.model_dump_json() == outcome.change.model_dump_json()
+
+
+def test_an_applied_deployment_with_secrets_is_a_no_op_at_once() -> None:
+    """Config, record and live deployment agreeing (secrets included): the fast path
+    answers, with the masked secrets in the view and the digests apply checks."""
+    desired = git_desired(secrets={"TOKEN": "t0k3n", "LEVEL": "info"})
+    fast = unchanged(desired, recorded_from(desired), observed_from(desired), KEY)
+    assert fast is not None and fast.action is Action.NO_OP
+    assert fast.before == fast.after
+    assert fast.before["secrets"] == [
+        {"name": "LEVEL", "value": "(sensitive)"},
+        {"name": "TOKEN", "value": "(sensitive)"},
+    ]
+    assert sorted(fast.secret_digests) == ["LEVEL", "TOKEN"]
+    assert fast == full(desired, recorded_from(desired), observed_from(desired))[0].change
+
+
+def test_anything_the_one_comparison_cannot_vouch_for_takes_the_full_path() -> None:
+    """ignore_changes, a record other than the config, a live value or secret changed, a
+    secret only the record has, or an empty value: no fast answer."""
+    plain = git_desired()
+    live = observed_from(plain)
+    with_secret = git_desired(secrets={"TOKEN": "t0k3n"})
+    empty_labels = git_desired(
+        source_config={
+            "integration_id": "9a0e7c55-0000-4000-8000-00000000a001",
+            "repo_url": "https://git.example.com/acme/api",
+            "resource_spec": {"labels": {}},
+        }
+    )
+    cases = [
+        (with_lifecycle(plain, ignore_changes=("secrets",)), recorded_from(plain), live),
+        (plain, recorded_from(git_desired(source_revision_config={"repo_ref": "v2"})), live),
+        (plain, recorded_from(plain), edit(live, {"source_config": {"build_on_push": True}})),
+        (with_secret, recorded_from(with_secret), observed_from(plain)),
+        (plain, recorded_from(with_secret), observed_from(with_secret)),
+        (with_secret, recorded_from(with_secret, b"x" * 32), observed_from(with_secret)),
+        (empty_labels, recorded_from(empty_labels), observed_from(empty_labels)),
+    ]
+    for desired, recorded, observed in cases:
+        assert unchanged(desired, recorded, observed, KEY) is None
