@@ -10,9 +10,17 @@ from planner.api.fields import REASONS, ChangeClass, classify
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import create_request_body
-from planner.plan.model import DRIFT_REASON, Action, Change, FieldChange, PlanProblem
+from planner.plan.model import (
+    DRIFT_REASON,
+    Action,
+    Change,
+    FieldChange,
+    PlanProblem,
+    built,
+)
 from planner.plan.paths import flatten, is_ignored
 from planner.plan.views import (
+    creation_patch,
     desired_fields,
     observed_fields,
     observed_secrets,
@@ -30,7 +38,9 @@ def field_change(
     why = reason or REASONS[change_class]
     if drifted:
         why = f"{why}; {DRIFT_REASON}"
-    return FieldChange(
+    # built from values of known types: no validation (a large plan has one per field)
+    return built(
+        FieldChange,
         path=path,
         change_class=change_class,
         before=before,
@@ -79,12 +89,15 @@ def build_create(desired: DesiredDeployment, key: bytes, notes: list[str]) -> Ch
     ]
     fields += secret_changes(desired.secret_values(), {})
     after = view(want, desired.secrets)
-    return Change(
+    # Unvalidated (every value is built here, of the declared types): validation would
+    # copy the view, patch and body of each of a large fleet's creates once more.
+    return built(
+        Change,
         name=desired.name,
         action=Action.CREATE,
         fields=fields,
         after=after,
-        patch=view_patch({}, after),
+        patch=creation_patch(after),
         notes=notes,
         request_body=create_request_body(desired),
         send_secrets=True,

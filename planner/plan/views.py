@@ -82,3 +82,15 @@ def view_patch(
             index = names.index(name)
             ops.append({"op": "replace", "path": f"/secrets/{index}/value", "value": SENSITIVE})
     return ops
+
+
+def creation_patch(after: dict[str, Any]) -> list[dict[str, Any]]:
+    """`view_patch({}, after)` without a diff: one add per key, in AFTER's order, its value
+    shared with AFTER (a plan's documents are never changed once built)."""
+    return [
+        {"op": "add", "path": f"/{_escaped(key)}", "value": value} for key, value in after.items()
+    ]
+
+
+def _escaped(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

@@ -121,3 +121,16 @@ def test_db_that_is_a_directory_is_one_error_line(
     err = capsys.readouterr().err
     assert code == 1
     assert err == f"Error: Cannot open the database {tmp_path}: Is a directory\n"
+
+
+def test_serve_parses_http_with_the_compiled_parser() -> None:
+    """`planner serve` asks uvicorn for httptools (a dependency), which uvicorn loads."""
+    import uvicorn
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from planner.cli.cmd_serve import http_parser
+
+    assert http_parser() == "httptools"
+    config = uvicorn.Config(lambda *_: None, http=http_parser())
+    config.load()
+    assert config.http_protocol_class is HttpToolsProtocol

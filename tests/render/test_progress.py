@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -135,3 +136,38 @@ def test_line_reporter_on_a_terminal_prints_the_same_lines_through_rich() -> Non
     reporter = LineReporter(make_console(out, force_terminal=True), wall=lambda: WALL)
     reporter.begin([DeploymentResult("alpha", Action.CREATE, started=1.0)])
     assert "2026-01-01T03:04:05Z Applying 1 change(s)" in out.getvalue()
+
+
+class _Flushes(io.StringIO):
+    """A plain file that tells what it held at each flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[int] = []
+
+    def flush(self) -> None:
+        self.flushed.append(len(self.getvalue().splitlines()))
+
+
+def test_line_reporter_flushes_the_lines_of_one_loop_step_in_one_go() -> None:
+    """In the apply's event loop, the lines one step prints are flushed together once
+    the step is done (not once a line); the end flushes whatever is left."""
+    out = _Flushes()
+    reporter = LineReporter(make_console(out), wall=lambda: WALL)
+    rows = [DeploymentResult(f"d{i}", Action.CREATE, started=0.0) for i in range(3)]
+
+    async def step() -> list[int]:
+        reporter.begin(rows)
+        for row in rows:
+            row.status = "BUILDING"
+            reporter.update(row)
+        flushed_during = list(out.flushed)
+        await asyncio.sleep(0)
+        return flushed_during
+
+    assert asyncio.run(step()) == []
+    assert out.flushed == [4]
+    reporter.retry(RetryNotice(503, 0.5, 1, "503", ApiError("x")), "d0")  # no loop: at once
+    assert out.flushed == [4, 5]
+    reporter.end(ApplyResult(results=rows))
+    assert out.flushed == [4, 5, 5]
