@@ -5,7 +5,8 @@ to stderr too; the OK lines go to stdout. A config with environments is checked 
 of them (or in the one `--env` names). Validate never needs secrets' environment
 variables (a CI lint job has no secrets): one that is not set is a note, not an error
 (plan and apply still need it). Every policy's CEL expression is compiled: one that does
-not compile is an error naming the policy.
+not compile is an error naming the policy, reported with the config's other problems (the
+policies whose own tables are valid are compiled even when the rest of the config is not).
 """
 
 from __future__ import annotations
@@ -40,27 +41,36 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.config import load_config
     from planner.config.environments import environment_names
+    from planner.config.policies import well_formed_policies
     from planner.config.reader import read_raw
     from planner.config.secret_values import NotingMissing
     from planner.plan.policies import compile_policies
 
     options = WorkspaceOptions.of(vars(args))
     path = Path(options.config)
+    raw = read_raw(path)
     chosen = options.environment(os.environ)
-    environments: list[str | None] = [chosen] if chosen else [*environment_names(read_raw(path))]
+    environments: list[str | None] = [chosen] if chosen else [*environment_names(raw)]
     loaded: list[tuple[Config, list[str]]] = []
     failures: list[ConfigError] = []
     for environment in environments or [None]:
         environ = NotingMissing(os.environ)
+        config: Config | None = None
+        errors: list[ConfigError] = []
         try:
             config = load_config(
-                path, environ=environ, env=environment, variables=options.variable_values()
+                path, environ=environ, env=environment, variables=options.variable_values(), raw=raw
             )
-            compile_policies(config.policies, str(path))
         except ConfigError as error:
-            failures.append(error)
-            continue
-        loaded.append((config, environ.missing))
+            errors.append(error)
+        policies = config.policies if config else well_formed_policies(raw, environment)
+        try:
+            compile_policies(policies, str(path))
+        except ConfigError as error:
+            errors.append(error)
+        if config is not None and not errors:
+            loaded.append((config, environ.missing))
+        failures += errors
     if failures:
         raise _combined(failures)
     for config, missing in loaded:

@@ -42,6 +42,13 @@ def load_policies(
     return tuple(policies)
 
 
+def well_formed_policies(file_data: Mapping[str, Any], env: str | None) -> tuple[Policy, ...]:
+    """The policies of FILE_DATA that apply in ENV and whose own tables are valid, whatever
+    else the config gets wrong: validate compiles them beside the config's problems, so
+    one run reports both."""
+    return load_policies(file_data, env, [])
+
+
 def _load_policy(
     table: Any, loc: Loc, names: list[str], problems: list[Problem]
 ) -> PolicySpec | None:

@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from planner import __version__
 from planner.api.rules import Mode
 from planner.controlplane import artifact_routes, catalog, deployments, metrics
+from planner.controlplane.artifacts import MAX_UPLOAD_BYTES, UPLOADS_PATH
 from planner.controlplane.body_limits import BodyLimitMiddleware
 from planner.controlplane.faults import FaultMiddleware
 from planner.controlplane.identity import SingleIdentityMiddleware
@@ -170,7 +171,7 @@ def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
 
     The single-identity check runs before the rate limiter, so both see one caller; body
     bounds run after the faults, so a rate-limited request is never read."""
-    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(BodyLimitMiddleware, path_limits={UPLOADS_PATH: MAX_UPLOAD_BYTES})
     app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
     app.add_middleware(SingleIdentityMiddleware)
     routes = RouteTable.of_routers(ROUTERS)

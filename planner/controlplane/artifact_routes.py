@@ -113,10 +113,13 @@ def request_upload_url(
     response_model=UploadReceipt,
     responses={
         400: {"model": ErrorBody, "description": "Not a tar archive, or conflicting headers."},
-        403: {"model": ErrorBody, "description": "Wrong or expired token."},
+        403: {
+            "model": ErrorBody,
+            "description": "Wrong or expired token, or a URL already used (its token works once).",
+        },
         **NOT_FOUND,
         **INVALID,
-        **TOO_LARGE,
+        413: {"model": ErrorBody, "description": "The body is over 1 MiB."},
         429: AUTHENTICATED[429],
         503: AUTHENTICATED[503],
     },
@@ -126,7 +129,7 @@ def request_upload_url(
 async def put_upload(upload_id: uuid.UUID, token: Token, request: Request) -> JSONResponse:
     """Local only: the target of an upload URL; keeps the tarball for the revision that
     names its `object_path`."""
-    content = await request.body()  # bounded by the body-size middleware
+    content = await request.body()  # at most MAX_UPLOAD_BYTES: the body-size middleware
     with _http_errors():
         receipt = receive_upload(
             request.app.state.store, request.app.state.settings, str(upload_id), token, content

@@ -6,7 +6,9 @@
 - Uploads: an `internal_source` deployment gets a one-time URL on this server (a
   random token in the query, only its digest stored) and the `object_path` a revision
   names in `source_tarball_path`. The PUT to that URL must carry a tar archive (gzip or
-  not); the bytes are kept in the store with the deployment, and purged with it.
+  not) of at most `MAX_UPLOAD_BYTES` (the body-size middleware refuses more unread); the
+  bytes are kept in the store with the deployment, and purged with it. The token works
+  once: a second PUT to the same URL is refused (403) and the first upload stays.
 - Build logs: the lines of a revision's simulated build, computed from the same timeline
   as its status (`lifecycle.timeline`), so they grow while it builds.
 """
@@ -33,12 +35,14 @@ TOKEN_SECONDS = 3600.0
 SANDBOX_REGISTRY = "registry.sandbox.invalid"  # a reserved name: nothing answers there
 REGISTRY_USERNAME = "sandbox"
 UPLOAD_HEADERS = {"Content-Type": "application/gzip"}
+UPLOADS_PATH = "/local/uploads/"  # where upload URLs point (after any /api-host prefix)
+MAX_UPLOAD_BYTES = 1024 * 1024
 
 S = RevisionStatus
 
 
 class UploadRefused(Exception):
-    """HTTP 403 (bad or expired token) or 400 (not a tar archive) `{detail}`."""
+    """HTTP 403 (bad, expired or used token) or 400 (not a tar archive) `{detail}`."""
 
     def __init__(self, status: int, detail: str) -> None:
         super().__init__(detail)
@@ -120,7 +124,7 @@ class Artifacts:
             )
             tx.insert_upload(upload)
         return {
-            "upload_url": f"{base_url}/local/uploads/{upload_id}?token={token}",
+            "upload_url": f"{base_url}{UPLOADS_PATH}{upload_id}?token={token}",
             "object_path": upload.object_path,
             "upload_headers": dict(UPLOAD_HEADERS),
             "expires_at": views.iso(upload.expires_at),
@@ -140,6 +144,8 @@ def receive_upload(
             raise UploadRefused(403, "The upload URL's token does not match.")
         if now > upload.expires_at:
             raise UploadRefused(403, "The upload URL has expired; request a new one.")
+        if upload.uploaded_at is not None:
+            raise UploadRefused(403, "The upload URL has been used; request a new one.")
         if not is_tar_archive(content):
             raise UploadRefused(400, "The body is not a tar archive (.tar or .tar.gz).")
         sha256 = _digest(content)

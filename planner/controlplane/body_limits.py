@@ -1,8 +1,10 @@
 """Bounds on every request body, checked before FastAPI parses it.
 
-- Size: at most `MAX_BODY_BYTES`. A larger `Content-Length` is refused (413) without
-  reading the body; a body without one (chunked) is counted as it arrives and refused at
-  the first chunk past the limit, so at most one chunk more is ever buffered.
+- Size: at most `MAX_BODY_BYTES`, or less under a path prefix given a smaller bound
+  (`path_limits`: the source upload URL takes at most 1 MiB). A larger `Content-Length`
+  is refused (413) without reading the body; a body without one (chunked) is counted as
+  it arrives and refused at the first chunk past the limit, so at most one chunk more is
+  ever buffered.
 - Nesting: objects and arrays at most `MAX_JSON_DEPTH` levels deep (the body is level 1).
   A deeper body is a 422 whose `loc` leads to the first object or array past the limit.
   Bodies with few brackets are not parsed here; others are parsed once (at most 16 MiB),
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -82,25 +85,39 @@ def replaying(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
+def too_large_detail(limit: int) -> str:
+    mib, rest = divmod(limit, 1024 * 1024)
+    size = f"{mib} MiB" if mib and not rest else f"{limit} bytes"
+    return f"Request body too large: at most {size}."
+
+
 class BodyLimitMiddleware:
-    """Refuse bodies past `max_bytes` (413) or nested past `max_depth` (422)."""
+    """Refuse bodies past `max_bytes` (413) or nested past `max_depth` (422).
+
+    `path_limits` maps a path prefix to a smaller size bound for the paths under it."""
 
     def __init__(
-        self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, max_depth: int = MAX_JSON_DEPTH
+        self,
+        app: ASGIApp,
+        max_bytes: int = MAX_BODY_BYTES,
+        max_depth: int = MAX_JSON_DEPTH,
+        path_limits: Mapping[str, int] | None = None,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.path_limits = dict(path_limits or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limit_for(str(scope.get("path", "")))
         length = declared_length(scope)
-        too_large = length is not None and length > self.max_bytes
-        body = None if too_large else await read_body(receive, self.max_bytes)
+        too_large = length is not None and length > limit
+        body = None if too_large else await read_body(receive, limit)
         if body is None:
-            await send_error(send, 413, self.too_large(), {})
+            await send_error(send, 413, too_large_detail(limit), {})
             return
         deep = too_deep_at(body, self.max_depth)
         if deep is not None:
@@ -108,10 +125,10 @@ class BodyLimitMiddleware:
             return
         await self.app(scope, replaying(body, receive), send)
 
-    def too_large(self) -> str:
-        mib, rest = divmod(self.max_bytes, 1024 * 1024)
-        size = f"{mib} MiB" if mib and not rest else f"{self.max_bytes} bytes"
-        return f"Request body too large: at most {size}."
+    def limit_for(self, path: str) -> int:
+        """The size bound of a request to `path`."""
+        bounds = [bound for prefix, bound in self.path_limits.items() if path.startswith(prefix)]
+        return min([self.max_bytes, *bounds])
 
     def too_deep(self, path: Loc) -> dict[str, object]:
         message = f"nested too deep: objects and arrays may nest at most {self.max_depth} levels"

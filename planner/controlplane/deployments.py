@@ -254,9 +254,11 @@ def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context
     """One new revision: `source_revision_config` (and the revision fields of
     `source_config`, `secrets`, `secret_references`) merged as a PATCH merges them.
 
-    Only what the document states is checked here (value bounds); the rest, as for a
-    PATCH, is the stored deployment's to refuse."""
+    Checked here as a PATCH checks them: value bounds, secret names (environment
+    variable names) and resource numbers; the rest, as for a PATCH, is the stored
+    deployment's to refuse."""
     problems = check_values(body.model_dump(exclude_none=True))
+    problems += check_secret_names(body.secrets or [], ("secrets",))
     if body.source_config is not None:
         problems += check_resource_numbers(body.source_config.resource_spec)
     if problems:

@@ -198,6 +198,36 @@ message = "m"
     assert plan.code == 1 and "policies.broken.expression" in plan.err
 
 
+def test_validate_reports_policy_shape_and_compile_problems_at_once(
+    scenario: Scenario,
+) -> None:
+    """A policy naming environments the config lacks, one naming an undeclared input and
+    one with a syntax error: one validate run names all three (exit 1)."""
+    scenario.write_config(
+        BASE_CONFIG
+        + """
+[policies.badenv]
+expression = "true"
+message = "m"
+environments = ["prdo"]
+
+[policies.undeclared]
+expression = "deploymnt.name == 'x'"
+message = "m"
+
+[policies.syntax]
+expression = "deployment.name =="
+message = "m"
+"""
+    )
+    result = scenario.cli("validate")
+    assert result.code == 1
+    assert "is invalid (1 problem)" in result.err and "2 policies do not compile" in result.err
+    assert "policies.badenv.environments: the config has no [environments]" in result.err
+    assert "policies.undeclared.expression: does not compile" in result.err
+    assert "policies.syntax.expression: does not compile: at 1:" in result.err
+
+
 def test_policy_test_evaluates_offline_in_every_environment(scenario: Scenario) -> None:
     """`planner policy test` needs no network (an unreachable URL) nor state: exit 1 on
     a deny, per environment, in text and JSON; exit 0 when only warnings."""

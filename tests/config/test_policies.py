@@ -11,6 +11,7 @@ import pytest
 from planner.cli.main import main
 from planner.config import load_config
 from planner.config.models import Policy
+from planner.config.policies import well_formed_policies
 from planner.errors import ConfigError
 
 HEAD = """
@@ -148,3 +149,17 @@ environments = ["dev"]
     printed.write_text(capsys.readouterr().out, encoding="utf-8")
     policies = load_config(printed, environ={}).policies
     assert policies == (Policy("everywhere", "true", "m", "deny"),)
+
+
+def test_well_formed_policies_leave_out_the_invalid_ones_whatever_else_is_wrong() -> None:
+    """The policies whose tables are valid, in ENV, while another policy and a deployment
+    are invalid: what validate compiles beside the config's problems."""
+    data = {
+        "deployments": {"api": {"source": "nope"}},
+        "policies": {
+            "badenv": {"expression": "true", "message": "m", "environments": ["prdo"]},
+            "ok": {"expression": "x ==", "message": "m"},
+            "bad-key": {"expression": "true", "message": "m", "mesage": "m"},
+        },
+    }
+    assert well_formed_policies(data, None) == (Policy("ok", "x ==", "m", "deny"),)

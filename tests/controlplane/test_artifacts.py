@@ -4,7 +4,9 @@ flows call besides the deployment routes."""
 from __future__ import annotations
 
 import io
+import os
 import tarfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from planner.api.rules import Mode
-from planner.controlplane.artifacts import is_tar_archive
+from planner.controlplane.artifacts import MAX_UPLOAD_BYTES, is_tar_archive
 from planner.controlplane.seed import load_catalog
 
 from .core_fixtures import Plane, control_plane, git_host_body
@@ -139,8 +141,8 @@ async def test_a_tarball_put_to_the_upload_url_is_kept_and_its_revision_builds(
 
 
 async def test_upload_refusals(tmp_path: Path) -> None:
-    """Not a tar archive: 400; a wrong token: 403; an expired URL: 403; an unknown upload:
-    404; a deployment of another source: 409."""
+    """Not a tar archive: 400; a wrong token: 403; a used URL: 403; an expired URL: 403; an
+    unknown upload: 404; a deployment of another source: 409."""
     async with control_plane(tmp_path) as cp:
         created = await cp.create(source_body("src"))
         slot = await upload(cp, created["id"])
@@ -149,12 +151,57 @@ async def test_upload_refusals(tmp_path: Path) -> None:
         assert (await put(cp, wrong, tarball())).status_code == 403
         unknown = f"/local/uploads/{MISSING}?token=x"
         assert (await put(cp, unknown, tarball())).status_code == 404
+        used = await upload(cp, created["id"])
+        assert (await put(cp, used["upload_url"], tarball({"a": b"first"}))).status_code == 200
+        again = await put(cp, used["upload_url"], tarball({"a": b"second"}))
+        assert again.status_code == 403 and "used" in again.json()["detail"]
         cp.clock.advance(3601)
         expired = await put(cp, slot["upload_url"], tarball())
         assert expired.status_code == 403 and "expired" in expired.json()["detail"]
         git = await cp.create(git_host_body("git"))
         other = await cp.client.post(f"/v2/deployments/{git['id']}/upload-url")
         assert other.status_code == 409
+
+
+async def test_a_second_put_to_a_used_upload_url_keeps_the_first_upload(
+    tmp_path: Path,
+) -> None:
+    """The token works once: the refused second PUT leaves the first bytes stored."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(source_body("src"))
+        slot = await upload(cp, created["id"])
+        first = tarball({"a": b"first"})
+        assert (await put(cp, slot["upload_url"], first)).status_code == 200
+        assert (await put(cp, slot["upload_url"], tarball({"b": b"2"}))).status_code == 403
+        with cp.store.snapshot() as tx:
+            stored = tx.get_upload(urlsplit(slot["upload_url"]).path.rsplit("/", 1)[1])
+        assert stored is not None and stored.size == len(first)
+
+
+async def test_an_upload_over_1_mib_is_refused_and_nothing_is_kept(tmp_path: Path) -> None:
+    """A 5 MB tarball (declared or streamed) is a 413 {detail}; the URL still works after."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(source_body("src"))
+        slot = await upload(cp, created["id"])
+        big = tarball({"big": os.urandom(5 * 1024 * 1024)})
+        refused = await put(cp, slot["upload_url"], big)
+        assert refused.status_code == 413
+        assert refused.json() == {"detail": "Request body too large: at most 1 MiB."}
+        parts = urlsplit(slot["upload_url"])
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for start in range(0, len(big), 65_536):
+                yield big[start : start + 65_536]
+
+        streamed = await cp.client.put(
+            f"{parts.path}?{parts.query}", content=chunks(), headers={"X-Api-Key": ""}
+        )
+        assert streamed.status_code == 413
+        assert (await put(cp, slot["upload_url"], tarball())).status_code == 200
+        exact = await upload(cp, created["id"])
+        at_limit = await put(cp, exact["upload_url"], b"\0" * MAX_UPLOAD_BYTES)
+        assert at_limit.status_code == 200  # exactly 1 MiB passes (zeros read as an empty tar)
+        assert at_limit.json()["size"] == MAX_UPLOAD_BYTES
 
 
 def test_upload_urls_carry_the_api_host_prefix_when_self_hosted(tmp_path: Path) -> None:

@@ -105,6 +105,29 @@ async def test_post_revision_refusals(tmp_path: Path) -> None:
         assert deleting.status_code == 409
 
 
+async def test_post_revision_refuses_secret_names_as_a_patch_does(tmp_path: Path) -> None:
+    """A secret named "" (or not an environment variable name) is a 422 naming it, as on
+    PATCH; nothing is stored, so reads stay valid."""
+    async with control_plane(tmp_path) as cp:
+        created = await cp.create(git_host_body("a"))
+        path = f"/v2/deployments/{created['id']}/revisions"
+        secrets = [
+            {"name": "OK", "value": "v"},
+            {"name": "", "value": "v"},
+            {"name": "1x", "value": "v"},
+        ]
+        body = {"source_revision_config": {"repo_ref": "main"}, "secrets": secrets}
+        refused = await cp.client.post(path, json=body)
+        assert refused.status_code == 422
+        locs = [error["loc"] for error in refused.json()["detail"]]
+        assert locs == [["body", "secrets", 1, "name"], ["body", "secrets", 2, "name"]]
+        patched = await cp.client.patch(f"/v2/deployments/{created['id']}", json=body)
+        assert [e["loc"] for e in patched.json()["detail"]] == locs
+        assert len(await cp.revisions(created["id"])) == 1
+        fine = await cp.client.post(path, json={**body, "secrets": secrets[:1]})
+        assert fine.status_code == 201
+
+
 async def test_display_name_is_set_changed_in_place_and_read_back(tmp_path: Path) -> None:
     """display_name set on create, changed by PATCH without a revision, on every read; a
     null keeps it and "" is refused (422)."""
