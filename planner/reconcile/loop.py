@@ -7,7 +7,7 @@
   out by the next cycle, no restart) and runs one `Cycle`.
 - A failed cycle is retried sooner, backing off: 1 s, 2 s, 4 s... capped at the interval.
 - Notifications: drift when a set of deployments to change is first found, healed on
-  every heal, failed when a cycle fails with a message not sent just before.
+  every heal, failed when a cycle fails unlike the one before (`failure_key`).
 - `stop` (the first SIGTERM or SIGINT) ends the loop: a heal in progress winds down as an
   apply's first Ctrl-C does, the leadership is given up.
 - Objects the engine froze out of the garbage collector for a command's lifetime
