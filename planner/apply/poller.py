@@ -26,6 +26,7 @@ import heapq
 import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from planner.api.chunks import chunked
 from planner.api.client import IDS_PER_REQUEST
@@ -117,6 +118,7 @@ class Poller:
 
     async def _loop(self) -> None:
         stopped = asyncio.ensure_future(self.waiting.stop.wait())
+        woken: asyncio.Future[Any] | None = None
         try:
             while not self.waiting.stop.is_set():
                 self._wake.clear()
@@ -131,7 +133,10 @@ class Poller:
                 )
                 woken.cancel()
         finally:
-            stopped.cancel()
+            # cancelled by aclose() while waiting: neither helper task may be left pending
+            # (a long-lived process would later collect it: "Task was destroyed but it is
+            # pending!")
+            await cancelled(stopped, woken)
         self._end_all(WaitEnd.STOPPED)
 
     def _spawn(self, work: Awaitable[None]) -> None:
@@ -266,3 +271,13 @@ class Poller:
         every = max(CHECK_FIRST * self.waiting.policy.initial, (now - wait.started) / 2)
         wait.check_at = now + min(CHECK_MAX, every)
         self._due(wait, now)
+
+
+async def cancelled(*futures: asyncio.Future[Any] | None) -> None:
+    """Cancel FUTURES (None: none) and wait until they are done, even when the task
+    awaiting them is being cancelled itself."""
+    left = [f for f in futures if f is not None and not f.done()]
+    for future in left:
+        future.cancel()
+    if left:
+        await asyncio.wait(left)

@@ -93,6 +93,13 @@ class Outcome:
     rows: list[DeploymentRow] = field(default_factory=list)
     applied: ApplyResult | None = None
 
+    @property
+    def left(self) -> list[str]:
+        """The changes still left after the cycle: the deletions held back, and what was
+        to change and was not (all of it when nothing was applied)."""
+        changed = set(self.changed)
+        return sorted({*self.held, *(name for name in self.pending if name not in changed)})
+
 
 class Applying(Protocol):
     """Where a heal's progress goes (the view)."""
@@ -219,10 +226,11 @@ def healed(found: Outcome, result: ApplyResult) -> Outcome:
             found.error.details
         )
     elif result.interrupted:
-        found.result = "healed" if found.changed else "drift"
+        found.result = "drift" if found.left else "healed"
         found.message = f"stopped: {len(found.changed)} healed before the stop"
     else:
-        found.result = "healed"
+        # deletions held back are changes left: not every deployment converged
+        found.result = "drift" if found.held else "healed"
         found.message = f"{len(found.changed)} healed" + held_note(found.held)
     return found
 

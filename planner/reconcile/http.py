@@ -27,9 +27,8 @@ from urllib.parse import urlsplit
 from planner.errors import PlannerError
 from planner.reconcile.metrics import CONTENT_TYPE, ReconcileMetrics
 from planner.reconcile.page import render_page
-from planner.reconcile.status import StatusBoard, StatusSnapshot
+from planner.reconcile.status import StatusBoard, readiness
 
-UNREADY_AFTER_ERRORS = 3
 REQUEST_TIMEOUT_S = 30  # a client that sends no whole request by then is dropped
 POLL_INTERVAL_S = 0.1  # how soon close() returns (uvicorn checks its exit flag as often)
 ALLOWED_METHODS = "GET, HEAD"
@@ -50,16 +49,6 @@ def parse_listen(listen: str) -> tuple[str, int]:
             hint="for example --listen 127.0.0.1:9108, or --listen 0.0.0.0:9108 in a container",
         )
     return host, int(port)
-
-
-def readiness(snapshot: StatusSnapshot) -> tuple[bool, str]:
-    """Whether the replica is ready, and why in a line."""
-    if not snapshot.ready:
-        return False, "not ready: starting"
-    own = [c for c in snapshot.cycles if c.result != "standby"][:UNREADY_AFTER_ERRORS]
-    if len(own) == UNREADY_AFTER_ERRORS and all(c.result == "error" for c in own):
-        return False, f"not ready: the last {len(own)} cycles failed: {own[0].message}"
-    return True, "ready"
 
 
 class ReconcileHttpServer:

@@ -7,7 +7,7 @@
   out by the next cycle, no restart) and runs one `Cycle`.
 - A failed cycle is retried sooner, backing off: 1 s, 2 s, 4 s... capped at the interval.
 - Notifications: drift when a set of deployments to change is first found, healed on
-  every heal, failed when a cycle fails with a message not sent just before.
+  every heal, failed when a cycle fails unlike the one before (`failure_key`).
 - `stop` (the first SIGTERM or SIGINT) ends the loop: a heal in progress winds down as an
   apply's first Ctrl-C does, the leadership is given up.
 - Objects the engine froze out of the garbage collector for a command's lifetime
@@ -50,6 +50,17 @@ def retry_delay(failures: int, interval: float) -> float:
     return min(interval, BACKOFF_START_SECONDS * 2.0 ** (failures - 1))
 
 
+def failure_key(outcome: Outcome) -> tuple[str, ...]:
+    """What makes a failed cycle the same failure as the one before: the deployments that
+    failed to converge and how (their last status; not the message, which names the
+    revision, new on every retry), else the
+    kind of error and its message (a plan's errors, an unreachable server...)."""
+    if outcome.applied is not None and outcome.applied.failed:
+        return ("converge", *sorted(f"{r.name}: {r.status}" for r in outcome.applied.failed))
+    code = outcome.error.code if outcome.error is not None else "error"
+    return (code, outcome.message)
+
+
 def once_exit_code(result: str) -> int:
     """`--once`, like `plan --detailed-exitcode`: 0 in sync (nothing left, or all healed),
     2 changes left (found by detect, refused, or deletions held back), 1 an error."""
@@ -77,7 +88,7 @@ class Reconciler:
     delay: float = 0.0  # until the next cycle
     _failures: int = 0
     _notified_drift: frozenset[str] = frozenset()
-    _notified_failure: str | None = None
+    _notified_failure: tuple[str, ...] | None = None
     _last_changes: dict[str, tuple[str, datetime]] = field(default_factory=dict)
 
     async def run(self) -> int:
@@ -156,7 +167,7 @@ class Reconciler:
         self._failures = self._failures + 1 if outcome.result == "error" else 0
         if outcome.applied is not None:
             for result in outcome.applied.results:
-                if result.changed and result.outcome is ApplyOutcome.SUCCEEDED:
+                if result.changed and result.outcome is not ApplyOutcome.NOT_STARTED:
                     self._last_changes[result.name] = (result.action.value, started_at)
         record = CycleRecord(
             started_at=started_at,
@@ -164,7 +175,7 @@ class Reconciler:
             mode=self.settings.mode,
             result=outcome.result,
             drifted=len(outcome.drifted),
-            pending=len(outcome.pending),
+            pending=len(outcome.left),
             changed=len(outcome.changed),
             message=outcome.message,
         )
@@ -209,12 +220,13 @@ class Reconciler:
         if outcome.result != "error":
             self._notified_failure = None
         if outcome.result == "error":
-            if outcome.message == self._notified_failure:
+            key = failure_key(outcome)
+            if key == self._notified_failure:
                 return None, []
-            self._notified_failure = outcome.message
+            self._notified_failure = key
             return "failed", outcome.failed or outcome.pending
-        if outcome.result == "healed":
-            self._notified_drift = frozenset()
+        if outcome.result == "healed" or (outcome.result == "drift" and outcome.changed):
+            self._notified_drift = frozenset(outcome.held)  # said with the heal
             return "healed", outcome.changed
         if outcome.result in ("drift", "refused"):
             found = frozenset(outcome.pending + outcome.held)

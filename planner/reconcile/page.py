@@ -14,7 +14,7 @@ import re
 from datetime import UTC, datetime
 from html import escape
 
-from planner.reconcile.status import CycleRecord, DeploymentRow, StatusSnapshot
+from planner.reconcile.status import CycleRecord, DeploymentRow, StatusSnapshot, readiness
 from planner.render.html import markdown_to_html
 
 REFRESH_SECONDS = 15
@@ -64,11 +64,11 @@ def header(snapshot: StatusSnapshot, *, now: datetime) -> str:
     else:
         role = "this replica" if snapshot.is_leader else "another replica; this one stands by"
         leader = f"<code>{escape(snapshot.leader_holder)}</code> ({role})"
-    ready = "ready" if snapshot.ready else "not ready"
+    _, ready = readiness(snapshot)  # what /readyz answers
     return (
         "<header>\n<h1>planner reconcile</h1>\n"
         f'<p id="leader">Leader: {leader}</p>\n'
-        f'<p class="meta">This replica is {ready}. Shown at {when(now)}; '
+        f'<p class="meta">This replica is {escape(ready)}. Shown at {when(now)}; '
         f"the page refreshes every {REFRESH_SECONDS} s.</p>\n</header>"
     )
 

@@ -19,6 +19,7 @@ from typing import Literal
 CycleResult = Literal["ok", "drift", "healed", "refused", "error", "standby"]
 CYCLE_RESULTS: tuple[CycleResult, ...] = ("ok", "drift", "healed", "refused", "error", "standby")
 KEPT_CYCLES = 50
+UNREADY_AFTER_ERRORS = 3
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,18 @@ class StatusSnapshot:
     @property
     def last_cycle(self) -> CycleRecord | None:
         return self.cycles[0] if self.cycles else None
+
+
+def readiness(snapshot: StatusSnapshot) -> tuple[bool, str]:
+    """Whether the replica is ready, and why in a line: the one answer of /readyz and of
+    the status page. Ready once the loop said so, unless its last `UNREADY_AFTER_ERRORS`
+    cycles (a standby's left out) all failed."""
+    if not snapshot.ready:
+        return False, "not ready: starting"
+    own = [c for c in snapshot.cycles if c.result != "standby"][:UNREADY_AFTER_ERRORS]
+    if len(own) == UNREADY_AFTER_ERRORS and all(c.result == "error" for c in own):
+        return False, f"not ready: the last {len(own)} cycles failed: {own[0].message}"
+    return True, "ready"
 
 
 Listener = Callable[[str, StatusSnapshot], None]

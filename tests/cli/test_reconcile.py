@@ -357,3 +357,22 @@ def test_a_policy_denial_is_reported_never_applied(scenario: Scenario) -> None:
     assert code == 1 and cycle["status"] == "error"
     assert "2.0.0 is banned" in cycle["message"]
     assert image_of(scenario, ids["worker"]) == "registry.example.com/acme/worker:1.0.0"
+
+
+def test_a_heal_with_a_deletion_held_back_leaves_changes(
+    scenario: Scenario, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A hand edit healed while a deletion is held back (no --prune): the cycle is
+    `drift` (not every deployment converged), exit 2; and the heal leaves no asyncio
+    task pending behind it (asyncio logs "Task was destroyed but it is pending!" when the
+    garbage collector finds one: every heal of a controller did)."""
+    ids = applied(scenario)
+    scenario.patch(ids["api"], {"source_config": {"resource_spec": {"max_scale": 7}}})
+    text = scenario.config_path.read_text(encoding="utf-8")
+    scenario.write_config(text[: text.index("[deployments.worker]")])
+    code, events, err = reconcile(scenario)
+    cycle = cycle_of(events)
+    assert code == 2, err
+    assert cycle["status"] == "drift" and cycle["held"] == ["worker"]
+    assert cycle["changed"] == ["api"] and "held back" in cycle["message"]
+    assert "Task was destroyed" not in caplog.text + err

@@ -205,6 +205,7 @@ def test_the_loop_heals_drift_rolls_out_config_edits_and_stops_on_sigterm(
     assert rest[-1]["type"] == "stopped" and rest[-1]["signal"] == "SIGTERM"
     assert rest[-1]["exit_code"] == 0
     assert not (file_controller.root / "state" / "planner.state.json.reconcile.lock.json").exists()
+    assert "Task was destroyed" not in err  # every heal left an asyncio task pending
 
 
 def test_sigterm_during_a_heal_winds_it_down_like_ctrl_c(
@@ -223,6 +224,7 @@ def test_sigterm_during_a_heal_winds_it_down_like_ctrl_c(
     assert "interrupt" in types and types.index("interrupt") < types.index("summary")
     assert types.index("summary") < types.index("cycle") < types.index("stopped")
     assert next(e for e in rest if e["type"] == "interrupt")["signal"] == "SIGTERM"
+    assert "Task was destroyed" not in err
 
 
 def test_two_replicas_heal_each_drift_exactly_once_and_a_standby_takes_over(

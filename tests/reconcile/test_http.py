@@ -10,13 +10,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from planner.errors import PlannerError
-from planner.reconcile.http import (
-    UNREADY_AFTER_ERRORS,
-    ReconcileHttpServer,
-    parse_listen,
-    serve_status,
-)
-from planner.reconcile.status import StatusBoard
+from planner.reconcile.http import ReconcileHttpServer, parse_listen, serve_status
+from planner.reconcile.status import UNREADY_AFTER_ERRORS, StatusBoard
 from tests.plan.builders import SECRET_VALUES
 from tests.reconcile.board import cycle, filled_board, row
 from tests.render.test_html import tags_of
@@ -67,8 +62,11 @@ def test_readyz_follows_the_loop(board: StatusBoard, client: httpx2.Client) -> N
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.text == "not ready: the last 3 cycles failed: control plane down\n"
+    page = client.get("/").text  # the page says what /readyz answers, never "ready"
+    assert "This replica is not ready: the last 3 cycles failed: control plane down." in page
     board.record_cycle(cycle("ok", minute=25))
     assert client.get("/readyz").status_code == 200
+    assert "This replica is ready." in client.get("/").text
 
 
 def test_metrics_parse_and_follow_the_board(board: StatusBoard, client: httpx2.Client) -> None:

@@ -10,6 +10,7 @@ import weakref
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from planner.reconcile.cycle import CycleWorkspace, Outcome, Settings, health_of
 from planner.reconcile.events import Mode
 from planner.reconcile.leader import Leadership, election_for
 from planner.reconcile.loop import Reconciler, once_exit_code, retry_delay
+from planner.reconcile.notify import Notifier
 from planner.reconcile.status import StatusBoard
 from planner.reconcile.view import TextView
 from planner.state.inmemory import InMemoryBackend
@@ -243,3 +245,52 @@ def test_a_cycle_leaves_no_garbage_behind(scenario: Scenario) -> None:
     )
     assert asyncio.run(reconciler.run()) == 0
     assert len(apps) == 4 and alive == []
+
+
+def test_a_recurring_failure_notifies_once_and_shows_its_last_change(
+    scenario: Scenario,
+) -> None:
+    """A deployment whose revision fails to deploy is submitted again every cycle (a new
+    revision, a new message each time): the failure is notified once, not on every retry,
+    and the page's Last change names the re-submission."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    scenario.edit_config("worker:1.0.0", "worker:fail-deploy")
+    stop = asyncio.Event()
+    messages: list[str] = []
+
+    def on_cycle(number: int, outcome: Outcome) -> None:
+        messages.append(outcome.message)
+        if number == 3:
+            stop.set()
+
+    sent: list[dict[str, Any]] = []
+
+    class Collecting(Notifier):
+        async def send(self, body: dict[str, Any]) -> bool:
+            sent.append(body)
+            return True
+
+    view = Watching(on_cycle=on_cycle)
+    reconciler = loop_of(view, election_for(InMemoryBackend()), stop)
+    reconciler.notifier = Collecting("http://127.0.0.1:9/hook", view.warning)
+    assert asyncio.run(reconciler.run()) == 0
+    assert [result for result, _ in view.seen] == ["error"] * 3
+    assert len(set(messages)) == 3  # each retry names its own new revision
+    assert [(body["event"], body["deployments"]) for body in sent] == [("failed", ["worker"])]
+    rows = {row.address: row for row in reconciler.board.snapshot().deployments}
+    assert rows["worker"].last_change == "new_revision"
+    assert rows["worker"].last_change_at is not None and rows["api"].last_change is None
+
+
+def test_a_heal_with_deletions_held_back_counts_them_as_left() -> None:
+    """A heal with a deletion held back: `drift` (exit 2 under --once), the heal is
+    notified, the deletion counted as a change left (the pending gauge), and the next
+    cycle finding only that deletion sends nothing new."""
+    leadership = election_for(InMemoryBackend())
+    loop = Reconciler(Settings(), None, leadership, StatusBoard(), Watching(), asyncio.Event())  # type: ignore[arg-type]
+    healed = Outcome("drift", "1 healed", pending=["api"], changed=["api"], held=["worker"])
+    assert healed.left == ["worker"] and once_exit_code(healed.result) == 2
+    assert loop.notification_of(healed) == ("healed", ["api"])
+    assert loop.notification_of(Outcome("drift", "held", held=["worker"])) == (None, [])
+    loop.publish(datetime.now(UTC), 0.1, healed)
+    assert loop.board.snapshot().cycles[0].pending == 1

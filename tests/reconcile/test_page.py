@@ -16,7 +16,7 @@ def test_an_empty_board_says_what_is_not_there_yet() -> None:
     assert '<p id="leader">Leader: no leader yet</p>' in page
     assert "No deployment yet: the first cycle has not planned." in page
     assert "No cycle yet." in page and "<p>No plan yet.</p>" in page
-    assert "This replica is not ready." in page
+    assert "This replica is not ready: starting." in page
 
 
 def test_times_are_shown_in_utc() -> None:
