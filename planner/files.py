@@ -112,6 +112,44 @@ def nested_too_deep(data: Any, limit: int) -> Loc | None:
 
 
 def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether DATA holds an object or array more than LIMIT levels below it."""
+    children = _children(data)
+    if children is None:
+        return False
+    if limit <= _RECURSIVE_DEPTH:
+        return _deeper_below(children, limit)
+    return _deeper_than_iterative(data, limit)
+
+
+# Up to this many levels the walk recurses (a frame per level, no tuple per value: the
+# common case, run on every config and state read); deeper limits walk iteratively.
+_RECURSIVE_DEPTH = 200
+
+
+def _deeper_below(children: Iterable[Any], remaining: int) -> bool:
+    """Whether a container holding CHILDREN, REMAINING levels above the limit, has one
+    below it past the limit."""
+    if remaining <= 0:
+        return True
+    for child in children:
+        kind = type(child)
+        if kind is dict:
+            inner: Iterable[Any] = child.values()
+        elif kind is list:
+            inner = child
+        elif kind in _SCALARS:
+            continue
+        else:
+            other = _children(child)
+            if other is None:
+                continue
+            inner = other
+        if _deeper_below(inner, remaining - 1):
+            return True
+    return False
+
+
+def _deeper_than_iterative(data: Any, limit: int) -> bool:
     pending: list[tuple[Any, int]] = [(data, 0)]
     while pending:
         node, depth = pending.pop()

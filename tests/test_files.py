@@ -6,6 +6,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -80,6 +81,24 @@ def test_nesting_is_counted_without_recursion() -> None:
     check_nesting(ok, Path("c"), ConfigError)
     with pytest.raises(ConfigError, match="nested deeper"):
         check_nesting([ok], Path("c"), ConfigError)
+
+
+def test_a_limit_deeper_than_the_stack_is_counted_too() -> None:
+    """A limit past what a recursive walk may take (5,000 levels) is counted all the same."""
+    deep: object = "leaf"
+    for level in range(5_000):
+        deep = {"k": deep} if level % 2 else [deep]
+    check_nesting(deep, Path("c"), ConfigError, limit=5_000)
+    with pytest.raises(ConfigError, match="nested deeper than 4999 levels"):
+        check_nesting(deep, Path("c"), ConfigError, limit=4_999)
+
+
+def test_other_mappings_count_as_levels_and_tuples_do_not() -> None:
+    """A read-only mapping is an object level like a dict; a tuple is no JSON value."""
+    inner = MappingProxyType({"a": [1, ("x", ["y"])]})
+    check_nesting({"k": inner}, Path("c"), ConfigError, limit=3)
+    with pytest.raises(ConfigError, match="nested deeper than 2 levels"):
+        check_nesting({"k": inner}, Path("c"), ConfigError, limit=2)
 
 
 @pytest.mark.parametrize(

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from enum import StrEnum
 from functools import cache
 from typing import Any
 
 from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS, ResourceSpec, Source
+from planner.api.modes import Mode as Mode  # named here too: the rules of each mode
 from planner.files import Loc
-
-
-class Mode(StrEnum):
-    CLOUD = "cloud"
-    SELF_HOSTED = "self-hosted"
-
 
 SOURCES_BY_MODE: dict[Mode, frozenset[str]] = {
     Mode.CLOUD: frozenset(

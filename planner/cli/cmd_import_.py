@@ -10,27 +10,25 @@ shows exactly how the live deployment differs from the config. Nothing changes r
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.api.errors import NotFoundError
-from planner.api.models import Deployment
-from planner.cli.import_all import ImportAllOptions, adopted_lines, run_import_all
-from planner.cli.options import WorkspaceOptions, add_lock_options, add_workspace_options
-from planner.cli.target import Target, resolve_target
-from planner.cli.workspace import Workspace
+from planner.cli.options import (
+    ImportAllOptions,
+    WorkspaceOptions,
+    add_lock_options,
+    add_workspace_options,
+)
 from planner.errors import PlannerError, StateError
-from planner.plan.adopt import check_adoptable
-from planner.plan.elsewhere import check_not_owned_elsewhere
-from planner.plan.model import suggested_command
-from planner.plan.records import observed_record
-from planner.render.console import make_console
-from planner.render.output import write_lines
-from planner.state.document import adopt
-from planner.state.endpoints import target_text
-from planner.state.records import RecordedDeployment
+
+# The client, the engine and the state are imported where the import runs: parsing the
+# command line (`planner import --help`) needs none of them.
+if TYPE_CHECKING:
+    from planner.api.models import Deployment
+    from planner.cli.target import Target
+    from planner.cli.workspace import Workspace
+    from planner.state.records import RecordedDeployment
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -69,6 +67,14 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from planner.cli.import_all import adopted_lines, run_import_all
+    from planner.cli.target import resolve_target
+    from planner.plan.model import suggested_command
+    from planner.render.console import make_console
+    from planner.render.output import write_lines
+
     options = import_options(vars(args))
     check_arguments(args.all, args.name, args.deployment_id, options)
     workspace = WorkspaceOptions.of(vars(args))
@@ -136,6 +142,12 @@ async def import_deployment(
     target: Target, name: str, deployment_id: str, options: ImportAllOptions
 ) -> tuple[RecordedDeployment, str]:
     """Record DEPLOYMENT_ID as NAME (after adopting what an interrupted apply created)."""
+    from planner.cli.workspace import Workspace
+    from planner.plan.adopt import check_adoptable
+    from planner.plan.elsewhere import check_not_owned_elsewhere
+    from planner.plan.records import observed_record
+    from planner.state.document import adopt
+
     async with Workspace.open(target) as ws:
         desired = ws.config.deployments.get(name)
         if desired is None:
@@ -160,6 +172,9 @@ async def import_deployment(
 
 
 async def fetch(ws: Workspace, deployment_id: str) -> Deployment:
+    from planner.api.errors import NotFoundError
+    from planner.state.endpoints import target_text
+
     try:
         return await ws.client.get_deployment(deployment_id)
     except NotFoundError:

@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
 from planner.cli.options import (
@@ -22,12 +22,11 @@ from planner.cli.options import (
     add_environment_options,
     add_format_option,
 )
-from planner.config import load_config
-from planner.config.environments import environment_names
-from planner.config.reader import read_raw
-from planner.config.secret_values import NotingMissing
-from planner.plan.policies import check_desired, compile_policies
-from planner.render.policy_view import PolicyRun, render_policy_runs
+
+# The config loader, the policy engine and the renderer are imported where they run:
+# parsing the command line (`planner policy test --help`) needs none of them.
+if TYPE_CHECKING:
+    from planner.render.policy_view import PolicyRun
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -48,6 +47,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.config.environments import environment_names
+    from planner.config.reader import read_raw
+    from planner.render.policy_view import render_policy_runs
+
     options = WorkspaceOptions.of(vars(args))
     path = Path(options.config)
     chosen = options.environment(os.environ)
@@ -58,6 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def policy_run(path: Path, options: WorkspaceOptions, env: str | None) -> PolicyRun:
+    from planner.config import load_config
+    from planner.config.secret_values import NotingMissing
+    from planner.plan.policies import check_desired, compile_policies
+    from planner.render.policy_view import PolicyRun
+
     config = load_config(
         path, environ=NotingMissing(os.environ), env=env, variables=options.variable_values()
     )

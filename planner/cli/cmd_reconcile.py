@@ -19,7 +19,6 @@ another replica leads).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -27,7 +26,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.endpoint import announce_on_stderr
 from planner.cli.exits import EXIT_INTERRUPTED
 from planner.cli.options import (
     Options,
@@ -39,13 +37,13 @@ from planner.cli.options import (
     seconds,
     whole_number,
 )
-from planner.cli.signals import StopSignals
-from planner.cli.target import Target, resolve_target
-from planner.cli.workspace import Workspace
-from planner.render.output import write_notice
 from planner.state.lease import DEFAULT_LEASE_SECONDS
 
+# The engine, the client and the reconcile package are imported where they run: parsing
+# the command line (`planner reconcile --help`) needs none of them.
 if TYPE_CHECKING:
+    from planner.cli.target import Target
+    from planner.cli.workspace import Workspace
     from planner.reconcile.status import StatusBoard
 
 DEFAULT_LISTEN = "127.0.0.1:9108"
@@ -131,6 +129,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from planner.cli.target import resolve_target
+
     workspace = WorkspaceOptions.of(vars(args))
     options = ReconcileOptions.of(vars(args))
     target = resolve_target(workspace, os.environ)
@@ -141,7 +143,10 @@ async def reconcile(
     target: Target, options: ReconcileOptions, command_args: tuple[str, ...]
 ) -> int:
     # Imported here: the reconcile package (and the HTTP server) only for this command.
+    import asyncio
+
     from planner.apply import ApplyOptions
+    from planner.cli.signals import StopSignals
     from planner.reconcile.cycle import Settings
     from planner.reconcile.leader import election_for
     from planner.reconcile.loop import Reconciler
@@ -191,6 +196,9 @@ async def reconcile(
 def workspace_opener(target: Target) -> Callable[[], Workspace]:
     """Opens TARGET's workspace, reading the config file again each time (announcing the
     embedded control plane once)."""
+    from planner.cli.endpoint import announce_on_stderr
+    from planner.cli.workspace import Workspace
+
     fresh = replace(target, raw=None)
     announced: list[str] = []
 
@@ -209,6 +217,7 @@ def serving(board: StatusBoard, listen: str | None) -> Iterator[None]:
         yield
         return
     from planner.reconcile.http import serve_status
+    from planner.render.output import write_notice
 
     server = serve_status(board, listen)
     write_notice([f"Serving the status page, /metrics, /healthz and /readyz at {server.url}/"])

@@ -1,31 +1,41 @@
 """`planner schema`: print the config file's JSON Schema, or write every schema to a folder.
 
 `SCHEMAS` is the registry of generated schemas (file name -> builder); other parts of the
-planner add theirs (e.g. the plan's) and `--write` writes them all.
+planner add theirs (e.g. the plan's) and `--write` writes them all. A builder imports its
+module when it is called: `planner schema --help` imports no model.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from planner.apply.events import apply_events_json_schema
-from planner.config.json_schema import config_schema
 from planner.errors import PlannerError
-from planner.plan.saved import plan_file_json_schema
-from planner.reconcile.events import reconcile_events_json_schema
-from planner.render.console import make_console
 
 SchemaBuilder = Callable[[], dict[str, Any]]
 
+
+def lazy_builder(module: str, name: str) -> SchemaBuilder:
+    """The builder NAME of MODULE, imported when the schema is built."""
+
+    def build() -> dict[str, Any]:
+        builder: SchemaBuilder = getattr(importlib.import_module(module), name)
+        return builder()
+
+    return build
+
+
 SCHEMAS: dict[str, SchemaBuilder] = {
-    "config.schema.json": config_schema,
-    "plan.schema.json": plan_file_json_schema,
-    "apply-events.schema.json": apply_events_json_schema,
-    "reconcile-events.schema.json": reconcile_events_json_schema,
+    "config.schema.json": lazy_builder("planner.config.json_schema", "config_schema"),
+    "plan.schema.json": lazy_builder("planner.plan.saved", "plan_file_json_schema"),
+    "apply-events.schema.json": lazy_builder("planner.apply.events", "apply_events_json_schema"),
+    "reconcile-events.schema.json": lazy_builder(
+        "planner.reconcile.events", "reconcile_events_json_schema"
+    ),
 }
 DEFAULT_SCHEMA = "config.schema.json"
 
@@ -63,6 +73,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.render.console import make_console
+
     console = make_console()
     if args.write is None:
         console.print(render_schema(SCHEMAS[args.name]()), end="", markup=False)

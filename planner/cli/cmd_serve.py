@@ -9,7 +9,6 @@ the one place a key is ever printed. Ctrl-C or SIGTERM stop it cleanly (exit 0).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import secrets
 import signal
 import socket
@@ -21,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from planner.api.rules import Mode
+from planner.api.modes import Mode
 from planner.cli.options import seconds, whole_number
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
@@ -225,6 +224,8 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
+    import asyncio  # here: `planner serve --help` needs no event loop
+
     with sock, quiet_signals():
         started = asyncio.run(serve(app, sock, announce))
     if not started:
@@ -234,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def serve(app: Any, sock: socket.socket, announce: Callable[[], None]) -> bool:
     """Serve until a signal; call `announce` once listening. False if startup failed."""
+    import asyncio
+
     import uvicorn
 
     config = uvicorn.Config(

@@ -7,7 +7,7 @@ import argparse
 import json
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.cmd_state_mv import MV_ACTIONS, register_mv
 from planner.cli.cmd_state_versions import (
@@ -24,23 +24,13 @@ from planner.cli.options import (
     add_lock_options,
     add_state_option,
 )
-from planner.cli.target import resolve_target
 from planner.errors import StateError
-from planner.plan.model import suggested_command
-from planner.render.console import make_console
-from planner.render.output import write_lines
-from planner.render.state_view import (
-    empty_list_line,
-    list_lines,
-    list_rows,
-    pending_lines,
-    redacted,
-    removed_lines,
-    show_lines,
-)
-from planner.state.backend import StateBackend
-from planner.state.document import StateDocument
-from planner.state.location import is_postgres_url
+
+# The state, its renderers and the target are imported where an action runs: parsing the
+# command line (`planner state list --help`) needs none of them.
+if TYPE_CHECKING:
+    from planner.state.backend import StateBackend
+    from planner.state.document import StateDocument
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -71,6 +61,8 @@ def _action(
 
 def run(args: argparse.Namespace) -> int:
     """Open the state the options point at, run the ACTION on it."""
+    from planner.cli.target import resolve_target
+
     workspace = WorkspaceOptions.of(vars(args))
     target = resolve_target(workspace, os.environ)
     action = ACTIONS[args.state_command]
@@ -82,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    from planner.render.console import make_console
+    from planner.render.output import write_lines
+    from planner.render.state_view import empty_list_line, list_lines, list_rows
+
     doc = backend.read()
     console = make_console()
     if action.format == "json":
@@ -94,6 +90,10 @@ def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    from planner.render.console import make_console
+    from planner.render.output import write_lines
+    from planner.render.state_view import pending_lines, redacted, show_lines
+
     doc = _require_state(backend)
     recorded = doc.get(action.name)
     console = make_console()
@@ -105,6 +105,11 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
+    from planner.plan.model import suggested_command
+    from planner.render.console import make_console
+    from planner.render.output import write_lines
+    from planner.render.state_view import removed_lines
+
     _require_state(backend)  # before locking: a mistyped --state creates no lock file
     with backend.lock("state rm", **lock_arguments(action)):
         doc = _require_state(backend)
@@ -126,6 +131,8 @@ ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]]
 
 
 def _require_state(backend: StateBackend) -> StateDocument:
+    from planner.state.location import is_postgres_url
+
     doc = backend.read()
     if doc is None:
         kind = "state" if is_postgres_url(backend.location) else "state file"

@@ -7,16 +7,15 @@ remote deployment is not touched, the state is written under its lock.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from planner.cli.cmd_state_versions import Action, StateAction, lock_arguments
 from planner.cli.options import WorkspaceOptions, add_lock_options
-from planner.config.checks import check_name
 from planner.errors import StateError
-from planner.render.console import make_console
-from planner.render.output import write_lines
-from planner.state.backend import StateBackend
-from planner.state.document import StateDocument
-from planner.state.moves import move_recorded
+
+if TYPE_CHECKING:  # imported where `mv` runs: `planner state mv --help` needs none of them
+    from planner.state.backend import StateBackend
+    from planner.state.document import StateDocument
 
 
 def register_mv(action: Action) -> None:
@@ -28,6 +27,11 @@ def register_mv(action: Action) -> None:
 
 
 def run_mv(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    from planner.config.checks import check_name
+    from planner.render.console import make_console
+    from planner.render.output import write_lines
+    from planner.state.moves import move_recorded
+
     old, new = action.old, action.new
     problems = check_name(new)
     if problems:

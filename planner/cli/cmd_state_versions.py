@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.options import (
     Options,
@@ -23,14 +23,13 @@ from planner.cli.options import (
 )
 from planner.errors import StateError
 from planner.files import read_user_text
-from planner.render.console import make_console
-from planner.render.output import write_lines, write_notice
-from planner.render.state_view import history_lines, history_rows
-from planner.state.backend import StateBackend
-from planner.state.document import StateDocument, dump_state, parse_state
 from planner.state.lease import DEFAULT_LEASE_SECONDS
-from planner.state.localfile import MAX_STATE_BYTES
-from planner.state.versions import push, rollback
+
+# The state and the renderers are imported where an action runs: parsing the command line
+# (`planner state history --help`) needs none of them.
+if TYPE_CHECKING:
+    from planner.state.backend import StateBackend
+    from planner.state.document import StateDocument
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 
@@ -53,6 +52,8 @@ class StateAction(Options):
 def lock_arguments(action: StateAction) -> dict[str, Any]:
     """How a state action takes the lock: its --lock-timeout and --lock-lease, and the
     holder named on stderr while it waits."""
+    from planner.render.output import write_notice
+
     return {"timeout": action.lock_timeout, "lease": action.lock_lease, "on_wait": write_notice}
 
 
@@ -75,6 +76,10 @@ def register_versions(action: Action) -> None:
 
 
 def run_history(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    from planner.render.console import make_console
+    from planner.render.output import write_lines
+    from planner.render.state_view import history_lines, history_rows
+
     versions = backend.history()
     console = make_console()
     if action.format == "json":
@@ -85,6 +90,8 @@ def run_history(backend: StateBackend, action: StateAction, _: WorkspaceOptions)
 
 
 def run_rollback(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    from planner.state.versions import rollback
+
     with backend.lock("state rollback", **lock_arguments(action)):
         written = rollback(backend, action.serial)
     say(
@@ -95,6 +102,8 @@ def run_rollback(backend: StateBackend, action: StateAction, _: WorkspaceOptions
 
 
 def run_pull(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    from planner.state.document import dump_state
+
     doc = backend.read()
     if doc is None:
         raise StateError(f"no state at {backend.location}: nothing to pull")
@@ -103,6 +112,8 @@ def run_pull(backend: StateBackend, action: StateAction, _: WorkspaceOptions) ->
 
 
 def run_push(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    from planner.state.versions import push
+
     doc = read_state_file(Path(action.file))
     with backend.lock("state push", **lock_arguments(action)):
         written = push(backend, doc, force=action.force)
@@ -118,6 +129,9 @@ def run_push(backend: StateBackend, action: StateAction, _: WorkspaceOptions) ->
 
 def read_state_file(path: Path) -> StateDocument:
     """A state file a user names, checked (format, checksum) like any state."""
+    from planner.state.document import parse_state
+    from planner.state.localfile import MAX_STATE_BYTES
+
     try:
         text = read_user_text(path, "state file", StateError, MAX_STATE_BYTES)
     except FileNotFoundError:
@@ -126,6 +140,8 @@ def read_state_file(path: Path) -> StateDocument:
 
 
 def say(line: str) -> None:
+    from planner.render.console import make_console
+
     make_console().print(line, markup=False)
 
 

@@ -25,8 +25,8 @@ import httpx2
 
 from planner.api.auth import check_base_url, display_url
 from planner.api.client import ControlPlaneClient
+from planner.api.modes import Mode
 from planner.api.retry import RetryPolicy
-from planner.api.rules import Mode
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason

@@ -34,7 +34,7 @@ from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, Source
 from planner.api.rules import Mode
 from planner.cli.endpoint import open_client
-from planner.cli.options import WorkspaceOptions
+from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.target import Target, default_state_dir, resolve_state, resolve_target
 from planner.cli.workspace import Workspace
 from planner.config import Config, load_config
@@ -53,21 +53,8 @@ from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
 from planner.state.backend import StateBackend
 from planner.state.document import adopt
-from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.localfile import write_atomic
 from planner.state.location import STATE_ENV, is_postgres_url
-
-
-@dataclass(frozen=True)
-class ImportAllOptions:
-    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout` and
-    `--lock-lease` (the last two also a single import's)."""
-
-    generate_config: str | None
-    name_contains: str | None = None
-    force: bool = False
-    lock_timeout: float = 0.0
-    lock_lease: float = DEFAULT_LEASE_SECONDS
 
 
 @dataclass

@@ -269,3 +269,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "(schemas/apply-events.schema.json)",
     )
     parser.set_defaults(json_lines=True)  # a --format json error is an event line too
+
+
+@dataclass(frozen=True)
+class ImportAllOptions:
+    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout` and
+    `--lock-lease` (the last two also a single import's)."""
+
+    generate_config: str | None
+    name_contains: str | None = None
+    force: bool = False
+    lock_timeout: float = 0.0
+    lock_lease: float = DEFAULT_LEASE_SECONDS

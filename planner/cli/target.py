@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner.api.rules import Mode
+from planner.api.modes import Mode
 from planner.cli.endpoint import EMBEDDED_DB_NAME, Endpoint, embedded_timings
 from planner.cli.options import WorkspaceOptions
 from planner.config.environments import ENVIRONMENTS_HINT, environment_names

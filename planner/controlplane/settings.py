@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.api.rules import Mode
+from planner.api.modes import Mode
 
 DEFAULT_TENANT_ID = "00000000-0000-4000-8000-000000000001"
 EMBEDDED_API_KEY = "local-dev-key"

@@ -9,11 +9,16 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from planner.api.models import (
+    _SCALAR_FIELDS,
+    _SCALAR_KINDS,
     BuildLogRequest,
     DeploymentPatch,
     DeploymentStatus,
+    ResourceSpec,
     RevisionCreate,
+    SourceConfig,
     UuidStr,
+    WireModel,
     is_being_deleted,
 )
 
@@ -76,3 +81,41 @@ def test_what_is_no_uuid_is_refused(wrong: str) -> None:
     """Anything else is no uuid, whatever it resembles."""
     with pytest.raises(ValidationError, match="valid UUID"):
         Holder(id=wrong)
+
+
+def _wire_models() -> set[type[WireModel]]:
+    found: set[type[WireModel]] = set()
+    pending: list[type[WireModel]] = [WireModel]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            found.add(sub)
+            pending.append(sub)
+    return found
+
+
+def test_every_scalar_wire_field_is_named_for_the_json_kind_check() -> None:
+    """The JSON kind check runs on the fields `_SCALAR_FIELDS` names: every bool, int or
+    float field of every wire model (the server's included) must be among them."""
+    import planner.controlplane.app  # noqa: F401  (its models, if it adds any)
+
+    scalar = {
+        name
+        for model in _wire_models()
+        for name, field in model.model_fields.items()
+        if field.annotation in _SCALAR_KINDS
+    }
+    assert "cpu" in scalar and "build_on_push" in scalar
+    assert scalar <= set(_SCALAR_FIELDS)
+
+
+def test_a_scalar_field_keeps_its_json_kind() -> None:
+    """`true` is no number, "2" no whole number, 1 no boolean; 2.0 is a whole number."""
+    for wrong, message in (
+        ({"cpu": True}, "must be a number"),
+        ({"min_scale": "2"}, "must be a whole number"),
+    ):
+        with pytest.raises(ValidationError, match=message):
+            ResourceSpec.model_validate(wrong)
+    with pytest.raises(ValidationError, match="must be true or false"):
+        SourceConfig.model_validate({"build_on_push": 1})
+    assert ResourceSpec.model_validate({"min_scale": 2.0}).min_scale == 2

@@ -208,43 +208,47 @@ def test_words_after_double_dash_and_unknown_names_are_left_to_argparse(capsys):
     assert "did you mean" not in capsys.readouterr().err
 
 
+# Every command of `planner --help`, and each action of the commands that have actions.
+EVERY_COMMAND_LINE = [
+    *([name] for name in COMMANDS),
+    *(["state", action] for action in ("list", "show", "rm", "history", "rollback", "pull")),
+    ["state", "push"],
+    ["state", "mv"],
+    ["policy", "test"],
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "command",
-    [
-        "plan",
-        "apply",
-        "validate",
-        "destroy",
-        "show",
-        "status",
-        "history",
-        "unlock",
-        "providers",
-        "repos",
-        "config",
-    ],
-)
+@pytest.mark.parametrize("command", EVERY_COMMAND_LINE, ids=" ".join)
 def test_help_of_a_command_imports_neither_pydantic_nor_the_engine(
-    tmp_path: Path, command: str
+    tmp_path: Path, command: list[str]
 ) -> None:
-    """`planner plan --help` (apply, validate) parses its command line without pydantic,
-    the config loader, the plan engine, the HTTP client, rich or asyncio: a command
-    imports those when it runs, not to start."""
+    """`planner plan --help` (every command, every action) parses its command line without
+    pydantic, the config loader, the plan engine, the HTTP client, rich or asyncio: a
+    command imports those when it runs, not to start."""
     probe = (
         "import sys\n"
         "from planner.cli.main import main\n"
         "try:\n"
-        f"    main([{command!r}, '--help'])\n"
+        f"    main([*{command!r}, '--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
         "heavy = ('pydantic', 'planner.config.loader', 'planner.plan.diff', 'httpx2', 'rich',"
-        " 'asyncio', 'planner.state.document')\n"
+        " 'asyncio', 'planner.state.document', 'planner.api.models', 'uvicorn')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env
     )
-    assert f"usage: planner {command}" in done.stdout
+    assert f"usage: planner {' '.join(command)}" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_every_command_and_action_is_in_the_help_check() -> None:
+    """A command (or action) added later is checked for its start-up imports too."""
+    checked = {tuple(line) for line in EVERY_COMMAND_LINE}
+    for parser in every_parser(build_parser()):
+        words = tuple(parser.prog.split()[1:])
+        if words:
+            assert words in checked, words
