@@ -27,8 +27,8 @@ from planner.api.models import (
 from planner.api.rules import Mode
 from planner.controlplane.artifacts import Artifacts, BuildLogs, UploadRefused, receive_upload
 from planner.controlplane.context import Context
+from planner.controlplane.deployments import http_errors
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE, Responses
-from planner.controlplane.service import Conflict, NotFound
 from planner.controlplane.settings import SELF_HOSTED_PREFIX, ServerSettings
 
 router = APIRouter()
@@ -54,14 +54,12 @@ TARBALL_BODY = {
 
 @contextmanager
 def _http_errors() -> Iterator[None]:
-    try:
-        yield
-    except NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except Conflict as exc:
-        raise HTTPException(409, str(exc)) from None
-    except UploadRefused as exc:
-        raise HTTPException(exc.status, exc.detail) from None
+    """The deployment routes' mapping, and an upload's own refusals."""
+    with http_errors():
+        try:
+            yield
+        except UploadRefused as exc:
+            raise HTTPException(exc.status, exc.detail) from None
 
 
 def public_base_url(request: Request, settings: ServerSettings) -> str:

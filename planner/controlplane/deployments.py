@@ -82,7 +82,7 @@ def _invalid(problems: list[Problem], where: str = "body") -> RequestValidationE
 
 
 @contextmanager
-def _http_errors() -> Iterator[None]:
+def http_errors() -> Iterator[None]:
     """Map the service's failures to HTTP responses."""
     try:
         yield
@@ -115,7 +115,7 @@ async def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONRespons
     problems = create_problems(body, ctx.settings)
     if problems:
         raise _invalid(problems)
-    with _http_errors():
+    with http_errors():
         return JSONResponse(_deployments(ctx).create(body), status_code=201)
 
 
@@ -159,7 +159,7 @@ def delete_deployments(
     deployment_ids: Annotated[list[uuid.UUID], Query(min_length=1, max_length=100)],
 ) -> JSONResponse:
     """Start deleting deployments; 207 when some are already being deleted."""
-    with _http_errors():
+    with http_errors():
         result = _deployments(ctx).delete([str(i) for i in deployment_ids])
     return JSONResponse(result, status_code=207 if result["failed"] else 200)
 
@@ -167,7 +167,7 @@ def delete_deployments(
 @router.get("/v2/deployments/{deployment_id}", response_model=Deployment, responses=ERRORS)
 async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
     """The deployment, with its secrets' values."""
-    with _http_errors():
+    with http_errors():
         return JSONResponse(_deployments(ctx).get(str(deployment_id)))
 
 
@@ -212,7 +212,7 @@ def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) ->
         problems += check_resource_numbers(body.source_config.resource_spec)
     if problems:
         raise _invalid(problems)
-    with _http_errors():
+    with http_errors():
         return JSONResponse(_deployments(ctx).patch(str(deployment_id), body))
 
 
@@ -230,7 +230,7 @@ def list_revisions(
 ) -> JSONResponse:
     """The deployment's revisions, newest first; `offset` = next page."""
     statuses = frozenset(status.split(",")) if status else None
-    with _http_errors():
+    with http_errors():
         page = _deployments(ctx).list_revisions(str(deployment_id), limit, offset, statuses)
     return JSONResponse(page)
 
@@ -263,7 +263,7 @@ def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context
         problems += check_resource_numbers(body.source_config.resource_spec)
     if problems:
         raise _invalid(problems)
-    with _http_errors():
+    with http_errors():
         revision = _deployments(ctx).create_revision(str(deployment_id), body)
     return JSONResponse(revision, status_code=201)
 
@@ -276,7 +276,7 @@ def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context
 )
 def delete_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
     """Start deleting one deployment: AWAITING_DELETE, then AWAITING_FINAL_DELETE, then 404."""
-    with _http_errors():
+    with http_errors():
         _deployments(ctx).delete_one(str(deployment_id))
     return Response(status_code=204)
 
@@ -290,7 +290,7 @@ async def get_revision(
     deployment_id: uuid.UUID, revision_id: uuid.UUID, ctx: Context
 ) -> JSONResponse:
     """One revision of the deployment (polled for `status`)."""
-    with _http_errors():
+    with http_errors():
         return JSONResponse(_deployments(ctx).get_revision(str(deployment_id), str(revision_id)))
 
 
