@@ -94,7 +94,10 @@ def measured(name: str, url: str, argv: list[str], cwd: Path, env: dict[str, str
     return Row(name, seconds, requests_so_far(url) - before, usage.ru_maxrss / 1024, engine, cpu)
 
 
-def start_server(workdir: Path, latency_ms: float = 0.0) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    workdir: Path, latency_ms: float = 0.0, *, port: int = 0, db_name: str = "bench.db"
+) -> tuple[subprocess.Popen[str], str]:
+    """`planner serve` on WORKDIR/DB_NAME (kept between runs when the caller keeps it)."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -102,9 +105,9 @@ def start_server(workdir: Path, latency_ms: float = 0.0) -> tuple[subprocess.Pop
             "planner",
             "serve",
             "--port",
-            "0",
+            str(port),
             "--db",
-            str(workdir / "bench.db"),
+            str(workdir / db_name),
             "--api-key",
             API_KEY,
             "--build-seconds",

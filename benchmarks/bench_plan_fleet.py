@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_apply import API_KEY, Row, measured, requests_so_far
+from bench_apply import API_KEY, Row, measured, requests_so_far, start_server
 
 PLANNER = [sys.executable, "-m", "planner"]
 
@@ -45,25 +45,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def start_server(workdir: Path, latency_ms: float, port: int) -> tuple[subprocess.Popen[str], str]:
-    argv = [*PLANNER, "serve", "--port", str(port), "--db", str(workdir / "fleet.db")]
-    argv += ["--api-key", API_KEY, "--build-seconds", "1", "--deploy-seconds", "1"]
-    argv += ["--latency-ms", str(int(latency_ms))]
-    process = subprocess.Popen(
-        argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert process.stdout is not None
-    url = process.stdout.readline().strip()
-    if not url.startswith("http://"):
-        process.kill()
-        sys.exit(f"planner serve did not start: {url!r}")
-    return process, url
 
 
 def environment(workdir: Path, url: str) -> dict[str, str]:
@@ -130,7 +111,7 @@ def main() -> None:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
         port = seeded_port(workdir, args.count) or free_port()
-        server, url = start_server(workdir, args.latency_ms, port)
+        server, url = start_server(workdir, args.latency_ms, port=port, db_name="fleet.db")
         try:
             config = seed(workdir, url, args.count)
             requests_so_far(url)

@@ -74,12 +74,10 @@ def header(snapshot: StatusSnapshot, *, now: datetime) -> str:
 
 
 def deployments_section(rows: tuple[DeploymentRow, ...]) -> str:
-    head = "<tr><th>Deployment</th><th>Remote name</th><th>Health</th><th>Drift</th>"
-    head += "<th>Last change</th><th>At</th></tr>"
+    columns = ("Deployment", "Remote name", "Health", "Drift", "Last change", "At")
     body = [deployment_row(row) for row in rows]
-    if not body:
-        body = ['<tr><td colspan="6">No deployment yet: the first cycle has not planned.</td></tr>']
-    return _section("deployments", f"Deployments ({len(rows)})", head, body)
+    empty = "No deployment yet: the first cycle has not planned."
+    return _section("deployments", f"Deployments ({len(rows)})", columns, body, empty)
 
 
 def deployment_row(row: DeploymentRow) -> str:
@@ -93,12 +91,9 @@ def deployment_row(row: DeploymentRow) -> str:
 
 
 def cycles_section(cycles: tuple[CycleRecord, ...]) -> str:
-    head = "<tr><th>Started</th><th>Mode</th><th>Result</th><th>Duration</th>"
-    head += "<th>Drifted</th><th>Pending</th><th>Changed</th><th>Message</th></tr>"
+    columns = ("Started", "Mode", "Result", "Duration", "Drifted", "Pending", "Changed", "Message")
     body = [cycle_row(cycle) for cycle in cycles]
-    if not body:
-        body = ['<tr><td colspan="8">No cycle yet.</td></tr>']
-    return _section("cycles", f"Recent cycles ({len(cycles)})", head, body)
+    return _section("cycles", f"Recent cycles ({len(cycles)})", columns, body, "No cycle yet.")
 
 
 def cycle_row(cycle: CycleRecord) -> str:
@@ -141,7 +136,11 @@ def _cell(value: str) -> str:
     return f'<td class="{tone(value)}">{escape(value)}</td>'
 
 
-def _section(name: str, title: str, head: str, rows: list[str]) -> str:
+def _section(name: str, title: str, columns: tuple[str, ...], rows: list[str], empty: str) -> str:
+    """A titled table; EMPTY (fixed text) fills it when there is no row."""
+    head = "<tr>" + "".join(f"<th>{column}</th>" for column in columns) + "</tr>"
+    if not rows:
+        rows = [f'<tr><td colspan="{len(columns)}">{empty}</td></tr>']
     return (
         f'<section id="{name}">\n<h2>{title}</h2>\n<table>\n<thead>{head}</thead>\n<tbody>\n'
         + "\n".join(rows)
