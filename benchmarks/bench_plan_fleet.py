@@ -71,8 +71,6 @@ def seed(workdir: Path, url: str, count: int) -> Path:
     config, marker = workdir / "fleet.toml", workdir / "seeded"
     if seeded_port(workdir, count) is not None:
         return config
-    for stale in (workdir / "fleet.db", workdir / "state"):
-        subprocess.run(["rm", "-rf", str(stale)], check=True)
     config.write_text(config_text(count), encoding="utf-8")
     argv = [*PLANNER, "apply", "-c", str(config), "--auto-approve"]
     print(f"seeding {count} deployments ...", file=sys.stderr, flush=True)
@@ -110,7 +108,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-plan-fleet-") as tmp:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
-        port = seeded_port(workdir, args.count) or free_port()
+        port = seeded_port(workdir, args.count)
+        if port is None:  # a fresh fleet: nothing stale left before the server opens its db
+            for stale in ("fleet.db", "fleet.db-wal", "fleet.db-shm", "state", "seeded"):
+                subprocess.run(["rm", "-rf", str(workdir / stale)], check=True)
+            port = free_port()
         server, url = start_server(workdir, args.latency_ms, port=port, db_name="fleet.db")
         try:
             config = seed(workdir, url, args.count)
