@@ -82,6 +82,8 @@ def is_env_var_name(name: str) -> bool:
 
 
 _SPEC = ("source_config", "resource_spec")
+_SECTIONS = frozenset(loc[0] for loc in FIELD_SOURCES if len(loc) == 2)
+_PAIR_HIGHS = dict(SCALE_PAIRS + CPU_PAIRS + MEMORY_PAIRS)
 
 
 def is_tag_ref(ref: str | None) -> bool:
@@ -117,7 +119,10 @@ def check_source_rules(
     source needs must be present.
     """
     problems: list[Problem] = []
+    present = _present_fields(body)
     for loc, sources in FIELD_SOURCES.items():
+        if loc not in present:
+            continue
         value = _get(body, loc)
         if value is None or (loc == ("secret_references",) and value == []):
             continue
@@ -130,6 +135,18 @@ def check_source_rules(
                 problems.append((loc, f"required for source '{source}'"))
     problems.extend(_check_tag_ref(body))
     return problems
+
+
+def _present_fields(body: Mapping[str, Any]) -> set[tuple[str, ...]]:
+    """The locations of `FIELD_SOURCES` BODY has a key at (the value may be None): a body
+    sets a few of them, so only those are looked at."""
+    present: set[tuple[str, ...]] = set()
+    for key, value in body.items():
+        if key in _SECTIONS and (type(value) is dict or isinstance(value, Mapping)):
+            present.update((key, field) for field in value)
+        else:
+            present.add((key,))
+    return present
 
 
 def _check_tag_ref(body: Mapping[str, Any]) -> Iterable[Problem]:
@@ -165,8 +182,11 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
     if spec is None:
         return []
     problems = check_resource_numbers(spec)
-    for low, high in SCALE_PAIRS + CPU_PAIRS + MEMORY_PAIRS:
-        problems.extend(_check_pair(spec, low, high))
+    present = spec.model_fields_set
+    for low in _in_order(present, _PAIR_HIGHS):
+        high = _PAIR_HIGHS[low]
+        if high in present:
+            problems.extend(_check_pair(spec, low, high))
     return problems
 
 
@@ -187,7 +207,9 @@ def resource_minimums() -> dict[str, tuple[str, int]]:
 
 
 def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
-    for name, (kind, bound) in _minimums():
+    minimums = _minimums()
+    for name in _in_order(spec.model_fields_set, minimums):
+        kind, bound = minimums[name]
         value = getattr(spec, name)
         if value is None:
             continue
@@ -200,8 +222,17 @@ def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
 
 
 @cache
-def _minimums() -> tuple[tuple[str, tuple[str, int]], ...]:
-    return tuple(resource_minimums().items())
+def _minimums() -> dict[str, tuple[str, int]]:
+    return resource_minimums()
+
+
+def _in_order(present: set[str], order: Mapping[str, Any]) -> list[str]:
+    """The fields of ORDER a spec sets (PRESENT), in ORDER's order: an unset field is
+    None, nothing to check (a spec sets a few of its ~30 numbers)."""
+    names = order.keys() & present
+    if len(names) < 2:
+        return list(names)
+    return [name for name in order if name in names]
 
 
 @cache

@@ -42,9 +42,37 @@ def check_bounds(data: Any, loc: Loc = ()) -> tuple[Loc | None, list[ValueProble
     """One walk for both: the path to the first object or array nested deeper than
     `MAX_JSON_DEPTH` (what `planner.files.nested_too_deep` finds; None: none is), and
     every value out of bounds (`check_values`)."""
+    if _is_plain(data, len(loc)):  # most bodies: nothing to report, no paths to build
+        return None, []
     walk = _Walk()
     walk.visit(data, loc)
     return walk.too_deep, walk.problems
+
+
+def _is_plain(data: Any, depth: int) -> bool:
+    """True when nothing in DATA (at DEPTH) can be out of bounds: plain JSON types only,
+    ASCII strings within the length, numbers within range, nesting within the limit.
+    False says only "look closer" (`_Walk` finds what, if anything, is wrong)."""
+    kind = type(data)
+    if kind is str:
+        return len(data) <= MAX_STRING_LENGTH and data.isascii()
+    if kind is dict:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        for key, value in data.items():  # strings inline: most keys and values are
+            if type(key) is not str or len(key) > MAX_STRING_LENGTH or not key.isascii():
+                return False
+            if type(value) is str:
+                if len(value) > MAX_STRING_LENGTH or not value.isascii():
+                    return False
+            elif not _is_plain(value, depth + 1):
+                return False
+        return True
+    if kind is list:
+        return depth < MAX_JSON_DEPTH and all(_is_plain(item, depth + 1) for item in data)
+    if kind is int or kind is float:
+        return bool(INT64_MIN <= data <= INT64_MAX)  # False for NaN, and past the range
+    return kind is bool or data is None
 
 
 class _Walk:

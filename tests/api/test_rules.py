@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from planner.api.models import ResourceSpec
@@ -73,3 +75,43 @@ def test_resource_spec_numbers() -> None:
         (*where, "memory_mb"): "must not be greater than memory_limit_mb (4 > 2)",
     }
     assert check_resource_spec(None) == []
+
+
+def test_fields_of_other_sources_are_named_in_rule_order() -> None:
+    """Fields of other sources come in the rules' order whatever the body's order; a
+    null or empty value, or a section that is not an object, sets nothing."""
+    body = {
+        "secret_references": [{"name": "A", "secret_name": "s", "secret_key": "k"}],
+        "source_revision_config": {"repo_ref": "main", "image_uri": None},
+        "source_config": {"listener_id": "x", "repo_url": "https://example.com/r"},
+    }
+    locs = [loc for loc, _ in check_source_rules(body, "internal_docker", require_complete=False)]
+    assert locs == [
+        ("source_config", "repo_url"),
+        ("source_config", "listener_id"),
+        ("source_revision_config", "repo_ref"),
+        ("secret_references",),
+    ]
+    odd: dict[str, Any] = {"source_config": "x", "source_revision_config": None}
+    odd["secret_references"] = []
+    assert check_source_rules(odd, "external_docker", require_complete=False) == []
+
+
+def test_resource_spec_problems_come_in_field_order() -> None:
+    """Each number's problem in the order of the fields, then the pairs in order (scales,
+    CPUs, memory), however the spec was written or changed afterwards."""
+    spec = ResourceSpec(db_cpu=0, memory_mb=-1, queue_max_scale=1, queue_min_scale=2)
+    spec.cpu_limit, spec.cpu = 1.0, 2.0
+    spec.min_scale = -3
+    where = ("source_config", "resource_spec")
+    assert [loc[-1] for loc, _ in check_resource_spec(spec)] == [
+        "min_scale",
+        "memory_mb",
+        "db_cpu",
+        "queue_min_scale",
+        "cpu",
+    ]
+    assert check_resource_spec(ResourceSpec(cpu=2, min_scale=3)) == []
+    assert check_resource_spec(ResourceSpec(max_scale=-1)) == [
+        ((*where, "max_scale"), "must not be negative")
+    ]

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.api import values
 from planner.api.values import MAX_JSON_DEPTH, MAX_STRING_LENGTH, check_bounds, check_values
 from planner.files import nested_too_deep
 
@@ -93,3 +94,40 @@ def test_one_walk_finds_what_the_two_walks_find(value: Any, depth: int, key: str
     assert deep == nested_too_deep(data, MAX_JSON_DEPTH)
     assert problems == check_values(data)
     assert (deep is not None) == (depth >= MAX_JSON_DEPTH)
+
+
+plain_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**64), max_value=2**64),
+        st.floats(),
+        st.text(max_size=3),
+        st.sampled_from(["x" * MAX_STRING_LENGTH, "x" * (MAX_STRING_LENGTH + 1), "\ud800"]),
+    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_values, st.integers(0, 40))
+def test_the_quick_look_passes_only_what_the_walk_finds_nothing_in(value: Any, depth: int) -> None:
+    """Most bodies skip the walk that names paths: the quick look says "plain" only for a
+    value in which the walk would find nothing (not too deep, nothing out of bounds)."""
+    data = {"v": value, "deep": chain(depth)}
+    walk = values._Walk()
+    walk.visit(data, ())
+    if values._is_plain(data, 0):
+        assert (walk.too_deep, walk.problems) == (None, [])
+    assert check_bounds(data) == (walk.too_deep, walk.problems)
+
+
+def test_mappings_of_other_types_are_walked() -> None:
+    """A mapping that is not a plain dict (the JSON reader's) is still checked in full."""
+
+    class Keys(dict[str, Any]):
+        pass
+
+    (problem,) = check_values({"a": Keys(big=2**64)})
+    assert problem[0] == ("a", "big")
