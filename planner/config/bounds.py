@@ -26,6 +26,7 @@ CONFIG_TOO_LARGE = (
     "in every deployment that uses them); nothing was validated"
 )
 _SCALAR_BYTES = 8
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 class ExpansionTooLarge(Exception):
@@ -41,6 +42,10 @@ class Budget:
     """What a resolution has produced so far, in bytes."""
 
     spent: int = 0
+
+    def fits(self, size: int) -> bool:
+        """Whether SIZE more bytes stay within the bound."""
+        return self.spent + size <= MAX_EXPANDED_BYTES
 
     def spend(self, size: int, loc: Loc) -> None:
         """Count SIZE bytes made at LOC; ExpansionTooLarge once the total passes the bound."""
@@ -63,3 +68,23 @@ def size_of(value: Any) -> int:
     if isinstance(value, list):
         return sum(size_of(item) for item in value)
     return _SCALAR_BYTES
+
+
+def plain_size(value: Any) -> int | None:
+    """`size_of(VALUE)` when nothing in it is interpolated (no `$` in a string, plain
+    dicts, lists and JSON scalars only), else None: the value needs the full walk."""
+    kind = type(value)
+    if kind is str:
+        return None if "$" in value else text_bytes(value)
+    if kind is dict:
+        total = 0
+        for key, item in value.items():
+            size = plain_size(item)
+            if size is None or type(key) is not str:
+                return None
+            total += text_bytes(key) + size
+        return total
+    if kind is list:
+        sizes = [plain_size(item) for item in value]
+        return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+    return _SCALAR_BYTES if kind in _SCALARS else None

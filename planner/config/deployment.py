@@ -112,7 +112,7 @@ def load_deployment(
 ) -> Loaded:
     """Validate one deployment table (after merging defaults) into desired state."""
     remote = own.get("name")
-    merged = deep_merge(defaults.raw, {key: value for key, value in own.items() if key != "name"})
+    merged = deep_merge(defaults.raw, without_name(own))
     loaded = Loaded(problems=check_name(name) + _check_remote_name(remote))
     spec, problems = validate_model(DeploymentSpec, merged)
     loaded.problems.extend(problems)
@@ -135,6 +135,14 @@ def load_deployment(
             loaded.desired = desired
     loaded.problems = _attribute(loaded.problems, own, defaults)
     return loaded
+
+
+def without_name(table: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A deployment table without its remote `name` (not a field of the spec); most have
+    none, and are then not copied."""
+    if "name" not in table:
+        return table
+    return {key: value for key, value in table.items() if key != "name"}
 
 
 def _check_remote_name(remote: Any) -> list[Problem]:

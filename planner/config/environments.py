@@ -202,13 +202,14 @@ def _deployments(
     templates = resolve_templates(raw.get("templates"), scope, template_problems, sizes)
     overrides = _overrides(env_table.get("deployments"), tables, env_loc, problems)
     resolved: dict[str, Any] = {}
+    names = environment_names(raw)
     for name, own in tables.items():
         loc: Loc = ("deployments", name)
         if not isinstance(own, Mapping):
             resolved[name] = own  # reported by the loader
             continue
         template = template_of(own, templates, loc, problems)
-        if not _is_in_environment(own, scope.env, environment_names(raw), loc, problems):
+        if not _is_in_environment(own, scope.env, names, loc, problems):
             continue
         scope.budget.spend(defaults_size + sizes.get(str(own.get("template")), 0), loc)
         layers = [
@@ -224,7 +225,8 @@ def _deployments(
 def _merged(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for layer in layers:
-        merged = deep_merge(merged, layer)
+        if layer:  # an empty layer would only copy the tables again
+            merged = deep_merge(merged, layer)
     return merged
 
 

@@ -11,7 +11,7 @@ import datetime as dt
 import math
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -57,38 +57,54 @@ def json_object(pairs: list[tuple[str, Any]]) -> DuplicateKeys:
     return obj
 
 
-def check_raw_values(data: Any, loc: Loc = ()) -> Iterator[Problem]:
+def check_raw_values(data: Any, loc: Loc = ()) -> list[Problem]:
     """Duplicate JSON keys, TOML dates/times, inf/nan anywhere (none has a wire form)."""
-    if isinstance(data, Mapping):
-        for key in getattr(data, "duplicates", ()):
-            yield Problem((*loc, key), f"duplicate key '{key}' (each key may appear once)")
+    found: list[Problem] = []
+    _check_raw(data, loc, found)
+    return found
+
+
+def _check_raw(data: Any, loc: Loc, found: list[Problem]) -> None:
+    kind = type(data)  # exact types first: most values are strings and plain tables
+    if kind is str:
+        return
+    if kind is dict or (kind is not list and isinstance(data, Mapping)):
+        for key in () if kind is dict else getattr(data, "duplicates", ()):
+            found.append(Problem((*loc, key), f"duplicate key '{key}' (each key may appear once)"))
         for key, value in data.items():
-            yield from check_raw_values(value, (*loc, key))
-    elif isinstance(data, list):
+            if type(value) is not str:
+                _check_raw(value, (*loc, key), found)
+    elif kind is list:
         for index, item in enumerate(data):
-            yield from check_raw_values(item, (*loc, index))
+            _check_raw(item, (*loc, index), found)
     elif isinstance(data, dt.date | dt.time):
-        yield Problem(loc, "dates and times are not supported; write the value as a string")
+        found.append(Problem(loc, "dates and times are not supported; write the value as a string"))
     elif isinstance(data, float) and not math.isfinite(data):
-        yield Problem(loc, "must be a finite number")
+        found.append(Problem(loc, "must be a finite number"))
 
 
-def check_keys(model: type[BaseModel], data: Any, loc: Loc) -> Iterator[Problem]:
+def check_keys(model: type[BaseModel], data: Any, loc: Loc) -> list[Problem]:
     """Unknown keys and nulls in `data` (raw) against `model`, recursively."""
+    found: list[Problem] = []
+    _check_keys(model, data, loc, found)
+    return found
+
+
+def _check_keys(model: type[BaseModel], data: Any, loc: Loc, found: list[Problem]) -> None:
     if not isinstance(data, Mapping):
         return
     fields = _keys_of(model)
     for key, value in data.items():
-        here = (*loc, key)
         annotation = fields.get(key)
         if annotation is None:
-            yield Problem(here, _unknown_key_message(model, key, fields))
+            found.append(Problem((*loc, key), _unknown_key_message(model, key, fields)))
         elif (model, key) in _NOT_CONFIGURABLE:
-            yield Problem(here, _NOT_CONFIGURABLE[(model, key)])
+            found.append(Problem((*loc, key), _NOT_CONFIGURABLE[(model, key)]))
         elif value is None:
-            yield Problem(here, "null is not allowed; leave the key out to leave it unmanaged")
-        else:
-            yield from _check_value(annotation, value, here)
+            message = "null is not allowed; leave the key out to leave it unmanaged"
+            found.append(Problem((*loc, key), message))
+        elif _has_models(annotation):  # a scalar's value has no keys to check
+            _check_value(annotation, value, (*loc, key), found)
 
 
 def _unknown_key_message(model: type[BaseModel], key: str, fields: Mapping[str, Any]) -> str:
@@ -112,31 +128,45 @@ def _shape(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
     return typing.get_origin(annotation), typing.get_args(annotation)
 
 
-def _check_value(annotation: Any, value: Any, loc: Loc) -> Iterator[Problem]:
+def _check_value(annotation: Any, value: Any, loc: Loc, found: list[Problem]) -> None:
     """Descend into the parts of `annotation` that are models (through unions and lists)."""
     origin, args = _shape(annotation)
     if origin is typing.Annotated:
-        yield from _check_value(args[0], value, loc)
+        _check_value(args[0], value, loc, found)
     elif origin in (typing.Union, types.UnionType):
-        yield from _check_union(args, value, loc)
+        _check_union(args, value, loc, found)
     elif origin in (list, tuple) and isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _check_value(args[0], item, (*loc, index))
+            _check_value(args[0], item, (*loc, index), found)
     elif origin is dict and isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _check_value(args[1], item, (*loc, key))
+            _check_value(args[1], item, (*loc, key), found)
     elif _is_model(annotation):
-        yield from check_keys(annotation, value, loc)
+        _check_keys(annotation, value, loc, found)
 
 
-def _check_union(options: tuple[Any, ...], value: Any, loc: Loc) -> Iterator[Problem]:
+def _check_union(options: tuple[Any, ...], value: Any, loc: Loc, found: list[Problem]) -> None:
     present = [option for option in options if option is not type(None)]
     if len(present) == 1:
-        yield from _check_value(present[0], value, loc)
+        _check_value(present[0], value, loc, found)
         return
     models = [option for option in present if _is_model(option)]
     if models and isinstance(value, Mapping):
-        yield from check_keys(models[0], value, loc)
+        _check_keys(models[0], value, loc, found)
+
+
+@cache
+def _has_models(annotation: Any) -> bool:
+    """Whether `_check_value` could reach a model in `annotation` (else a value of it has
+    no keys to check)."""
+    origin, args = _shape(annotation)
+    if origin is typing.Annotated or origin in (list, tuple):
+        return _has_models(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return any(_has_models(option) for option in args if option is not type(None))
+    if origin is dict:
+        return _has_models(args[1])
+    return _is_model(annotation)
 
 
 @cache

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from planner.api.rules import Mode
-from planner.config.deployment import Defaults, load_deployment, validate_model
+from planner.config.deployment import Defaults, load_deployment, validate_model, without_name
 from planner.config.desired import DesiredDeployment
 from planner.config.diagnostics import Loc, Problem, config_error, format_loc, has_path
 from planner.config.environments import Inputs, Layer, deployment_layers, resolve_environment
@@ -231,8 +231,7 @@ def _deployment_tables(
         if not isinstance(own, Mapping):
             problems.append(Problem(("deployments", name), "must be a table"))
             continue
-        named = {key: value for key, value in own.items() if key != "name"}
-        problems.extend(check_keys(DeploymentSpec, named, ("deployments", name)))
+        problems.extend(check_keys(DeploymentSpec, without_name(own), ("deployments", name)))
         yield name, own
 
 

@@ -15,8 +15,13 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     merged = dict(base)
     for key, value in override.items():
         below = merged.get(key)
-        if isinstance(below, Mapping) and isinstance(value, Mapping):
+        if below is not None and _is_table(below) and _is_table(value):
             merged[key] = deep_merge(below, value)
         else:
             merged[key] = value
     return merged
+
+
+def _is_table(value: Any) -> bool:
+    # a plain dict first: the ABC check costs several times more (every deployment)
+    return type(value) is dict or isinstance(value, Mapping)

@@ -21,7 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.config.bounds import MAX_VALUE_BYTES, VALUE_TOO_LARGE, Budget, size_of, text_bytes
+from planner.config.bounds import (
+    MAX_VALUE_BYTES,
+    VALUE_TOO_LARGE,
+    Budget,
+    plain_size,
+    size_of,
+    text_bytes,
+)
 from planner.config.diagnostics import Loc, Problem, did_you_mean
 from planner.config.var_files import var_file_of
 
@@ -201,6 +208,12 @@ def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> 
     if type(value) is str and "$" not in value:  # most values: exact type checks first
         scope.budget.spend(text_bytes(value), loc)
         return value
+    if type(value) is dict:
+        # Most tables hold no `${`: counted whole, and kept as they are (no copy).
+        size = plain_size(value)
+        if size is not None and scope.budget.fits(size):
+            scope.budget.spend(size, loc)
+            return value
     if type(value) is dict or isinstance(value, Mapping):
         scope.budget.spend(sum(text_bytes(str(key)) for key in value), loc)
         return {key: interpolate(item, scope, (*loc, key), problems) for key, item in value.items()}

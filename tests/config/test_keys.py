@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 import pytest
+from pydantic import Field
 
 from planner.config.keys import check_keys, check_raw_values
-from planner.config.models import Config, DeploymentSpec
+from planner.config.models import Config, DeploymentSpec, EnvRef, StrictModel
 
 ProblemsOf = Callable[..., list[str]]
 Loader = Callable[..., Config]
@@ -175,3 +177,25 @@ def test_free_form_tables_are_not_walked() -> None:
     }
     assert list(check_keys(DeploymentSpec, raw, ())) == []
     assert list(check_raw_values(raw)) == []
+
+
+class Wrapped(StrictModel):
+    """Models behind `Annotated`, in lists and in tables: each is walked."""
+
+    one: Annotated[EnvRef, Field(description="one")] | None = None
+    many: list[EnvRef] | None = None
+    named: dict[str, EnvRef] | None = None
+    plain: Annotated[str, Field(min_length=1)] | None = None
+
+
+def test_models_behind_annotations_lists_and_tables_are_walked() -> None:
+    """An unknown key is found in a model however the field wraps it; a scalar field's
+    value has no keys to look at."""
+    raw = {
+        "one": {"env": "A", "x": 1},
+        "many": [{"env": "B"}, {"y": 2}],
+        "named": {"k": {"z": 3}},
+        "plain": {"not": "walked"},
+    }
+    locs = [problem.loc for problem in check_keys(Wrapped, raw, ("t",))]
+    assert locs == [("t", "one", "x"), ("t", "many", 1, "y"), ("t", "named", "k", "z")]
