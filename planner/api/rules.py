@@ -83,7 +83,9 @@ def is_env_var_name(name: str) -> bool:
 
 _SPEC = ("source_config", "resource_spec")
 _SECTIONS = frozenset(loc[0] for loc in FIELD_SOURCES if len(loc) == 2)
+_RULE_ORDER = {loc: index for index, loc in enumerate(FIELD_SOURCES)}
 _PAIR_HIGHS = dict(SCALE_PAIRS + CPU_PAIRS + MEMORY_PAIRS)
+_PAIR_POSITIONS = {low: index for index, low in enumerate(_PAIR_HIGHS)}
 
 
 def is_tag_ref(ref: str | None) -> bool:
@@ -119,13 +121,8 @@ def check_source_rules(
     source needs must be present.
     """
     problems: list[Problem] = []
-    present = _present_fields(body)
-    for loc, sources in FIELD_SOURCES.items():
-        if loc not in present:
-            continue
-        value = _get(body, loc)
-        if value is None or (loc == ("secret_references",) and value == []):
-            continue
+    for loc in _set_fields(body):
+        sources = FIELD_SOURCES[loc]
         if source not in sources:
             owners = ", ".join(sorted(sources))
             problems.append((loc, f"not allowed for source '{source}' (belongs to {owners})"))
@@ -137,16 +134,20 @@ def check_source_rules(
     return problems
 
 
-def _present_fields(body: Mapping[str, Any]) -> set[tuple[str, ...]]:
-    """The locations of `FIELD_SOURCES` BODY has a key at (the value may be None): a body
-    sets a few of them, so only those are looked at."""
-    present: set[tuple[str, ...]] = set()
+def _set_fields(body: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The locations of `FIELD_SOURCES` BODY sets (None and an empty secret_references
+    set nothing), in the rules' order: a body sets a few, so only those are looked at."""
+    found: list[tuple[str, ...]] = []
     for key, value in body.items():
-        if key in _SECTIONS and (type(value) is dict or isinstance(value, Mapping)):
-            present.update((key, field) for field in value)
-        else:
-            present.add((key,))
-    return present
+        if value is None:
+            continue
+        if key not in _SECTIONS:
+            if (key,) in _RULE_ORDER and not (key == "secret_references" and value == []):
+                found.append((key,))
+        elif type(value) is dict or isinstance(value, Mapping):
+            found += [(key, name) for name, item in value.items() if item is not None]
+    found = [loc for loc in found if loc in _RULE_ORDER]
+    return sorted(found, key=_RULE_ORDER.__getitem__) if len(found) > 1 else found
 
 
 def _check_tag_ref(body: Mapping[str, Any]) -> Iterable[Problem]:
@@ -183,7 +184,7 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
         return []
     problems = check_resource_numbers(spec)
     present = spec.model_fields_set
-    for low in _in_order(present, _PAIR_HIGHS):
+    for low in _in_order(present, _PAIR_POSITIONS):
         high = _PAIR_HIGHS[low]
         if high in present:
             problems.extend(_check_pair(spec, low, high))
@@ -208,7 +209,7 @@ def resource_minimums() -> dict[str, tuple[str, int]]:
 
 def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
     minimums = _minimums()
-    for name in _in_order(spec.model_fields_set, minimums):
+    for name in _in_order(spec.model_fields_set, _sign_positions()):
         kind, bound = minimums[name]
         value = getattr(spec, name)
         if value is None:
@@ -226,13 +227,16 @@ def _minimums() -> dict[str, tuple[str, int]]:
     return resource_minimums()
 
 
-def _in_order(present: set[str], order: Mapping[str, Any]) -> list[str]:
-    """The fields of ORDER a spec sets (PRESENT), in ORDER's order: an unset field is
+def _in_order(present: set[str], positions: Mapping[str, int]) -> list[str]:
+    """The fields of POSITIONS a spec sets (PRESENT), in their order: an unset field is
     None, nothing to check (a spec sets a few of its ~30 numbers)."""
-    names = order.keys() & present
-    if len(names) < 2:
-        return list(names)
-    return [name for name in order if name in names]
+    names = positions.keys() & present
+    return sorted(names, key=positions.__getitem__) if len(names) > 1 else list(names)
+
+
+@cache
+def _sign_positions() -> dict[str, int]:
+    return {name: index for index, name in enumerate(numeric_fields())}
 
 
 @cache

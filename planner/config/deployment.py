@@ -30,6 +30,8 @@ from planner.config.models import DeploymentSpec
 from planner.config.secret_values import resolve_secrets
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
+_to_json = json.JSONEncoder(default=str).encode  # `json.dumps(..., default=str)`, made once
+_NO_LIFECYCLE = Lifecycle()  # frozen: one for every deployment that sets none
 _WIRE_KEYS = ("display_name", "source_config", "source_revision_config", "secret_references")
 
 
@@ -70,7 +72,7 @@ def validate_model(
     """
     body = {key: value for key, value in raw.items() if key != "secrets"}
     try:
-        return model.model_validate_json(json.dumps(body, default=str), strict=True), []
+        return model.model_validate_json(_to_json(body), strict=True), []
     except ValidationError as error:
         errors = error.errors()
         problems = [_problem_of(item) for item in errors if item["type"] != "extra_forbidden"]
@@ -188,7 +190,7 @@ def _desired(
     }
     if "secrets" in merged:
         fields.update(secrets=values, secret_env=env)
-    lifecycle = spec.lifecycle or Lifecycle()
+    lifecycle = spec.lifecycle or _NO_LIFECYCLE
     return DesiredDeployment(name=name, source=spec.source, lifecycle=lifecycle, **fields)
 
 
