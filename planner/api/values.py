@@ -59,11 +59,15 @@ def _is_plain(data: Any, depth: int) -> bool:
     if kind is dict:
         if depth >= MAX_JSON_DEPTH:
             return False
-        for key, value in data.items():  # strings inline: most keys and values are
+        for key, value in data.items():  # strings and numbers inline: most values are
             if type(key) is not str or len(key) > MAX_STRING_LENGTH or not key.isascii():
                 return False
-            if type(value) is str:
+            kind = type(value)
+            if kind is str:
                 if len(value) > MAX_STRING_LENGTH or not value.isascii():
+                    return False
+            elif kind is int or kind is float:
+                if not INT64_MIN <= value <= INT64_MAX:
                     return False
             elif not _is_plain(value, depth + 1):
                 return False

@@ -79,10 +79,13 @@ def plain_size(value: Any) -> int | None:
     if kind is dict:
         total = 0
         for key, item in value.items():
-            size = plain_size(item)
+            if type(item) is str and "$" not in item and item.isascii():  # most values
+                size: int | None = len(item)
+            else:
+                size = plain_size(item)
             if size is None or type(key) is not str:
                 return None
-            total += text_bytes(key) + size
+            total += (len(key) if key.isascii() else text_bytes(key)) + size
         return total
     if kind is list:
         sizes = [plain_size(item) for item in value]
