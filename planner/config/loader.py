@@ -62,21 +62,23 @@ def load_config(
     defaults, warnings = _load_defaults(_section(raw, "defaults"), problems, label, origins)
     defaults = _with_environment_defaults(defaults, file_data, env)
     deployments: dict[str, DesiredDeployment] = {}
-    layers = deployment_layers(file_data, env)
+    layers: dict[str, list[Layer]] | None = None  # found when a literal secret needs them
+    deployment_mode = Mode(control_plane.mode)
 
     for name, own in _deployment_tables(_section(raw, "deployments"), problems):
-        loaded = load_deployment(
-            name, own, defaults, mode=Mode(control_plane.mode), environ=environ
-        )
-        problems.extend(_prefixed(("deployments", name), loaded.problems))
-        warnings.extend(
-            literal_warning(
-                label,
-                ("deployments", name, "secrets", secret),
-                origins.of(layers.get(name, []), secret),
+        loaded = load_deployment(name, own, defaults, mode=deployment_mode, environ=environ)
+        if loaded.problems:
+            problems.extend(_prefixed(("deployments", name), loaded.problems))
+        if loaded.literal_secrets:
+            layers = deployment_layers(file_data, env) if layers is None else layers
+            warnings.extend(
+                literal_warning(
+                    label,
+                    ("deployments", name, "secrets", secret),
+                    origins.of(layers.get(name, []), secret),
+                )
+                for secret in loaded.literal_secrets
             )
-            for secret in loaded.literal_secrets
-        )
         if loaded.desired is not None:
             deployments[name] = loaded.desired
     problems.extend(_shared_remote_names(deployments))
