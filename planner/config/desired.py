@@ -27,6 +27,9 @@ class Lifecycle(BaseModel):
     create_before_destroy: bool = False
 
 
+_NOT_MANAGED = {"name", "remote_name", "secrets", "secret_env", "lifecycle"}
+
+
 class DesiredDeployment(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -43,10 +46,10 @@ class DesiredDeployment(BaseModel):
 
     def managed(self) -> dict[str, Any]:
         """Wire JSON of the fields the config sets, secrets excluded (they are compared apart)."""
-        managed = self.model_dump(
-            mode="json",
-            exclude_unset=True,
-            exclude={"name", "remote_name", "secrets", "secret_env", "lifecycle"},
+        # `model_dump(mode="json", exclude_unset=True, exclude=...)` without its wrapper:
+        # asked for every deployment, by the loader and again by the plan
+        managed: dict[str, Any] = self.__pydantic_serializer__.to_python(
+            self, mode="json", exclude_unset=True, exclude=_NOT_MANAGED
         )
         return managed if self.remote_name is None else {"name": self.remote_name, **managed}
 
