@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS, ResourceSpec, Source
@@ -82,10 +82,11 @@ def is_env_var_name(name: str) -> bool:
 
 
 _SPEC = ("source_config", "resource_spec")
-_SECTIONS = frozenset(loc[0] for loc in FIELD_SOURCES if len(loc) == 2)
+_SECTION_FIELDS = {
+    section: frozenset(loc[1] for loc in FIELD_SOURCES if loc[0] == section and len(loc) == 2)
+    for section in ("source_config", "source_revision_config")
+}
 _RULE_ORDER = {loc: index for index, loc in enumerate(FIELD_SOURCES)}
-_PAIR_HIGHS = dict(SCALE_PAIRS + CPU_PAIRS + MEMORY_PAIRS)
-_PAIR_POSITIONS = {low: index for index, low in enumerate(_PAIR_HIGHS)}
 
 
 def is_tag_ref(ref: str | None) -> bool:
@@ -139,14 +140,14 @@ def _set_fields(body: Mapping[str, Any]) -> list[tuple[str, ...]]:
     set nothing), in the rules' order: a body sets a few, so only those are looked at."""
     found: list[tuple[str, ...]] = []
     for key, value in body.items():
+        fields = _SECTION_FIELDS.get(key)
         if value is None:
             continue
-        if key not in _SECTIONS:
-            if (key,) in _RULE_ORDER and not (key == "secret_references" and value == []):
+        if fields is None:
+            if key == "secret_references" and value != []:
                 found.append((key,))
         elif type(value) is dict or isinstance(value, Mapping):
-            found += [(key, name) for name, item in value.items() if item is not None]
-    found = [loc for loc in found if loc in _RULE_ORDER]
+            found += [(key, name) for name in fields & value.keys() if value[name] is not None]
     return sorted(found, key=_RULE_ORDER.__getitem__) if len(found) > 1 else found
 
 
@@ -183,11 +184,8 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
     if spec is None:
         return []
     problems = check_resource_numbers(spec)
-    present = spec.model_fields_set
-    for low in _in_order(present, _PAIR_POSITIONS):
-        high = _PAIR_HIGHS[low]
-        if high in present:
-            problems.extend(_check_pair(spec, low, high))
+    for low, high in _set_numbers(frozenset(spec.model_fields_set))[1]:
+        problems.extend(_check_pair(spec, low, high))
     return problems
 
 
@@ -208,9 +206,7 @@ def resource_minimums() -> dict[str, tuple[str, int]]:
 
 
 def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
-    minimums = _minimums()
-    for name in _in_order(spec.model_fields_set, _sign_positions()):
-        kind, bound = minimums[name]
+    for name, kind, bound in _set_numbers(frozenset(spec.model_fields_set))[0]:
         value = getattr(spec, name)
         if value is None:
             continue
@@ -222,21 +218,24 @@ def _check_signs(spec: ResourceSpec) -> Iterator[Problem]:
             yield (*_SPEC, name), f"must be at most {RESOURCE_MAXIMUM}"
 
 
-@cache
-def _minimums() -> dict[str, tuple[str, int]]:
-    return resource_minimums()
-
-
-def _in_order(present: set[str], positions: Mapping[str, int]) -> list[str]:
-    """The fields of POSITIONS a spec sets (PRESENT), in their order: an unset field is
-    None, nothing to check (a spec sets a few of its ~30 numbers)."""
-    names = positions.keys() & present
-    return sorted(names, key=positions.__getitem__) if len(names) > 1 else list(names)
-
-
-@cache
-def _sign_positions() -> dict[str, int]:
-    return {name: index for index, name in enumerate(numeric_fields())}
+@lru_cache(maxsize=256)
+def _set_numbers(
+    present: frozenset[str],
+) -> tuple[tuple[tuple[str, str, int], ...], tuple[tuple[str, str], ...]]:
+    """Of the fields a spec sets (PRESENT), in the order checked: the numbers with their
+    bound, and the (low, high) pairs it sets both of. An unset field is None: nothing
+    to check (a spec sets a few of its ~30 numbers, most specs the same few)."""
+    signs = tuple(
+        (name, kind, bound)
+        for name, (kind, bound) in resource_minimums().items()
+        if name in present
+    )
+    pairs = tuple(
+        (low, high)
+        for low, high in SCALE_PAIRS + CPU_PAIRS + MEMORY_PAIRS
+        if low in present and high in present
+    )
+    return signs, pairs
 
 
 @cache
