@@ -30,7 +30,8 @@ from planner.config.models import DeploymentSpec
 from planner.config.secret_values import resolve_secrets
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
-_to_json = json.JSONEncoder(default=str).encode  # `json.dumps(..., default=str)`, made once
+# `json.dumps(..., default=str)`, made once; parsed data holds no cycles to look for
+_to_json = json.JSONEncoder(default=str, check_circular=False).encode
 _NO_LIFECYCLE = Lifecycle()  # frozen: one for every deployment that sets none
 _WIRE_KEYS = ("display_name", "source_config", "source_revision_config", "secret_references")
 
