@@ -58,7 +58,8 @@ def check_resource_spec(spec: ResourceSpec | None) -> list[Problem]:
 
 def check_value_bounds(body: Mapping[str, Any], secrets: Mapping[str, str]) -> list[Problem]:
     """The shared bounds of any value (`planner.api.values`): what the server would refuse."""
-    deep, found = check_bounds({**body, "secrets": dict(secrets)})  # one walk for both
+    data = {**body, "secrets": dict(secrets)} if secrets else body
+    deep, found = check_bounds(data)  # one walk for both
     problems = [Problem(deep, TOO_DEEP)] if deep is not None else []
     return problems + [Problem(loc, message) for loc, message in found]
 

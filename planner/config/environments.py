@@ -212,11 +212,10 @@ def _deployments(
         if not _is_in_environment(own, scope.env, names, loc, problems):
             continue
         scope.budget.spend(defaults_size + sizes.get(str(own.get("template")), 0), loc)
-        layers = [
-            template,
-            interpolate(without_selection(own), scope, loc, problems),
-            interpolate(overrides.get(name, {}), scope, (*env_loc, "deployments", name), problems),
-        ]
+        layers = [template, interpolate(without_selection(own), scope, loc, problems)]
+        if name in overrides:
+            override_loc = (*env_loc, "deployments", name)
+            layers.append(interpolate(overrides[name], scope, override_loc, problems))
         resolved[name] = _merged(layers)
     problems.extend(with_users(template_problems, tables, resolved))
     return resolved
