@@ -27,13 +27,14 @@ from planner.config.desired import DesiredDeployment, Lifecycle
 from planner.config.diagnostics import Loc, Problem, has_path, under
 from planner.config.merge import deep_merge
 from planner.config.models import DeploymentSpec
-from planner.config.secret_values import resolve_secrets
+from planner.config.secret_values import ResolvedSecrets, resolve_secrets
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 # `json.dumps(..., default=str)`, made once; parsed data holds no cycles to look for
 _to_json = json.JSONEncoder(default=str, check_circular=False).encode
 _NO_LIFECYCLE = Lifecycle()  # frozen: one for every deployment that sets none
 _WIRE_KEYS = ("display_name", "source_config", "source_revision_config", "secret_references")
+_SHAREABLE_KEYS = ("source_config", "source_revision_config", "secret_references", "lifecycle")
 
 
 @dataclass
@@ -55,6 +56,9 @@ class Defaults:
     problem_locs: tuple[Loc, ...] = ()
     environment: str | None = None
     environment_raw: Mapping[str, Any] = field(default_factory=dict)
+    # A table of `raw` as validated for the first deployment that inherits it whole, by
+    # key: every other one that does gets the same (equal) model, not a copy of its own.
+    validated: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def origin(self, loc: Loc) -> str:
         """The table a default at LOC was written in."""
@@ -129,7 +133,8 @@ def load_deployment(
     if spec is None:
         spec, _ = validate_model(DeploymentSpec, _without(merged, pruned))
     if spec is not None:
-        desired = _desired(name, spec, merged, secrets.values, secrets.env)
+        shared = defaults if not problems else None  # validated whole: as in [defaults]
+        desired = _desired(name, spec, merged, secrets, shared)
         if isinstance(remote, str):
             desired = desired.model_copy(update={"remote_name": remote})
         checked = _check_desired(desired, mode)
@@ -180,7 +185,11 @@ def _without(data: Mapping[str, Any], locs: list[Loc]) -> dict[str, Any]:
 
 
 def _desired(
-    name: str, spec: DeploymentSpec, merged: Mapping[str, Any], values: Any, env: Any
+    name: str,
+    spec: DeploymentSpec,
+    merged: Mapping[str, Any],
+    secrets: ResolvedSecrets,
+    shared: Defaults | None,
 ) -> DesiredDeployment:
     # Only what the config set is passed, so `managed()` (exclude_unset) is exactly that.
     # A pruned or null value is not set (both are reported as problems already).
@@ -190,9 +199,14 @@ def _desired(
         if key in spec.model_fields_set and getattr(spec, key) is not None
     }
     if "secrets" in merged:
-        fields.update(secrets=values, secret_env=env)
-    lifecycle = spec.lifecycle or _NO_LIFECYCLE
-    return DesiredDeployment(name=name, source=spec.source, lifecycle=lifecycle, **fields)
+        fields.update(secrets=secrets.values, secret_env=secrets.env)
+    fields["lifecycle"] = spec.lifecycle or _NO_LIFECYCLE
+    if shared is not None:  # a table inherited whole from [defaults]: one model for all
+        for key in _SHAREABLE_KEYS:
+            table = merged.get(key)
+            if key in fields and table is not None and table is shared.raw.get(key):
+                fields[key] = shared.validated.setdefault(key, fields[key])
+    return DesiredDeployment(name=name, source=spec.source, **fields)
 
 
 def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:

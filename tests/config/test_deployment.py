@@ -108,3 +108,24 @@ def test_display_name_is_managed_and_must_not_be_empty() -> None:
     assert [(p.loc, p.message) for p in empty.problems] == [
         (("display_name",), "must not be empty")
     ]
+
+
+def test_tables_inherited_whole_from_defaults_are_one_model(load: Load) -> None:
+    """Deployments that inherit a [defaults] table whole share its one validated model
+    (a fleet holds it once); one that adds to the table has its own; each deployment's
+    managed() is what it would be alone."""
+    text = "[defaults.source_config.resource_spec]\ncpu = 0.5\n"
+    text += "[defaults.lifecycle]\nprotect = true\n" + "".join(
+        f'[deployments.{name}]\nsource = "internal_docker"\n'
+        f'source_revision_config = {{ image_uri = "r/{name}:1" }}\n'
+        for name in ("a", "b", "c")
+    )
+    text += "[deployments.c.source_config.resource_spec]\nmemory_mb = 512\n"
+    a, b, c = load(text).deployments.values()  # type: ignore[attr-defined]
+    assert a.source_config is b.source_config
+    assert a.lifecycle is b.lifecycle is c.lifecycle
+    assert c.source_config is not a.source_config
+    assert a.source_revision_config is not b.source_revision_config
+    assert b.managed()["source_config"] == {"resource_spec": {"cpu": 0.5}}
+    assert c.managed()["source_config"] == {"resource_spec": {"cpu": 0.5, "memory_mb": 512}}
+    assert a.lifecycle.protect and "protect" in a.lifecycle.model_fields_set
