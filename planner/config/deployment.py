@@ -121,7 +121,13 @@ def load_deployment(
     remote = own.get("name")
     merged = deep_merge(defaults.raw, without_name(own))
     loaded = Loaded(problems=check_name(name) + _check_remote_name(remote))
-    spec, problems = validate_model(DeploymentSpec, merged)
+    # A table inherited whole, validated for an earlier deployment, is not validated again
+    # (unless something else is wrong: the problems are then those of the whole table).
+    inherited = [key for key in defaults.validated if merged[key] is defaults.raw[key]]
+    body = {key: merged[key] for key in merged if key not in inherited} if inherited else merged
+    spec, problems = validate_model(DeploymentSpec, body)
+    if problems and body is not merged:
+        spec, problems = validate_model(DeploymentSpec, merged)
     loaded.problems.extend(problems)
     secrets = resolve_secrets(
         merged.get("secrets", {}), deployment=name, loc=("secrets",), environ=environ
@@ -204,8 +210,12 @@ def _desired(
     if shared is not None:  # a table inherited whole from [defaults]: one model for all
         for key in _SHAREABLE_KEYS:
             table = merged.get(key)
-            if key in fields and table is not None and table is shared.raw.get(key):
-                fields[key] = shared.validated.setdefault(key, fields[key])
+            if table is None or table is not shared.raw.get(key):
+                continue
+            if key in shared.validated:
+                fields[key] = shared.validated[key]
+            elif fields.get(key) is not None:
+                shared.validated[key] = fields[key]
     return DesiredDeployment(name=name, source=spec.source, **fields)
 
 

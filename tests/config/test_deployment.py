@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from planner.api.rules import Mode
 from planner.config.deployment import Defaults, load_deployment
 
 Load = Callable[..., object]
+ProblemsOf = Callable[..., list[str]]
 
 
 def test_managed_holds_only_what_the_config_sets(load: Load, git_api: str) -> None:
@@ -129,3 +131,19 @@ def test_tables_inherited_whole_from_defaults_are_one_model(load: Load) -> None:
     assert b.managed()["source_config"] == {"resource_spec": {"cpu": 0.5}}
     assert c.managed()["source_config"] == {"resource_spec": {"cpu": 0.5, "memory_mb": 512}}
     assert a.lifecycle.protect and "protect" in a.lifecycle.model_fields_set
+
+
+def test_problems_do_not_depend_on_a_table_shared_before(problems_of: ProblemsOf) -> None:
+    """A deployment's problems are those it has alone, when an earlier deployment
+    shares an inherited table with it (JSON positions in a message included)."""
+    defaults = {"lifecycle": {"protect": True}}
+    clean = {"source": "internal_docker", "source_revision_config": {"image_uri": "r:1"}}
+    broken = {**clean, "source_config": {"resource_spec": {"labels": {"k": "\ud800"}}}}
+
+    def lines(deployments: dict[str, object]) -> list[str]:
+        text = json.dumps({"defaults": defaults, "deployments": deployments})
+        return problems_of(text, name="planner.json")
+
+    alone = lines({"b": broken})
+    assert "Invalid JSON" in alone[0]
+    assert lines({"a": clean, "b": broken}) == alone
