@@ -13,11 +13,12 @@ Invariants:
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticUndefined
 
 from planner import __version__
 from planner.api.fields import ChangeClass
@@ -71,14 +72,48 @@ _Model = TypeVar("_Model", bound=PlanModel)
 # One set of given field names per model and set of names, shared by the instances that
 # `built` makes (pydantic copies it before a `model_copy(update=...)` changes it).
 _GIVEN: dict[tuple[type[PlanModel], frozenset[str]], set[str]] = {}
+# Each model's fields in order: (name, default, default factory).
+_DEFAULTS: dict[type[PlanModel], list[tuple[str, Any, Callable[[], Any] | None]]] = {}
 
 
 def built(cls: type[_Model], **values: Any) -> _Model:
     """CLS of VALUES that are already of its fields' types, unvalidated: no copy of any
     value and no per-instance set of the given names. For what a large plan has one of
-    per deployment or field; the JSON, text and equality are the validated instance's."""
+    per deployment or field; the JSON, text and equality are the validated instance's.
+
+    What `model_construct` makes, without its per-field work (it inspects the signature of
+    each default factory, for every instance)."""
     given = _GIVEN.setdefault((cls, frozenset(values)), set(values))
-    return cast(_Model, cls.model_construct(given, **values))
+    fields: dict[str, Any] = {}
+    for name, default, factory in _DEFAULTS.get(cls) or _defaults(cls):
+        if name in values:
+            fields[name] = values[name]
+        elif factory is not None:
+            fields[name] = factory()
+        elif default is not PydanticUndefined:  # a required field left out stays out
+            fields[name] = default
+    instance = cls.__new__(cls)
+    _set = object.__setattr__  # as `model_construct` does: the model is frozen
+    _set(instance, "__dict__", fields)
+    _set(instance, "__pydantic_fields_set__", given)
+    _set(instance, "__pydantic_extra__", None)
+    _set(instance, "__pydantic_private__", None)
+    return instance
+
+
+def _defaults(cls: type[PlanModel]) -> list[tuple[str, Any, Callable[[], Any] | None]]:
+    for field in cls.model_fields.values():  # immutable defaults only: shared as they are
+        default = field.default
+        assert (
+            field.default_factory
+            or default in (None, PydanticUndefined)
+            or type(default) in (str, bool, int)
+        )
+    specs = [
+        (name, field.default, cast(Callable[[], Any] | None, field.default_factory))
+        for name, field in cls.model_fields.items()
+    ]
+    return _DEFAULTS.setdefault(cls, specs)
 
 
 class FieldChange(PlanModel):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import math
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
 
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment
@@ -16,15 +20,17 @@ from planner.plan.changes import (
     secret_changes,
     secret_digests,
 )
-from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning
-from planner.plan.paths import flatten, get_path, is_ignored, normalize
+from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning, built
+from planner.plan.paths import STRUCT_PATHS, flatten, is_ignored, nest, normalize
 from planner.plan.views import (
     desired_fields,
-    observed_doc,
+    field_names,
     observed_fields,
     observed_secrets,
+    observed_values,
     view,
     view_patch,
+    with_masked_secrets,
 )
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
@@ -97,16 +103,16 @@ def unchanged(
     digests = _unchanged_secrets(desired, recorded, observed, key)
     if digests is None:
         return None
-    doc = observed_doc(observed)
-    fields: dict[str, object] = {}
-    for path, value in flatten(managed).items():
-        fields[path] = normalize(value)
-        if fields[path] is None or get_path(doc, path) != value:
-            return None
-        if classify(path) is ChangeClass.READ_ONLY:
-            return None
-    shown = view(fields, sorted(digests) if desired.secrets else None)
-    return Change(
+    doc = _plain_view(managed, observed)
+    if doc is _NOT_PLAIN:
+        doc = _general_view(managed, observed)
+    if doc is None:
+        return None
+    shown = with_masked_secrets(doc, sorted(digests) if desired.secrets else None)
+    # unvalidated (every value is made here, of the declared types): a large fleet's no-op
+    # changes share their one view and the set of given names, no copy of either
+    return built(
+        Change,
         name=desired.name,
         action=Action.NO_OP,
         deployment_id=recorded.id,
@@ -114,6 +120,55 @@ def unchanged(
         after=shown,
         secret_digests=digests,
     )
+
+
+_NOT_PLAIN: Any = object()  # a field of another kind than a plain scalar
+_SCALARS = frozenset({str, int, bool})  # in the wire dump as they are (a float too if finite)
+
+
+def _plain_view(managed: Mapping[str, Any], live: BaseModel, prefix: str = "") -> Any:
+    """`_general_view`, when each field of MANAGED is a plain scalar and LIVE's value of it
+    one too or null: compared and shown as they are (MANAGED's objects, keys sorted),
+    reading LIVE's attributes, no dump. `_NOT_PLAIN`: another kind was met."""
+    doc: dict[str, Any] = {}
+    for key in sorted(managed):
+        value, path = managed[key], prefix + key
+        if path in STRUCT_PATHS and type(value) is dict:
+            inner = getattr(live, key) if key in field_names(type(live)) else None
+            if inner is None or not field_names(type(inner)):
+                return _NOT_PLAIN
+            nested = _plain_view(value, inner, path + ".")
+            if nested is None or nested is _NOT_PLAIN:
+                return nested
+            if nested:
+                doc[key] = nested
+            continue
+        seen = getattr(live, key) if key in field_names(type(live)) else _NOT_PLAIN
+        if not (_is_plain(value) and (seen is None or _is_plain(seen))) or path == "secrets":
+            return _NOT_PLAIN
+        if seen != value or classify(path) is ChangeClass.READ_ONLY:
+            return None
+        doc[key] = value
+    return doc
+
+
+def _is_plain(value: Any) -> bool:
+    kind = type(value)
+    return kind in _SCALARS or (kind is float and math.isfinite(value))
+
+
+def _general_view(managed: dict[str, Any], observed: Deployment) -> dict[str, Any] | None:
+    """The view of MANAGED's fields when every one is set (no null or empty value), none is
+    read-only and the live value of each equals it; None otherwise."""
+    wanted = flatten(managed)
+    fields: dict[str, object] = {}
+    for path, value in wanted.items():
+        fields[path] = normalize(value)
+        if fields[path] is None or classify(path) is ChangeClass.READ_ONLY:
+            return None
+    if observed_values(observed, wanted) != wanted:
+        return None
+    return nest(fields)
 
 
 def _unchanged_secrets(

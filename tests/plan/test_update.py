@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,10 +11,18 @@ from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.drift import deployment_drift
 from planner.plan.model import Action
-from planner.plan.update import build_update, unchanged
+from planner.plan.update import _NOT_PLAIN, _general_view, _plain_view, build_update, unchanged
 from planner.state.records import RecordedDeployment
 
-from .builders import KEY, edit, git_desired, observed_from, recorded_from, with_lifecycle
+from .builders import (
+    INTEGRATION,
+    KEY,
+    edit,
+    git_desired,
+    observed_from,
+    recorded_from,
+    with_lifecycle,
+)
 from .strategies import desired_deployments, outside_edits
 
 
@@ -82,3 +92,42 @@ def test_anything_the_one_comparison_cannot_vouch_for_takes_the_full_path() -> N
     ]
     for desired, recorded, observed in cases:
         assert unchanged(desired, recorded, observed, KEY) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_plain_view_is_the_general_one(data: st.DataObject) -> None:
+    """Where every field is a plain scalar, the comparison read from the models' attributes
+    answers what the general one (flattened, dumped, nested) answers: the same view, keys
+    in the same order, or None."""
+    prior = data.draw(desired_deployments("api"))
+    desired = prior if data.draw(st.booleans()) else data.draw(desired_deployments("api"))
+    observed = observed_from(prior)
+    if data.draw(st.booleans()):
+        observed = edit(observed, data.draw(outside_edits))
+    managed = desired.managed()
+    plain = _plain_view(managed, observed)
+    if plain is _NOT_PLAIN:
+        return
+    general = _general_view(managed, observed)
+    assert plain == general
+    assert json.dumps(plain) == json.dumps(general)
+
+
+def test_a_plain_field_the_server_lacks_or_holds_otherwise_differs() -> None:
+    """A plain field null or different on the server, or a struct the server lacks: the
+    plain comparison says no (or leaves it to the general one), never a no-op."""
+    desired = git_desired(source_config={"integration_id": INTEGRATION, "build_on_push": True})
+    managed = desired.managed()
+    cases = [
+        edit(observed_from(desired), {"source_config": {"build_on_push": False}}),
+        observed_from(desired, build_on_push=None),
+    ]
+    for observed in cases:
+        assert _plain_view(managed, observed) is None
+        assert _general_view(managed, observed) is None
+    assert _plain_view(managed, observed_from(desired)) == {
+        "source": "git_host",
+        "source_config": {"build_on_push": True, "integration_id": INTEGRATION},
+        "source_revision_config": {"agent_config_path": "agent.json", "repo_ref": "main"},
+    }
