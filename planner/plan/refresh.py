@@ -44,7 +44,7 @@ from planner.plan.records import revision_fields
 from planner.plan.views import observed_doc, observed_secrets
 from planner.secrets import secret_digest
 from planner.state.document import IntentOp, StateDocument
-from planner.state.records import RecordedDeployment
+from planner.state.records import RecordedDeployment, share_given_names
 
 NAME_LOOKUP_LIMIT = 5
 PAGES_IN_FLIGHT = 4  # enough to hide the latency of each page behind the parsing of others
@@ -145,6 +145,8 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
             except BaseException:
                 failed = True
                 raise
+            for deployment in page.resources:
+                _share_given_names(deployment)
             fresh = {d.id for d in page.resources} - ids
             ids.update(fresh)
             pages[index] = page.resources
@@ -156,6 +158,16 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
     await _all_or_none([worker() for _ in range(PAGES_IN_FLIGHT)])
     assert end is not None  # the workers stop only once a page ended the listing
     return [pages[index] for index in range(end + 1)]
+
+
+def _share_given_names(deployment: Deployment) -> None:
+    """The sets of given names of a listed deployment and its parts shared with the other
+    listed ones' (`share_given_names`): 13 MiB of a 10,000-deployment listing."""
+    source_config = deployment.source_config
+    for part in (deployment, source_config, deployment.source_revision_config):
+        share_given_names(part)
+    if source_config.resource_spec is not None:
+        share_given_names(source_config.resource_spec)
 
 
 async def _all_or_none(calls: list[Coroutine[Any, Any, None]]) -> None:

@@ -317,6 +317,10 @@ async def test_a_workspace_listing_reads_the_pages_the_state_expects(
     listed = await list_workspace(client, len(deployments))
     assert listed == sequential and len(listed) == 250
     assert log.count("GET", "/v2/deployments") == 3
+    # every listed deployment (and each of its parts) shares one set of given names
+    first, last = listed[0], listed[-1]
+    assert first.model_fields_set is last.model_fields_set
+    assert first.source_config.model_fields_set is last.source_config.model_fields_set
 
 
 @pytest.mark.anyio
