@@ -110,16 +110,25 @@ def unchanged(
         return None
     shown = with_masked_secrets(doc, sorted(digests) if desired.secrets else None)
     # unvalidated (every value is made here, of the declared types): a large fleet's no-op
-    # changes share their one view and the set of given names, no copy of either
+    # changes share their one view, their empty lists and the set of given names
     return built(
         Change,
         name=desired.name,
         action=Action.NO_OP,
         deployment_id=recorded.id,
+        fields=_NONE,
+        patch=_NONE,
         before=shown,
         after=shown,
-        secret_digests=digests,
+        notes=_NONE,
+        request_body=_NOTHING,
+        secret_digests=digests or _NOTHING,
     )
+
+
+# The empty values no-op changes share (a plan is never changed once made).
+_NONE: list[Any] = []
+_NOTHING: dict[str, Any] = {}
 
 
 _NOT_PLAIN: Any = object()  # a field of another kind than a plain scalar
