@@ -35,8 +35,10 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from planner.api.client import PAGE_SIZE, ControlPlaneClient
-from planner.api.models import SUCCESS_STATUSES, Deployment, is_being_deleted
+from planner.api.models import SUCCESS_STATUSES, Deployment, ResourceSpec, is_being_deleted
 from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, set_path
@@ -135,6 +137,7 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
     ids: set[str] = set()
     claimed, end = 0, None  # pages handed out; the first page found to end the listing
     failed = False  # a page failed: hand out no more (the others are being cancelled)
+    specs: dict[tuple[Any, ...], ResourceSpec] = {}  # the listing's resource specs, by value
 
     async def worker() -> None:
         nonlocal claimed, last, end, failed
@@ -146,7 +149,7 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
                 failed = True
                 raise
             for deployment in page.resources:
-                _share_given_names(deployment)
+                _lighten(deployment, specs)
             fresh = {d.id for d in page.resources} - ids
             ids.update(fresh)
             pages[index] = page.resources
@@ -160,14 +163,32 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
     return [pages[index] for index in range(end + 1)]
 
 
-def _share_given_names(deployment: Deployment) -> None:
-    """The sets of given names of a listed deployment and its parts shared with the other
-    listed ones' (`share_given_names`): 13 MiB of a 10,000-deployment listing."""
+def _lighten(deployment: Deployment, specs: dict[tuple[Any, ...], ResourceSpec]) -> None:
+    """A listed deployment made lighter, nothing of its value changed: the sets of given
+    names of it and its parts shared with the other listed ones' (`share_given_names`),
+    its resource spec shared with the listed ones equal to it (SPECS: most of a fleet's
+    are alike). 22 MiB of a 10,000-deployment listing; nothing changes a listed one."""
     source_config = deployment.source_config
     for part in (deployment, source_config, deployment.source_revision_config):
         share_given_names(part)
-    if source_config.resource_spec is not None:
-        share_given_names(source_config.resource_spec)
+    spec = source_config.resource_spec
+    if spec is None:
+        return
+    share_given_names(spec)
+    key = _value_key(spec)
+    if key is not None:
+        source_config.__dict__["resource_spec"] = specs.setdefault(key, spec)
+
+
+def _value_key(model: BaseModel) -> tuple[Any, ...] | None:
+    """The given fields of MODEL with their types and values (None: one is not a scalar)."""
+    names = tuple(model.__pydantic_fields_set__)
+    values = tuple(map(model.__dict__.__getitem__, names))
+    kinds = tuple(map(type, values))
+    return (names, kinds, values) if _SCALARS.issuperset(kinds) else None
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 async def _all_or_none(calls: list[Coroutine[Any, Any, None]]) -> None:
