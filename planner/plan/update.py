@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel
@@ -97,15 +98,15 @@ def unchanged(
     null or empty one the comparison would leave out) and the secrets the same on all
     three sides. Anything else takes the full path.
     """
-    managed = desired.managed()
-    if desired.lifecycle.ignore_changes or recorded.managed != managed:
+    if desired.lifecycle.ignore_changes:
         return None
     digests = _unchanged_secrets(desired, recorded, observed, key)
     if digests is None:
         return None
-    doc = _plain_view(managed, observed)
+    doc = _agreed_view(*_managed_values(desired), recorded.managed, observed)
     if doc is _NOT_PLAIN:
-        doc = _general_view(managed, observed)
+        managed = desired.managed()
+        doc = None if recorded.managed != managed else _general_view(managed, observed)
     if doc is None:
         return None
     shown = with_masked_secrets(doc, sorted(digests) if desired.secrets else None)
@@ -135,27 +136,57 @@ _NOT_PLAIN: Any = object()  # a field of another kind than a plain scalar
 _SCALARS = frozenset({str, int, bool})  # in the wire dump as they are (a float too if finite)
 
 
-def _plain_view(managed: Mapping[str, Any], live: BaseModel, prefix: str = "") -> Any:
-    """`_general_view`, when each field of MANAGED is a plain scalar and LIVE's value of it
-    one too or null: compared and shown as they are (MANAGED's objects, keys sorted),
-    reading LIVE's attributes, no dump. `_NOT_PLAIN`: another kind was met."""
+def _managed_values(desired: DesiredDeployment) -> tuple[Mapping[str, Any], Collection[str]]:
+    """The attributes of DESIRED and the names of those `managed()` dumps (its given
+    fields but the address and secrets; the remote name as `name`)."""
+    names = desired.model_fields_set - _NOT_MANAGED
+    if desired.remote_name is None:
+        return desired.__dict__, names
+    values = {name: getattr(desired, name) for name in names}
+    values["name"] = desired.remote_name
+    return values, values.keys()
+
+
+_NOT_MANAGED = frozenset({"name", "remote_name", "secrets", "secret_env", "lifecycle"})
+
+
+def _agreed_view(
+    values: Mapping[str, Any],
+    names: Collection[str],
+    recorded: Any,
+    live: BaseModel,
+    prefix: str = "",
+) -> Any:
+    """`_general_view` of the managed fields (NAMES of VALUES: a model's given fields),
+    when RECORDED holds them (the record is the config) and each is a plain scalar, LIVE's
+    value of it one too or null: compared and shown as they are (keys sorted), read from
+    the models' attributes, no dump. `_NOT_PLAIN`: another kind was met."""
+    if type(recorded) is not dict:
+        return _NOT_PLAIN
+    if len(recorded) != len(names):
+        return None  # the record holds other fields than the config sets
     doc: dict[str, Any] = {}
-    for key in sorted(managed):
-        value, path = managed[key], prefix + key
-        if path in STRUCT_PATHS and type(value) is dict:
+    for key in sorted(names):
+        value, path = values[key], prefix + key
+        if key not in recorded:
+            return None
+        if path in STRUCT_PATHS and isinstance(value, BaseModel):
             inner = getattr(live, key) if key in field_names(type(live)) else None
             if inner is None or not field_names(type(inner)):
                 return _NOT_PLAIN
-            nested = _plain_view(value, inner, path + ".")
+            given = value.model_fields_set
+            nested = _agreed_view(value.__dict__, given, recorded[key], inner, path + ".")
             if nested is None or nested is _NOT_PLAIN:
                 return nested
             if nested:
                 doc[key] = nested
             continue
+        if isinstance(value, Enum):
+            value = value.value  # as the wire dump has it
         seen = getattr(live, key) if key in field_names(type(live)) else _NOT_PLAIN
         if not (_is_plain(value) and (seen is None or _is_plain(seen))) or path == "secrets":
             return _NOT_PLAIN
-        if seen != value or classify(path) is ChangeClass.READ_ONLY:
+        if recorded[key] != value or seen != value or classify(path) is ChangeClass.READ_ONLY:
             return None
         doc[key] = value
     return doc

@@ -11,7 +11,14 @@ from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.drift import deployment_drift
 from planner.plan.model import Action
-from planner.plan.update import _NOT_PLAIN, _general_view, _plain_view, build_update, unchanged
+from planner.plan.update import (
+    _NOT_PLAIN,
+    _agreed_view,
+    _general_view,
+    _managed_values,
+    build_update,
+    unchanged,
+)
 from planner.state.records import RecordedDeployment
 
 from .builders import (
@@ -96,37 +103,44 @@ def test_anything_the_one_comparison_cannot_vouch_for_takes_the_full_path() -> N
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
-def test_the_plain_view_is_the_general_one(data: st.DataObject) -> None:
+def test_the_agreed_view_is_the_general_one(data: st.DataObject) -> None:
     """Where every field is a plain scalar, the comparison read from the models' attributes
-    answers what the general one (flattened, dumped, nested) answers: the same view, keys
-    in the same order, or None."""
+    answers what the general one (dumped, compared with the record, flattened, nested)
+    answers: the same view, keys in the same order, or None."""
     prior = data.draw(desired_deployments("api"))
     desired = prior if data.draw(st.booleans()) else data.draw(desired_deployments("api"))
+    if data.draw(st.booleans()):
+        desired = desired.model_copy(update={"remote_name": "api-remote"})
+    if data.draw(st.booleans()):
+        desired = desired.model_copy(update={"display_name": "API"})
+    recorded = recorded_from(prior if data.draw(st.booleans()) else desired)
     observed = observed_from(prior)
     if data.draw(st.booleans()):
         observed = edit(observed, data.draw(outside_edits))
-    managed = desired.managed()
-    plain = _plain_view(managed, observed)
-    if plain is _NOT_PLAIN:
+    agreed = _agreed_view(*_managed_values(desired), recorded.managed, observed)
+    if agreed is _NOT_PLAIN:
         return
-    general = _general_view(managed, observed)
-    assert plain == general
-    assert json.dumps(plain) == json.dumps(general)
-
-
-def test_a_plain_field_the_server_lacks_or_holds_otherwise_differs() -> None:
-    """A plain field null or different on the server, or a struct the server lacks: the
-    plain comparison says no (or leaves it to the general one), never a no-op."""
-    desired = git_desired(source_config={"integration_id": INTEGRATION, "build_on_push": True})
     managed = desired.managed()
-    cases = [
-        edit(observed_from(desired), {"source_config": {"build_on_push": False}}),
+    general = None if recorded.managed != managed else _general_view(managed, observed)
+    assert agreed == general
+    assert json.dumps(agreed) == json.dumps(general)
+
+
+def test_a_plain_field_the_server_or_record_holds_otherwise_differs() -> None:
+    """A plain field null or different on the server or in the record, a field only the
+    record has, or a struct the server lacks: the comparison says no (or leaves it to the
+    general one), never a no-op."""
+    desired = git_desired(source_config={"integration_id": INTEGRATION, "build_on_push": True})
+    values, names = _managed_values(desired)
+    live, record = observed_from(desired), recorded_from(desired).managed
+    for observed in (
+        edit(live, {"source_config": {"build_on_push": False}}),
         observed_from(desired, build_on_push=None),
-    ]
-    for observed in cases:
-        assert _plain_view(managed, observed) is None
-        assert _general_view(managed, observed) is None
-    assert _plain_view(managed, observed_from(desired)) == {
+    ):
+        assert _agreed_view(values, names, record, observed) is None
+    for other in (record | {"display_name": "x"}, recorded_from(git_desired()).managed):
+        assert _agreed_view(values, names, other, live) is None
+    assert _agreed_view(values, names, record, live) == {
         "source": "git_host",
         "source_config": {"build_on_push": True, "integration_id": INTEGRATION},
         "source_revision_config": {"agent_config_path": "agent.json", "repo_ref": "main"},
