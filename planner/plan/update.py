@@ -166,12 +166,13 @@ def _agreed_view(
     if len(recorded) != len(names):
         return None  # the record holds other fields than the config sets
     doc: dict[str, Any] = {}
+    seen_fields = field_names(type(live))
     for key in sorted(names):
         value, path = values[key], prefix + key
         if key not in recorded:
             return None
         if path in STRUCT_PATHS and isinstance(value, BaseModel):
-            inner = getattr(live, key) if key in field_names(type(live)) else None
+            inner = getattr(live, key) if key in seen_fields else None
             if inner is None or not field_names(type(inner)):
                 return _NOT_PLAIN
             given = value.model_fields_set
@@ -181,10 +182,13 @@ def _agreed_view(
             if nested:
                 doc[key] = nested
             continue
-        if isinstance(value, Enum):
-            value = value.value  # as the wire dump has it
-        seen = getattr(live, key) if key in field_names(type(live)) else _NOT_PLAIN
-        if not (_is_plain(value) and (seen is None or _is_plain(seen))) or path == "secrets":
+        if type(value) not in _SCALARS:
+            if isinstance(value, Enum):
+                value = value.value  # as the wire dump has it
+            if not _is_plain(value):
+                return _NOT_PLAIN
+        seen = getattr(live, key) if key in seen_fields else _NOT_PLAIN
+        if not (seen is None or type(seen) in _SCALARS or _is_plain(seen)) or path == "secrets":
             return _NOT_PLAIN
         if recorded[key] != value or seen != value or classify(path) is ChangeClass.READ_ONLY:
             return None
