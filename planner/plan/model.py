@@ -69,11 +69,12 @@ class PlanModel(BaseModel):
 
 
 _Model = TypeVar("_Model", bound=PlanModel)
-# One set of given field names per model and set of names, shared by the instances that
-# `built` makes (pydantic copies it before a `model_copy(update=...)` changes it).
-_GIVEN: dict[tuple[type[PlanModel], frozenset[str]], set[str]] = {}
-# Each model's fields in order: (name, default, default factory).
-_DEFAULTS: dict[type[PlanModel], list[tuple[str, Any, Callable[[], Any] | None]]] = {}
+# What `built` makes an instance of a model from, per model and set of given names: the
+# set of those names (shared by the instances: pydantic copies it before a
+# `model_copy(update=...)` changes it), the fields in order with the defaults of those
+# not given, and the default factories of those not given.
+_Recipe = tuple[set[str], dict[str, Any], list[tuple[str, Callable[[], Any]]]]
+_RECIPES: dict[tuple[type[PlanModel], frozenset[str]], _Recipe] = {}
 
 
 def built(cls: type[_Model], **values: Any) -> _Model:
@@ -83,15 +84,12 @@ def built(cls: type[_Model], **values: Any) -> _Model:
 
     What `model_construct` makes, without its per-field work (it inspects the signature of
     each default factory, for every instance)."""
-    given = _GIVEN.setdefault((cls, frozenset(values)), set(values))
-    fields: dict[str, Any] = {}
-    for name, default, factory in _DEFAULTS.get(cls) or _defaults(cls):
-        if name in values:
-            fields[name] = values[name]
-        elif factory is not None:
-            fields[name] = factory()
-        elif default is not PydanticUndefined:  # a required field left out stays out
-            fields[name] = default
+    key = (cls, frozenset(values))
+    given, defaults, factories = _RECIPES.get(key) or _recipe(key)
+    fields = defaults.copy()
+    fields.update(values)
+    for name, factory in factories:
+        fields[name] = factory()
     instance = cls.__new__(cls)
     _set = object.__setattr__  # as `model_construct` does: the model is frozen
     _set(instance, "__dict__", fields)
@@ -101,19 +99,19 @@ def built(cls: type[_Model], **values: Any) -> _Model:
     return instance
 
 
-def _defaults(cls: type[PlanModel]) -> list[tuple[str, Any, Callable[[], Any] | None]]:
-    for field in cls.model_fields.values():  # immutable defaults only: shared as they are
-        default = field.default
-        assert (
-            field.default_factory
-            or default in (None, PydanticUndefined)
-            or type(default) in (str, bool, int)
-        )
-    specs = [
-        (name, field.default, cast(Callable[[], Any] | None, field.default_factory))
-        for name, field in cls.model_fields.items()
-    ]
-    return _DEFAULTS.setdefault(cls, specs)
+def _recipe(key: tuple[type[PlanModel], frozenset[str]]) -> _Recipe:
+    cls, names = key
+    defaults: dict[str, Any] = {}
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    for name, field in cls.model_fields.items():
+        default, factory = field.default, field.default_factory
+        # immutable defaults only: they are shared as they are
+        assert factory or default in (None, PydanticUndefined) or type(default) in (str, bool, int)
+        if name in names or factory is not None or default is not PydanticUndefined:
+            defaults[name] = None if default is PydanticUndefined else default  # in order
+        if name not in names and factory is not None:
+            factories.append((name, cast(Callable[[], Any], factory)))
+    return _RECIPES.setdefault(key, (set(names), defaults, factories))
 
 
 class FieldChange(PlanModel):
