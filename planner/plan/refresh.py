@@ -101,7 +101,7 @@ async def refresh_observed(
     # free, or the create would collide with one made outside the planner meanwhile.
     gone = sorted(name for name, live in managed.items() if live is None and name in wanted)
     if whole_workspace:
-        found |= read_listed(listing, recorded, gone, remote)[1]
+        found |= read_listed(listing, recorded, gone, remote)[1] if gone else {}
     else:
         found |= await find_names(client, gone, remote)
     adopted = {name: d for name, d in sorted(found.items()) if name in pending}
