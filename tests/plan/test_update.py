@@ -127,9 +127,9 @@ def test_the_agreed_view_is_the_general_one(data: st.DataObject) -> None:
 
 
 def test_a_plain_field_the_server_or_record_holds_otherwise_differs() -> None:
-    """A plain field null or different on the server or in the record, a field only the
-    record has, or a struct the server lacks: the comparison says no (or leaves it to the
-    general one), never a no-op."""
+    """A plain field null or different on the server or in the record, or a field only the
+    record has: the comparison says no; a record or live value of another kind: it leaves
+    it to the general one; never a no-op."""
     desired = git_desired(source_config={"integration_id": INTEGRATION, "build_on_push": True})
     values, names = _managed_values(desired)
     live, record = observed_from(desired), recorded_from(desired).managed
@@ -138,8 +138,16 @@ def test_a_plain_field_the_server_or_record_holds_otherwise_differs() -> None:
         observed_from(desired, build_on_push=None),
     ):
         assert _agreed_view(values, names, record, observed) is None
-    for other in (record | {"display_name": "x"}, recorded_from(git_desired()).managed):
+    swapped = {**{k: v for k, v in record.items() if k != "source"}, "display_name": "x"}
+    others = (record | {"display_name": "x"}, swapped, recorded_from(git_desired()).managed)
+    for other in others:
         assert _agreed_view(values, names, other, live) is None
+    odd_record = record | {"source_config": "not an object"}
+    assert _agreed_view(values, names, odd_record, live) is _NOT_PLAIN
+    named = desired.model_copy(update={"display_name": "API"})
+    odd_live = live.model_copy(update={"display_name": ["API"]})  # no kind a server sends
+    named_record = recorded_from(named).managed
+    assert _agreed_view(*_managed_values(named), named_record, odd_live) is _NOT_PLAIN
     assert _agreed_view(values, names, record, live) == {
         "source": "git_host",
         "source_config": {"build_on_push": True, "integration_id": INTEGRATION},
