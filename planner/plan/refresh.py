@@ -213,6 +213,8 @@ def read_listed(
     (NAMES are addresses; REMOTE maps those named otherwise in the workspace)."""
     by_id = {d.id: d for d in listing}
     managed = {name: by_id.get(r.id) for name, r in sorted(recorded.items())}
+    if not names:  # a no-change plan: no name to look up in the listing
+        return managed, {}
     ids = {r.id for r in recorded.values()}
     by_name: dict[str, Deployment] = {}
     for deployment in listing:
