@@ -122,8 +122,9 @@ def _deeper_than(data: Any, limit: int) -> bool:
 
 
 # Up to this many levels the walk recurses (a frame per level, no tuple per value: the
-# common case, run on every config and state read); deeper limits walk iteratively.
-_RECURSIVE_DEPTH = 200
+# common case, run on every config, state and saved plan read: a 10,000-deployment state
+# in 16 ms, not 59); deeper limits walk iteratively.
+_RECURSIVE_DEPTH = MAX_WRITTEN_NESTING
 
 
 def _deeper_below(children: Iterable[Any], remaining: int) -> bool:

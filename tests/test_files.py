@@ -11,7 +11,13 @@ from types import MappingProxyType
 import pytest
 
 from planner.errors import ConfigError
-from planner.files import MAX_NESTING, check_nesting, parse_nested, read_user_text
+from planner.files import (
+    MAX_NESTING,
+    MAX_WRITTEN_NESTING,
+    check_nesting,
+    parse_nested,
+    read_user_text,
+)
 
 
 def test_a_fifo_is_refused_at_once_without_blocking(tmp_path: Path) -> None:
@@ -114,3 +120,14 @@ def test_the_parsers_own_decode_errors_pass_through() -> None:
     """A syntax error stays the parser's (callers word it with line and column)."""
     with pytest.raises(json.JSONDecodeError):
         parse_nested(json.loads, "{", Path("c"), ConfigError)
+
+
+def test_a_written_file_may_nest_as_deep_as_its_limit_and_no_deeper() -> None:
+    """The limit of files the planner writes: 256 levels pass, 257 do not (the walk that
+    counts them recurses that deep)."""
+    ok: object = "leaf"
+    for level in range(MAX_WRITTEN_NESTING):
+        ok = {"k": ok} if level % 2 else [ok]
+    check_nesting(ok, Path("s"), ConfigError, limit=MAX_WRITTEN_NESTING)
+    with pytest.raises(ConfigError, match=f"nested deeper than {MAX_WRITTEN_NESTING} levels"):
+        check_nesting([ok], Path("s"), ConfigError, limit=MAX_WRITTEN_NESTING)

@@ -68,6 +68,14 @@ class Target:
     # The config file's data, read once (None: there is no file): the full load reuses it.
     raw: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
 
+    def take_raw(self) -> Mapping[str, Any] | None:
+        """The file's data, for the one full load: let go of here (a cache, not a value of
+        the target), so it is not held through the command (8 MiB of a 10,000-deployment
+        config); a later load reads the file again."""
+        raw = self.raw
+        object.__setattr__(self, "raw", None)  # frozen for its values; `raw` is not one
+        return raw
+
 
 def resolve_target(
     options: WorkspaceOptions,

@@ -63,7 +63,7 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
                 environ=env,
                 env=target.environment,
                 variables=target.variables,
-                raw=target.raw,
+                raw=target.take_raw(),
             )
         return cls.for_config(config, target, announce=announce)
 

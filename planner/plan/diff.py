@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
@@ -55,8 +56,7 @@ class _Outcome:
     rollouts: list[Rollout] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Subject:
+class _Subject(NamedTuple):  # a tuple: one made per deployment, cheaply
     name: str
     desired: DesiredDeployment | None
     recorded: RecordedDeployment | None
@@ -101,8 +101,11 @@ def make_plan(
     recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
     out = _Outcome()
+    journal: dict[str, list[PendingIntent]] = {}  # each name's intents, in journal order
+    for intent in intents:
+        journal.setdefault(intent.name, []).append(intent)
     for name in selected_names(desired, recorded, opts):
-        journalled = tuple(i for i in intents if i.name == name)
+        journalled = tuple(journal.get(name, ()))
         live = observed.get(name)
         found = existing.get(name)
         subject = _Subject(

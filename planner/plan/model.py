@@ -13,11 +13,12 @@ Invariants:
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticUndefined
 
 from planner import __version__
 from planner.api.fields import ChangeClass
@@ -68,17 +69,49 @@ class PlanModel(BaseModel):
 
 
 _Model = TypeVar("_Model", bound=PlanModel)
-# One set of given field names per model and set of names, shared by the instances that
-# `built` makes (pydantic copies it before a `model_copy(update=...)` changes it).
-_GIVEN: dict[tuple[type[PlanModel], frozenset[str]], set[str]] = {}
+# What `built` makes an instance of a model from, per model and set of given names: the
+# set of those names (shared by the instances: pydantic copies it before a
+# `model_copy(update=...)` changes it), the fields in order with the defaults of those
+# not given, and the default factories of those not given.
+_Recipe = tuple[set[str], dict[str, Any], list[tuple[str, Callable[[], Any]]]]
+_RECIPES: dict[tuple[type[PlanModel], frozenset[str]], _Recipe] = {}
 
 
 def built(cls: type[_Model], **values: Any) -> _Model:
     """CLS of VALUES that are already of its fields' types, unvalidated: no copy of any
     value and no per-instance set of the given names. For what a large plan has one of
-    per deployment or field; the JSON, text and equality are the validated instance's."""
-    given = _GIVEN.setdefault((cls, frozenset(values)), set(values))
-    return cast(_Model, cls.model_construct(given, **values))
+    per deployment or field; the JSON, text and equality are the validated instance's.
+
+    What `model_construct` makes, without its per-field work (it inspects the signature of
+    each default factory, for every instance)."""
+    key = (cls, frozenset(values))
+    given, defaults, factories = _RECIPES.get(key) or _recipe(key)
+    fields = defaults.copy()
+    fields.update(values)
+    for name, factory in factories:
+        fields[name] = factory()
+    instance = cls.__new__(cls)
+    _set = object.__setattr__  # as `model_construct` does: the model is frozen
+    _set(instance, "__dict__", fields)
+    _set(instance, "__pydantic_fields_set__", given)
+    _set(instance, "__pydantic_extra__", None)
+    _set(instance, "__pydantic_private__", None)
+    return instance
+
+
+def _recipe(key: tuple[type[PlanModel], frozenset[str]]) -> _Recipe:
+    cls, names = key
+    defaults: dict[str, Any] = {}
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    for name, field in cls.model_fields.items():
+        default, factory = field.default, field.default_factory
+        # immutable defaults only: they are shared as they are
+        assert factory or default in (None, PydanticUndefined) or type(default) in (str, bool, int)
+        if name in names or factory is not None or default is not PydanticUndefined:
+            defaults[name] = None if default is PydanticUndefined else default  # in order
+        if name not in names and factory is not None:
+            factories.append((name, cast(Callable[[], Any], factory)))
+    return _RECIPES.setdefault(key, (set(names), defaults, factories))
 
 
 class FieldChange(PlanModel):

@@ -17,6 +17,8 @@ STRUCT_PATHS = frozenset({"source_config", "source_revision_config", RESOURCE_SP
 # Fields the API can clear: resource_spec is replaced wholesale, `secret_references: []`
 # clears; any other null in a PATCH is ignored, so the config cannot unset it.
 CLEARABLE_PREFIXES = (RESOURCE_SPEC + ".", "secret_references")
+# The JSON scalars: immutable, each its own deep copy.
+ATOMIC = frozenset({str, int, float, bool, type(None)})
 
 
 def flatten(doc: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -47,7 +49,8 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
     node = doc
     for part in parents:
         node = node.setdefault(part, {})
-    node[last] = copy.deepcopy(value)
+    # a scalar is its own deep copy: no call of deepcopy for each of a large plan's values
+    node[last] = value if type(value) in ATOMIC else copy.deepcopy(value)
 
 
 def nest(flat: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import math
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
 
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment
@@ -16,15 +21,17 @@ from planner.plan.changes import (
     secret_changes,
     secret_digests,
 )
-from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning
-from planner.plan.paths import flatten, get_path, is_ignored, normalize
+from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning, built
+from planner.plan.paths import STRUCT_PATHS, flatten, is_ignored, nest, normalize
 from planner.plan.views import (
     desired_fields,
-    observed_doc,
+    field_names,
     observed_fields,
     observed_secrets,
+    observed_values,
     view,
     view_patch,
+    with_masked_secrets,
 )
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
@@ -91,29 +98,121 @@ def unchanged(
     null or empty one the comparison would leave out) and the secrets the same on all
     three sides. Anything else takes the full path.
     """
-    managed = desired.managed()
-    if desired.lifecycle.ignore_changes or recorded.managed != managed:
+    if desired.lifecycle.ignore_changes:
         return None
     digests = _unchanged_secrets(desired, recorded, observed, key)
     if digests is None:
         return None
-    doc = observed_doc(observed)
-    fields: dict[str, object] = {}
-    for path, value in flatten(managed).items():
-        fields[path] = normalize(value)
-        if fields[path] is None or get_path(doc, path) != value:
-            return None
-        if classify(path) is ChangeClass.READ_ONLY:
-            return None
-    shown = view(fields, sorted(digests) if desired.secrets else None)
-    return Change(
+    doc = _agreed_view(*_managed_values(desired), recorded.managed, observed)
+    if doc is _NOT_PLAIN:
+        managed = desired.managed()
+        doc = None if recorded.managed != managed else _general_view(managed, observed)
+    if doc is None:
+        return None
+    shown = with_masked_secrets(doc, sorted(digests) if desired.secrets else None)
+    # unvalidated (every value is made here, of the declared types): a large fleet's no-op
+    # changes share their one view, their empty lists and the set of given names
+    return built(
+        Change,
         name=desired.name,
         action=Action.NO_OP,
         deployment_id=recorded.id,
+        fields=_NONE,
+        patch=_NONE,
         before=shown,
         after=shown,
-        secret_digests=digests,
+        notes=_NONE,
+        request_body=_NOTHING,
+        secret_digests=digests or _NOTHING,
     )
+
+
+# The empty values no-op changes share (a plan is never changed once made).
+_NONE: list[Any] = []
+_NOTHING: dict[str, Any] = {}
+
+
+_NOT_PLAIN: Any = object()  # a field of another kind than a plain scalar
+_SCALARS = frozenset({str, int, bool})  # in the wire dump as they are (a float too if finite)
+
+
+def _managed_values(desired: DesiredDeployment) -> tuple[Mapping[str, Any], Collection[str]]:
+    """The attributes of DESIRED and the names of those `managed()` dumps (its given
+    fields but the address and secrets; the remote name as `name`)."""
+    names = desired.model_fields_set - _NOT_MANAGED
+    if desired.remote_name is None:
+        return desired.__dict__, names
+    values = {name: getattr(desired, name) for name in names}
+    values["name"] = desired.remote_name
+    return values, values.keys()
+
+
+_NOT_MANAGED = frozenset({"name", "remote_name", "secrets", "secret_env", "lifecycle"})
+
+
+def _agreed_view(
+    values: Mapping[str, Any],
+    names: Collection[str],
+    recorded: Any,
+    live: BaseModel,
+    prefix: str = "",
+) -> Any:
+    """`_general_view` of the managed fields (NAMES of VALUES: a model's given fields),
+    when RECORDED holds them (the record is the config) and each is a plain scalar, LIVE's
+    value of it one too or null: compared and shown as they are (keys sorted), read from
+    the models' attributes, no dump. `_NOT_PLAIN`: another kind was met."""
+    if type(recorded) is not dict:
+        return _NOT_PLAIN
+    if len(recorded) != len(names):
+        return None  # the record holds other fields than the config sets
+    doc: dict[str, Any] = {}
+    seen_fields = field_names(type(live))
+    for key in sorted(names):
+        value, path = values[key], prefix + key
+        if key not in recorded:
+            return None
+        if path in STRUCT_PATHS and isinstance(value, BaseModel):
+            inner = getattr(live, key) if key in seen_fields else None
+            if inner is None or not field_names(type(inner)):
+                return _NOT_PLAIN
+            given = value.model_fields_set
+            nested = _agreed_view(value.__dict__, given, recorded[key], inner, path + ".")
+            if nested is None or nested is _NOT_PLAIN:
+                return nested
+            if nested:
+                doc[key] = nested
+            continue
+        if type(value) not in _SCALARS:
+            if isinstance(value, Enum):
+                value = value.value  # as the wire dump has it
+            if not _is_plain(value):
+                return _NOT_PLAIN
+        seen = getattr(live, key) if key in seen_fields else _NOT_PLAIN
+        if not (seen is None or type(seen) in _SCALARS or _is_plain(seen)) or path == "secrets":
+            return _NOT_PLAIN
+        if recorded[key] != value or seen != value or classify(path) is ChangeClass.READ_ONLY:
+            return None
+        doc[key] = value
+    return doc
+
+
+def _is_plain(value: Any) -> bool:
+    kind = type(value)
+    return kind in _SCALARS or (kind is float and math.isfinite(value))
+
+
+def _general_view(managed: dict[str, Any], observed: Deployment) -> dict[str, Any] | None:
+    """The view of MANAGED's fields when every one is set (no null or empty value), none is
+    read-only and the live value of each equals it; None otherwise."""
+    wanted = flatten(managed)
+    fields: dict[str, object] = {}
+    for path, value in wanted.items():
+        fields[path] = normalize(value)
+        if fields[path] is None or classify(path) is ChangeClass.READ_ONLY:
+            return None
+    if observed_values(observed, wanted) != wanted:
+        return None
+    return nest(fields)
 
 
 def _unchanged_secrets(

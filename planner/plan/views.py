@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import jsonpatch
+from pydantic import BaseModel
 
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment
@@ -42,8 +44,57 @@ def observed_doc(observed: Deployment) -> dict[str, Any]:
 
 
 def observed_fields(observed: Deployment, paths: Iterable[str]) -> dict[str, Any]:
-    doc = observed_doc(observed)
-    return {path: normalize(get_path(doc, path)) for path in paths}
+    """Path -> the normalized observed value of each of PATHS."""
+    return {path: normalize(value) for path, value in observed_values(observed, paths).items()}
+
+
+def observed_values(observed: Deployment, paths: Iterable[str]) -> dict[str, Any]:
+    """Path -> `get_path(observed_doc(observed), path)` for each of PATHS, without dumping
+    the deployment while every value is a scalar (read from the model's attributes, the
+    same value as in the dump); it is dumped once for the first that is not."""
+    values: dict[str, Any] = {}
+    doc: dict[str, Any] | None = None
+    for path in paths:
+        value = _scalar_at(observed, path)
+        if value is _DUMPED:
+            doc = observed_doc(observed) if doc is None else doc
+            value = get_path(doc, path)
+        values[path] = value
+    return values
+
+
+_DUMPED = object()  # the value at a path is to be read from the dump
+_PLAIN = frozenset({str, int, bool})  # their JSON dump is the value itself
+
+
+def field_names(kind: type) -> frozenset[str]:
+    """The fields of a model class (none for any other type), remembered per class."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        fields = kind.model_fields if issubclass(kind, BaseModel) else {}
+        names = _FIELD_NAMES[kind] = frozenset(fields)
+    return names
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _scalar_at(observed: Deployment, path: str) -> Any:
+    """The value at PATH of `observed_doc(observed)` when it is None or a plain scalar
+    there (None: a null or missing field, which the dump leaves out), else `_DUMPED`."""
+    node: Any = observed
+    for part in path.split("."):
+        if node is None:
+            return None
+        if part not in field_names(type(node)):
+            return _DUMPED  # a free-form object or an unknown key: as the dump has it
+        node = getattr(node, part)
+    if path == "secrets" or path.startswith("secrets."):
+        return _DUMPED  # not in the dump
+    kind = type(node)
+    if node is None or kind in _PLAIN or (kind is float and math.isfinite(node)):
+        return node
+    return _DUMPED
 
 
 def observed_secrets(observed: Deployment) -> dict[str, str]:
@@ -56,7 +107,11 @@ def masked_secrets(names: Iterable[str]) -> list[dict[str, str]]:
 
 def view(fields: Mapping[str, Any], secret_names: Iterable[str] | None) -> dict[str, Any]:
     """The managed view document: the fields nested, secrets masked (None: unmanaged)."""
-    doc = nest(fields)
+    return with_masked_secrets(nest(fields), secret_names)
+
+
+def with_masked_secrets(doc: dict[str, Any], secret_names: Iterable[str] | None) -> dict[str, Any]:
+    """DOC (a view's fields) with the secrets masked at its end (None: unmanaged)."""
     if secret_names is not None:
         masked = masked_secrets(secret_names)
         if masked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,15 @@ def test_a_missing_default_config_resolves_from_flags_and_environment(tmp_path: 
     assert default.endpoint.base_url == "https://e.example" and default.raw is None
     with pytest.raises(ConfigError, match="not found"):
         resolve_target(WorkspaceOptions(config=str(tmp_path / "nope.toml")), {})
+
+
+def test_the_files_data_is_taken_once(tmp_path: Path) -> None:
+    """The config's data read while resolving is handed to the one full load, then let go
+    of (the target stays equal): a later load reads the file again."""
+    config = write(tmp_path / "app.toml", '[deployments.api]\nsource = "internal_docker"\n')
+    target = resolve_target(WorkspaceOptions(config=str(config)), {})
+    before = replace(target)
+    raw = target.take_raw()
+    assert raw is not None and raw["deployments"]["api"]["source"] == "internal_docker"
+    assert target.raw is None and target.take_raw() is None
+    assert target == before

@@ -12,8 +12,10 @@ from planner.plan.model import (
     DRIFT_REASON,
     FORMAT_VERSION,
     Action,
+    Change,
     FieldChange,
     Plan,
+    built,
     check_format_version,
     plan_json_schema,
 )
@@ -78,3 +80,15 @@ def test_a_plan_of_another_format_version_is_refused_naming_both() -> None:
     check_format_version({"format_version": FORMAT_VERSION}, "p.json")
     with pytest.raises(PlanError, match=r"p.json has plan format_version '1.0'.*reads '1.2'"):
         check_format_version({"format_version": "1.0"}, "p.json")
+
+
+def test_a_built_change_is_the_validated_one() -> None:
+    """`built` gives what validation gives: the defaults of the fields left out (a fresh
+    list or dict each), equal values, the same JSON and the same set of given names."""
+    view = {"source": "git_host"}
+    given = {"name": "api", "action": Action.NO_OP, "before": view, "after": view}
+    fast, checked = built(Change, **given), Change(**given)
+    assert fast == checked and fast.model_fields_set == checked.model_fields_set
+    assert fast.model_dump_json() == checked.model_dump_json()
+    assert fast.fields == [] and fast.fields is not built(Change, **given).fields
+    assert built(FieldChange, path="source", before=1).model_fields_set == {"path", "before"}

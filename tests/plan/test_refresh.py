@@ -6,13 +6,14 @@ import asyncio
 import math
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
 
 from planner.api.client import PAGE_SIZE, ControlPlaneClient
 from planner.api.errors import BadRequestError
-from planner.api.models import Deployment, DeploymentCreate
+from planner.api.models import Deployment, DeploymentCreate, ResourceSpec
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.plan.model import Drift
@@ -317,6 +318,10 @@ async def test_a_workspace_listing_reads_the_pages_the_state_expects(
     listed = await list_workspace(client, len(deployments))
     assert listed == sequential and len(listed) == 250
     assert log.count("GET", "/v2/deployments") == 3
+    # every listed deployment (and each of its parts) shares one set of given names
+    first, last = listed[0], listed[-1]
+    assert first.model_fields_set is last.model_fields_set
+    assert first.source_config.model_fields_set is last.source_config.model_fields_set
 
 
 @pytest.mark.anyio
@@ -389,3 +394,31 @@ async def test_a_failing_page_fails_the_listing_and_stops_the_others() -> None:
             await list_workspace(client, 1000)
     workers = [t for t in asyncio.all_tasks() if "_read_pages" in repr(t.get_coro())]
     assert workers == []
+
+
+@pytest.mark.anyio
+async def test_listed_deployments_alike_share_their_resource_spec() -> None:
+    """Listed deployments whose resource specs are alike (same fields, values and types)
+    share one; any other stays its own, and every one keeps its value."""
+    specs: list[dict[str, Any]] = [
+        {"cpu": 0.5, "memory_mb": 512},
+        {"memory_mb": 512, "cpu": 0.5},
+        {"cpu": 1, "memory_mb": 512},
+        {"cpu": 0.5, "memory_mb": 512, "labels": {"team": "a"}},
+        {"cpu": 0.5, "memory_mb": 512, "labels": {"team": "a"}},
+        {"cpu": 0.5, "memory_mb": 512, "min_scale": None},
+    ]
+    resources = []
+    for i, spec in enumerate(specs):
+        resource = deployment_json(f"00000000-0000-4000-8000-{i:012d}")
+        resource["source_config"] = {"resource_spec": spec}
+        resources.append(resource)
+    transport = httpx2.MockTransport(lambda request: page(resources, 0))
+    async with ControlPlaneClient("http://cp.test", "key", transport=transport) as client:
+        listed = await list_workspace(client, len(specs))
+    got = [d.source_config.resource_spec for d in listed]
+    assert [s.model_dump(exclude_unset=True) if s else None for s in got] == [
+        ResourceSpec.model_validate(spec).model_dump(exclude_unset=True) for spec in specs
+    ]
+    assert got[0] is got[1] and got[2] is not got[0] and got[5] is not got[0]
+    assert got[3] is not got[4] and got[3] == got[4]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,10 +11,25 @@ from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.drift import deployment_drift
 from planner.plan.model import Action
-from planner.plan.update import build_update, unchanged
+from planner.plan.update import (
+    _NOT_PLAIN,
+    _agreed_view,
+    _general_view,
+    _managed_values,
+    build_update,
+    unchanged,
+)
 from planner.state.records import RecordedDeployment
 
-from .builders import KEY, edit, git_desired, observed_from, recorded_from, with_lifecycle
+from .builders import (
+    INTEGRATION,
+    KEY,
+    edit,
+    git_desired,
+    observed_from,
+    recorded_from,
+    with_lifecycle,
+)
 from .strategies import desired_deployments, outside_edits
 
 
@@ -82,3 +99,57 @@ def test_anything_the_one_comparison_cannot_vouch_for_takes_the_full_path() -> N
     ]
     for desired, recorded, observed in cases:
         assert unchanged(desired, recorded, observed, KEY) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_agreed_view_is_the_general_one(data: st.DataObject) -> None:
+    """Where every field is a plain scalar, the comparison read from the models' attributes
+    answers what the general one (dumped, compared with the record, flattened, nested)
+    answers: the same view, keys in the same order, or None."""
+    prior = data.draw(desired_deployments("api"))
+    desired = prior if data.draw(st.booleans()) else data.draw(desired_deployments("api"))
+    if data.draw(st.booleans()):
+        desired = desired.model_copy(update={"remote_name": "api-remote"})
+    if data.draw(st.booleans()):
+        desired = desired.model_copy(update={"display_name": "API"})
+    recorded = recorded_from(prior if data.draw(st.booleans()) else desired)
+    observed = observed_from(prior)
+    if data.draw(st.booleans()):
+        observed = edit(observed, data.draw(outside_edits))
+    agreed = _agreed_view(*_managed_values(desired), recorded.managed, observed)
+    if agreed is _NOT_PLAIN:
+        return
+    managed = desired.managed()
+    general = None if recorded.managed != managed else _general_view(managed, observed)
+    assert agreed == general
+    assert json.dumps(agreed) == json.dumps(general)
+
+
+def test_a_plain_field_the_server_or_record_holds_otherwise_differs() -> None:
+    """A plain field null or different on the server or in the record, or a field only the
+    record has: the comparison says no; a record or live value of another kind: it leaves
+    it to the general one; never a no-op."""
+    desired = git_desired(source_config={"integration_id": INTEGRATION, "build_on_push": True})
+    values, names = _managed_values(desired)
+    live, record = observed_from(desired), recorded_from(desired).managed
+    for observed in (
+        edit(live, {"source_config": {"build_on_push": False}}),
+        observed_from(desired, build_on_push=None),
+    ):
+        assert _agreed_view(values, names, record, observed) is None
+    swapped = {**{k: v for k, v in record.items() if k != "source"}, "display_name": "x"}
+    others = (record | {"display_name": "x"}, swapped, recorded_from(git_desired()).managed)
+    for other in others:
+        assert _agreed_view(values, names, other, live) is None
+    odd_record = record | {"source_config": "not an object"}
+    assert _agreed_view(values, names, odd_record, live) is _NOT_PLAIN
+    named = desired.model_copy(update={"display_name": "API"})
+    odd_live = live.model_copy(update={"display_name": ["API"]})  # no kind a server sends
+    named_record = recorded_from(named).managed
+    assert _agreed_view(*_managed_values(named), named_record, odd_live) is _NOT_PLAIN
+    assert _agreed_view(values, names, record, live) == {
+        "source": "git_host",
+        "source_config": {"build_on_push": True, "integration_id": INTEGRATION},
+        "source_revision_config": {"agent_config_path": "agent.json", "repo_ref": "main"},
+    }

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-import jsonpatch
+from typing import Any
 
-from planner.plan.views import view, view_patch
+import jsonpatch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.config.desired import DesiredDeployment
+from planner.plan.paths import flatten, get_path
+from planner.plan.views import observed_doc, observed_values, view, view_patch
+
+from .builders import edit, observed_from
+from .strategies import desired_deployments, outside_edits
 
 
 def test_a_changed_secret_has_a_masked_replace_op() -> None:
@@ -21,3 +30,27 @@ def test_unmanaged_secrets_are_left_out_of_the_view() -> None:
     assert view({"source_config.build_on_push": True}, None) == {
         "source_config": {"build_on_push": True}
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(desired_deployments("api"), outside_edits, st.booleans())
+def test_observed_values_are_the_dumps_values(
+    desired: DesiredDeployment, edits: dict[str, Any], edited: bool
+) -> None:
+    """Each observed value read from the model's attributes is the one its wire dump holds
+    at that path: scalars, nulls, objects, lists, secrets (left out), unknown paths."""
+    observed = observed_from(desired, build_on_push=None)
+    observed = edit(observed, edits) if edited else observed
+    doc = observed_doc(observed)
+    paths = [
+        *flatten(doc),
+        *flatten(desired.managed()),
+        "secrets",
+        "secrets.A",
+        "source_config.resource_spec.labels.team",
+        "source_config.nothing",
+        "source_config.repo_url.deeper",
+        "created_at",
+        "nothing.at.all",
+    ]
+    assert observed_values(observed, paths) == {path: get_path(doc, path) for path in paths}

@@ -329,3 +329,21 @@ def test_intent_index_rebuilt_after_a_change_behind_its_back() -> None:
     assert [e.op for e in doc.intents_for("a")] == ["create", "delete", "update"]
     assert doc.clear_intents("a", IntentOp.DELETE, IntentOp.UPDATE) is True
     assert [e.op for e in doc.pending] == ["create"]
+
+
+def test_a_read_states_records_share_their_given_names() -> None:
+    """Records read with the same given fields share one set of their names (memory), a
+    copy with an update gets its own (the shared one unchanged), and the document reads
+    back equal all the same."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    for name in ("a", "b"):
+        doc.record(sample_recorded(name))
+    text = _text(doc)
+    read = parse_state(text, source="s.json")
+    first, second = read.deployments["a"], read.deployments["b"]
+    assert first.model_fields_set is second.model_fields_set
+    shared = set(first.model_fields_set)
+    moved = first.model_copy(update={"protect": True})
+    assert moved.model_fields_set is not first.model_fields_set
+    assert second.model_fields_set == shared and moved.protect and not second.protect
+    assert read == parse_state(text, source="s.json") and dump_state(read) == text
