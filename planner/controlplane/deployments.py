@@ -77,6 +77,11 @@ def _deployments(ctx: RequestContext) -> Deployments:
     return Deployments(ctx.store, ctx.settings, ctx.tenant_id)
 
 
+def json_text(text: str, status_code: int = 200) -> Response:
+    """A JSON response of text already written (as a `JSONResponse` would write it)."""
+    return Response(text, status_code=status_code, media_type="application/json")
+
+
 def _invalid(problems: list[Problem], where: str = "body") -> RequestValidationError:
     return RequestValidationError(validation_errors(problems, where))
 
@@ -106,7 +111,7 @@ def http_errors() -> Iterator[None]:
         409: {"model": ErrorBody, "description": "Name taken in this workspace."},
     },
 )
-async def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONResponse:
+async def create_deployment(body: DeploymentCreate, ctx: Context) -> Response:
     """Create a deployment, its first revision and its tracing project.
 
     A secret name given twice keeps the last value (one environment variable per name).
@@ -116,7 +121,7 @@ async def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONRespons
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return JSONResponse(_deployments(ctx).create(body), status_code=201)
+        return json_text(_deployments(ctx).create(body), status_code=201)
 
 
 @router.get("/v2/deployments", response_model=DeploymentList, responses=ERRORS)
@@ -131,7 +136,7 @@ async def list_deployments(
     image_version: str | None = None,
     deployment_type: DeploymentType | None = None,
     deployment_ids: UuidList = None,
-) -> JSONResponse:
+) -> Response:
     """One page of the workspace's deployments, oldest first; `offset` = next page."""
     ids, problems = parse_uuid_list(deployment_ids, "deployment_ids")
     tags, tag_problems = parse_uuid_list(tag_value_ids, "tag_value_ids")
@@ -146,7 +151,7 @@ async def list_deployments(
         # Local deployments are never remote-reconciled and carry no tags.
         match_nothing=bool(remote_reconciled) or bool(tags),
     )
-    return JSONResponse(_deployments(ctx).list_page(where, limit, offset))
+    return json_text(_deployments(ctx).list_page(where, limit, offset))
 
 
 @router.delete(
@@ -165,10 +170,10 @@ def delete_deployments(
 
 
 @router.get("/v2/deployments/{deployment_id}", response_model=Deployment, responses=ERRORS)
-async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
+async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
     """The deployment, with its secrets' values."""
     with http_errors():
-        return JSONResponse(_deployments(ctx).get(str(deployment_id)))
+        return json_text(_deployments(ctx).get(str(deployment_id)))
 
 
 @router.patch(
@@ -198,7 +203,7 @@ async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse
         },
     },
 )
-def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
+def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> Response:
     """Merge a PATCH; ONE new revision when any new-revision field changes.
 
     Nulls are ignored; `secrets` as on create (the last value of a name wins), `[]`
@@ -213,7 +218,7 @@ def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) ->
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return JSONResponse(_deployments(ctx).patch(str(deployment_id), body))
+        return json_text(_deployments(ctx).patch(str(deployment_id), body))
 
 
 @router.get(

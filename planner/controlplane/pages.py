@@ -14,6 +14,7 @@ are read, so skipping OFFSET rows walks index entries, not whole rows:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from planner.controlplane.rows import DeploymentFilter
@@ -31,8 +32,11 @@ STATUS_SQL = (
 )
 
 
-def page_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
-    """The query of one list page, and its parameters besides tenant, now, limit, offset.
+def page_sql(
+    where: DeploymentFilter, columns: Sequence[str] = ("*",)
+) -> tuple[str, dict[str, Any]]:
+    """The query of one list page (its rows' COLUMNS), and its parameters besides tenant,
+    now, limit, offset.
 
     The outer query reads the page's rows by rowid (CROSS JOIN keeps the page's subquery
     the outer loop) and sorts those few again, as SQL promises no order otherwise.
@@ -46,7 +50,7 @@ def page_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
         "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
     )
     sql = (
-        f"SELECT d.* FROM ({page}) AS page "
+        f"SELECT {', '.join(f'd.{c}' for c in columns)} FROM ({page}) AS page "
         "CROSS JOIN deployments AS d ON d.rowid = page.page_rowid "
         "ORDER BY d.created_at, d.id"
     )

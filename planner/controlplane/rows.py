@@ -6,7 +6,7 @@ Timestamps are epoch seconds from `ServerSettings.clock`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass
@@ -26,6 +26,27 @@ class DeploymentRow:
     ready_at: float
     delete_at: float | None = None
     display_name: str | None = None
+
+
+class StoredDeployment(NamedTuple):
+    """A deployment as its row holds it, JSON columns as their stored text (compact,
+    ASCII): what a view writes into a response without decoding it."""
+
+    id: str
+    tenant_id: str
+    name: str
+    display_name: str | None
+    source: str
+    source_config: str
+    source_revision_config: str
+    secrets: str
+    secret_references: str
+    image_version: str | None
+    latest_revision_id: str | None
+    created_at: float
+    updated_at: float
+    ready_at: float
+    delete_at: float | None
 
 
 @dataclass

@@ -27,6 +27,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from planner.controlplane.rows import (
     DeploymentFilter,
     DeploymentRow,
     RevisionRow,
+    StoredDeployment,
     TracingProjectRow,
     UploadRow,
 )
@@ -46,6 +48,7 @@ __all__ = [
     "DeploymentRow",
     "RevisionRow",
     "Store",
+    "StoredDeployment",
     "TracingProjectRow",
     "Transaction",
     "UploadRow",
@@ -111,6 +114,8 @@ CREATE TABLE IF NOT EXISTS tracing_projects (
 
 _DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secret_references")
 _REVISION_JSON = ("source_revision_config",)
+_STORED_COLUMNS = ", ".join(StoredDeployment._fields)
+_REVISION_COLUMNS = ", ".join(f.name for f in fields(RevisionRow))
 _UPLOAD_COLUMNS = (
     "id, object_path, tenant_id, deployment_id, token_sha256, created_at, expires_at, "
     "size, sha256, uploaded_at"
@@ -140,7 +145,15 @@ def _deployments(cursor: sqlite3.Cursor) -> list[DeploymentRow]:
 
 
 def _revisions(cursor: sqlite3.Cursor) -> list[RevisionRow]:
-    return [RevisionRow(**row) for row in _decoded(cursor, _REVISION_JSON)]
+    """Rows selected as `_REVISION_COLUMNS`, built by position (no dict per row)."""
+    return [
+        RevisionRow(i, d, seq, source, _json(config), *rest)
+        for i, d, seq, source, config, *rest in cursor
+    ]
+
+
+def _stored(cursor: sqlite3.Cursor) -> list[StoredDeployment]:
+    return [StoredDeployment._make(values) for values in cursor]
 
 
 def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Cursor:
@@ -150,7 +163,16 @@ def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Curs
 
 
 def _encoded(values: dict[str, Any], json_keys: Sequence[str]) -> dict[str, Any]:
-    return {k: json.dumps(v) if k in json_keys else v for k, v in values.items()}
+    """JSON columns as compact ASCII text: the form a view copies into a response."""
+    return {
+        k: json.dumps(v, separators=(",", ":")) if k in json_keys else v for k, v in values.items()
+    }
+
+
+def stored(row: DeploymentRow) -> StoredDeployment:
+    """ROW as the store writes it."""
+    values = _encoded(vars(row), _DEPLOYMENT_JSON)
+    return StoredDeployment(**{name: values[name] for name in StoredDeployment._fields})
 
 
 class Transaction:
@@ -161,22 +183,31 @@ class Transaction:
 
     # --- deployments ---------------------------------------------------------------
 
-    def insert_deployment(self, row: DeploymentRow) -> None:
-        values = _encoded(vars(row), _DEPLOYMENT_JSON)
-        columns = ", ".join(values)
-        marks = ", ".join(f":{k}" for k in values)
-        self.conn.execute(f"INSERT INTO deployments ({columns}) VALUES ({marks})", values)
+    def insert_deployment(self, row: DeploymentRow) -> StoredDeployment:
+        """Insert ROW; what was written."""
+        written = stored(row)
+        marks = ", ".join("?" for _ in written)
+        self.conn.execute(f"INSERT INTO deployments ({_STORED_COLUMNS}) VALUES ({marks})", written)
+        return written
 
-    def update_deployment(self, row: DeploymentRow) -> None:
-        values = _encoded(vars(row), _DEPLOYMENT_JSON)
+    def update_deployment(self, row: DeploymentRow) -> StoredDeployment:
+        """Write ROW over its stored version; what was written."""
+        written = stored(row)
+        values = written._asdict()
         sets = ", ".join(f"{k} = :{k}" for k in values if k not in ("id", "tenant_id"))
         self.conn.execute(
             f"UPDATE deployments SET {sets} WHERE id = :id AND tenant_id = :tenant_id", values
         )
+        return written
 
     def get_deployment(self, tenant_id: str, deployment_id: str) -> DeploymentRow | None:
         sql = "SELECT * FROM deployments WHERE tenant_id = ? AND id = ?"
         found = _deployments(_query(self.conn, sql, (tenant_id, deployment_id)))
+        return found[0] if found else None
+
+    def stored_deployment(self, tenant_id: str, deployment_id: str) -> StoredDeployment | None:
+        sql = f"SELECT {_STORED_COLUMNS} FROM deployments WHERE tenant_id = ? AND id = ?"
+        found = _stored(_query(self.conn, sql, (tenant_id, deployment_id)))
         return found[0] if found else None
 
     def has_name(self, tenant_id: str, name: str) -> bool:
@@ -187,13 +218,13 @@ class Transaction:
 
     def list_deployments(
         self, tenant_id: str, where: DeploymentFilter, now: float, limit: int, offset: int
-    ) -> list[DeploymentRow]:
+    ) -> list[StoredDeployment]:
         """One page in a stable order (created_at, id)."""
         if where.match_nothing or where.deployment_ids == []:
             return []
-        sql, params = page_sql(where)
+        sql, params = page_sql(where, StoredDeployment._fields)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
-        return _deployments(_query(self.conn, sql, params))
+        return _stored(_query(self.conn, sql, params))
 
     def count_deployments(self, tenant_id: str) -> int:
         found = self.conn.execute(
@@ -231,7 +262,7 @@ class Transaction:
         for chunk in chunked(list(deployment_ids), 500):
             marks = ", ".join("?" for _ in chunk)
             sql = (
-                f"SELECT * FROM revisions WHERE deployment_id IN ({marks}) "
+                f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE deployment_id IN ({marks}) "
                 "ORDER BY deployment_id, seq DESC"
             )
             for revision in _revisions(_query(self.conn, sql, chunk)):
@@ -239,7 +270,10 @@ class Transaction:
         return found
 
     def list_revisions(self, deployment_id: str, limit: int, offset: int) -> list[RevisionRow]:
-        sql = "SELECT * FROM revisions WHERE deployment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?"
+        sql = (
+            f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE deployment_id = ? "
+            "ORDER BY seq DESC LIMIT ? OFFSET ?"
+        )
         return _revisions(_query(self.conn, sql, (deployment_id, limit, offset)))
 
     def all_revisions(self, deployment_id: str) -> list[RevisionRow]:
@@ -247,7 +281,7 @@ class Transaction:
         return self.revisions_of([deployment_id])[deployment_id]
 
     def get_revision(self, deployment_id: str, revision_id: str) -> RevisionRow | None:
-        sql = "SELECT * FROM revisions WHERE deployment_id = ? AND id = ?"
+        sql = f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE deployment_id = ? AND id = ?"
         found = _revisions(_query(self.conn, sql, (deployment_id, revision_id)))
         return found[0] if found else None
 

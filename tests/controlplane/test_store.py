@@ -3,6 +3,7 @@ lock-free reads, and the query plan of every list shape."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -29,8 +30,21 @@ def settings_for(path: Path, clock: FakeClock) -> ServerSettings:
     )
 
 
-def create(deployments: Deployments, name: str) -> dict[str, object]:
-    return deployments.create(DeploymentCreate.model_validate(git_host_body(name)))
+def create(deployments: Deployments, name: str) -> dict[str, Any]:
+    created: dict[str, Any] = json.loads(
+        deployments.create(DeploymentCreate.model_validate(git_host_body(name)))
+    )
+    return created
+
+
+def got(deployments: Deployments, deployment_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(deployments.get(deployment_id))
+    return found
+
+
+def listed(deployments: Deployments, where: DeploymentFilter) -> list[dict[str, Any]]:
+    page: list[dict[str, Any]] = json.loads(deployments.list_page(where, 10, 0))["resources"]
+    return page
 
 
 def test_everything_survives_a_restart(tmp_path: Path) -> None:
@@ -52,7 +66,7 @@ def test_everything_survives_a_restart(tmp_path: Path) -> None:
     reopened = Store(settings)
     again = Deployments(reopened, settings, TENANT_A)
     assert (again.get(str(kept["id"])), again.list_revisions(str(kept["id"]), 100, 0)) == before
-    assert again.get(str(doomed["id"]))["status"] == "AWAITING_DELETE"
+    assert got(again, str(doomed["id"]))["status"] == "AWAITING_DELETE"
     assert again.tracing_projects() == projects
     clock.advance(1.0)
     with pytest.raises(NotFound):
@@ -94,7 +108,7 @@ def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError), store.transaction() as tx:
         tx.mark_deleting([str(created["id"])], clock(), clock() + 1)
         raise RuntimeError("boom")
-    assert service.get(str(created["id"]))["status"] != "AWAITING_DELETE"
+    assert got(service, str(created["id"]))["status"] != "AWAITING_DELETE"
     store.close()
 
 
@@ -116,10 +130,10 @@ def test_workspaces_never_see_each_other(tmp_path: Path) -> None:
         b.delete([mine_id])
     with pytest.raises(NotFound):
         b.list_revisions(mine_id, 10, 0)
-    only_b = b.list_page(DeploymentFilter(deployment_ids=[mine_id, str(theirs["id"])]), 100, 0)
-    assert [d["id"] for d in only_b["resources"]] == [theirs["id"]]
+    only_b = listed(b, DeploymentFilter(deployment_ids=[mine_id, str(theirs["id"])]))
+    assert [d["id"] for d in only_b] == [theirs["id"]]
     assert [p["deployment_id"] for p in b.tracing_projects()] == [theirs["id"]]
-    assert a.get(mine_id)["status"] == "AWAITING_DATABASE"
+    assert got(a, mine_id)["status"] == "AWAITING_DATABASE"
     with pytest.raises(Conflict):
         create(a, "shared-name")
     store.close()
@@ -147,7 +161,7 @@ def test_two_stores_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "cp.db", FakeClock())
     first, second = Store(settings), Store(settings)
     created = create(Deployments(first, settings, TENANT_A), "shared")
-    assert Deployments(second, settings, TENANT_A).get(str(created["id"]))["name"] == "shared"
+    assert got(Deployments(second, settings, TENANT_A), str(created["id"]))["name"] == "shared"
     first.close()
     second.close()
 
@@ -239,13 +253,11 @@ def test_reads_take_no_lock_while_another_connection_writes(tmp_path: Path) -> N
     writer = sqlite3.connect(tmp_path / "cp.db", isolation_level=None, timeout=0.0)
     writer.execute("BEGIN IMMEDIATE")
     writer.execute("UPDATE deployments SET name = 'renamed'")
-    assert service.get(created)["name"] == "read-me"
-    assert [d["name"] for d in service.list_page(DeploymentFilter(), 10, 0)["resources"]] == [
-        "read-me"
-    ]
+    assert got(service, created)["name"] == "read-me"
+    assert [d["name"] for d in listed(service, DeploymentFilter())] == ["read-me"]
     writer.execute("COMMIT")
     writer.close()
-    assert service.get(created)["name"] == "renamed"
+    assert got(service, created)["name"] == "renamed"
     store.close()
 
 
@@ -259,8 +271,8 @@ def test_a_due_deletion_is_gone_from_reads(tmp_path: Path) -> None:
     create(service, "kept")
     service.delete([doomed])
     clock.advance(1.0)
-    listed = service.list_page(DeploymentFilter(), 10, 0)["resources"]
-    assert [d["name"] for d in listed] == ["kept"]
+    found = listed(service, DeploymentFilter())
+    assert [d["name"] for d in found] == ["kept"]
     with sqlite3.connect(tmp_path / "cp.db") as conn:
         assert conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0] == 1
     store.close()
