@@ -17,8 +17,10 @@ DEPLOY_FAILED at the end of the deploy phase.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from planner.api.models import DeploymentStatus, RevisionStatus, is_final_revision_status
@@ -78,6 +80,22 @@ def is_waiting_for_artifact(source: str, source_revision_config: Mapping[str, An
     """internal_docker / internal_source revisions without an image / tarball never start."""
     field = ARTIFACT_FIELDS.get(source)
     return field is not None and not source_revision_config.get(field)
+
+
+def status_config(source: str, stored: str) -> Mapping[str, Any]:
+    """What a revision's status reads of its stored config (JSON text): nothing, unless a
+    failure marker may be in it or its source waits for an artifact (then all of it).
+
+    With no `fail-` anywhere in the text no artifact field carries a marker, and only
+    `ARTIFACT_FIELDS` sources look for an artifact: an empty config gives the same status
+    without decoding the text (a list page computes a hundred)."""
+    if source in ARTIFACT_FIELDS or "fail-" in stored:
+        config: Mapping[str, Any] = json.loads(stored)
+        return config
+    return _NOTHING
+
+
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
 def failure_mark(source_revision_config: Mapping[str, Any]) -> RevisionStatus | None:

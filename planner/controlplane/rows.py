@@ -5,6 +5,7 @@ Timestamps are epoch seconds from `ServerSettings.clock`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -60,6 +61,35 @@ class RevisionRow:
     build_seconds: float
     deploy_seconds: float
     skipped_at: float | None = None
+
+
+class RevisionSummary(NamedTuple):
+    """What a deployment's view reads of one of its revisions: its timing (a
+    `lifecycle.Timed`), the part of its config its status reads
+    (`lifecycle.status_config`), and its commit."""
+
+    id: str
+    source: str
+    source_revision_config: Mapping[str, Any]
+    created_at: float
+    build_seconds: float
+    deploy_seconds: float
+    skipped_at: float | None
+    repo_commit_sha: Any
+
+    @classmethod
+    def of(cls, revision: RevisionRow) -> RevisionSummary:
+        config = revision.source_revision_config
+        return cls(
+            revision.id,
+            revision.source,
+            config,
+            revision.created_at,
+            revision.build_seconds,
+            revision.deploy_seconds,
+            revision.skipped_at,
+            config.get("repo_commit_sha"),
+        )
 
 
 @dataclass

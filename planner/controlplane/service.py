@@ -26,6 +26,7 @@ from planner.controlplane.store import (
     DeploymentFilter,
     DeploymentRow,
     RevisionRow,
+    RevisionSummary,
     Store,
     StoredDeployment,
     TracingProjectRow,
@@ -90,7 +91,7 @@ class Deployments:
         return [revision, *older]
 
     def _view(self, tx: Transaction, row: StoredDeployment, now: float) -> str:
-        return views.deployment_json(row, tx.revisions_of([row.id])[row.id], now)
+        return views.deployment_json(row, tx.revision_summaries([row.id])[row.id], now)
 
     def _get(self, tx: Transaction, deployment_id: str) -> DeploymentRow:
         row = tx.get_deployment(self.tenant_id, deployment_id)
@@ -131,7 +132,7 @@ class Deployments:
             tx.insert_tracing_project(
                 TracingProjectRow(str(uuid.uuid4()), self.tenant_id, row.id, row.name, now)
             )
-        return views.deployment_json(written, revisions, now)
+        return views.deployment_json(written, [RevisionSummary.of(r) for r in revisions], now)
 
     def get(self, deployment_id: str) -> str:
         now = self._now()
@@ -146,7 +147,7 @@ class Deployments:
         now = self._now()
         with self.store.snapshot() as tx:
             rows = tx.list_deployments(self.tenant_id, where, now, limit, offset)
-            revisions = tx.revisions_of([r.id for r in rows])
+            revisions = tx.revision_summaries([r.id for r in rows])
         resources = [views.deployment_json(r, revisions[r.id], now) for r in rows]
         return views.page_json(resources, offset + len(resources))
 

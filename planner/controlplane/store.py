@@ -32,11 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.chunks import chunked
+from planner.controlplane.lifecycle import status_config
 from planner.controlplane.pages import page_sql
 from planner.controlplane.rows import (
     DeploymentFilter,
     DeploymentRow,
     RevisionRow,
+    RevisionSummary,
     StoredDeployment,
     TracingProjectRow,
     UploadRow,
@@ -47,6 +49,7 @@ __all__ = [
     "DeploymentFilter",
     "DeploymentRow",
     "RevisionRow",
+    "RevisionSummary",
     "Store",
     "StoredDeployment",
     "TracingProjectRow",
@@ -267,6 +270,23 @@ class Transaction:
             )
             for revision in _revisions(_query(self.conn, sql, chunk)):
                 found[revision.deployment_id].append(revision)
+        return found
+
+    def revision_summaries(self, deployment_ids: Sequence[str]) -> dict[str, list[RevisionSummary]]:
+        """What the views of these deployments read of their revisions, newest first."""
+        found: dict[str, list[RevisionSummary]] = {i: [] for i in deployment_ids}
+        for chunk in chunked(list(deployment_ids), 500):
+            marks = ", ".join("?" for _ in chunk)
+            sql = (
+                "SELECT deployment_id, id, source, source_revision_config, created_at, "
+                "build_seconds, deploy_seconds, skipped_at, "
+                "json_extract(source_revision_config, '$.repo_commit_sha') "
+                f"FROM revisions WHERE deployment_id IN ({marks}) "
+                "ORDER BY deployment_id, seq DESC"
+            )
+            for deployment_id, i, source, config, *rest in _query(self.conn, sql, chunk):
+                summary = RevisionSummary(i, source, status_config(source, config), *rest)
+                found[deployment_id].append(summary)
         return found
 
     def list_revisions(self, deployment_id: str, limit: int, offset: int) -> list[RevisionRow]:

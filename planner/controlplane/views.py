@@ -15,7 +15,12 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from planner.controlplane import lifecycle
-from planner.controlplane.store import RevisionRow, StoredDeployment, TracingProjectRow
+from planner.controlplane.store import (
+    RevisionRow,
+    RevisionSummary,
+    StoredDeployment,
+    TracingProjectRow,
+)
 
 
 # A stored time is shown on every page and poll that lists its row: formatted once (a
@@ -99,10 +104,10 @@ def _revision_config(stored: str, latest_sha: Any) -> str:
     return "{" + sha if text == "{}" else f"{text[:-1]},{sha}"
 
 
-def deployment_json(row: StoredDeployment, revisions: Sequence[RevisionRow], now: float) -> str:
+def deployment_json(row: StoredDeployment, revisions: Sequence[RevisionSummary], now: float) -> str:
     """The deployment's wire JSON text; `revisions` are its own, newest first."""
-    timings = [(r.id, timing_of(r)) for r in revisions]
-    latest_sha = revisions[0].source_revision_config.get("repo_commit_sha") if revisions else None
+    timings = [(r.id, r) for r in revisions]
+    latest_sha = revisions[0].repo_commit_sha if revisions else None
     # A deployment being deleted is never patched: its updated_at is the request's time.
     status = lifecycle.deployment_status(row.ready_at, row.delete_at, now, row.updated_at)
     return "".join(
