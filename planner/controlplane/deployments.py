@@ -117,11 +117,16 @@ async def create_deployment(body: DeploymentCreate, ctx: Context) -> Response:
     A secret name given twice keeps the last value (one environment variable per name).
     The pairs of `resource_spec` (a minimum and its maximum, a request and its limit) are
     stored as given, not compared: the planner refuses a config that reverses one."""
+    return json_text(created(body, ctx), status_code=201)
+
+
+def created(body: DeploymentCreate, ctx: RequestContext) -> str:
+    """The create route's work (also `hot_routes`'): the new deployment's JSON text."""
     problems = create_problems(body, ctx.settings)
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return json_text(_deployments(ctx).create(body), status_code=201)
+        return _deployments(ctx).create(body)
 
 
 @router.get("/v2/deployments", response_model=DeploymentList, responses=ERRORS)
@@ -138,20 +143,32 @@ async def list_deployments(
     deployment_ids: UuidList = None,
 ) -> Response:
     """One page of the workspace's deployments, oldest first; `offset` = next page."""
-    ids, problems = parse_uuid_list(deployment_ids, "deployment_ids")
     tags, tag_problems = parse_uuid_list(tag_value_ids, "tag_value_ids")
-    if problems or tag_problems:
-        raise _invalid(problems + tag_problems, "query")
     where = DeploymentFilter(
         name_contains=name_contains,
         status=status,
         image_version=image_version,
         deployment_type=deployment_type,
-        deployment_ids=ids,
         # Local deployments are never remote-reconciled and carry no tags.
         match_nothing=bool(remote_reconciled) or bool(tags),
     )
-    return json_text(_deployments(ctx).list_page(where, limit, offset))
+    return json_text(listed(ctx, where, deployment_ids, limit, offset, tag_problems))
+
+
+def listed(
+    ctx: RequestContext,
+    where: DeploymentFilter,
+    deployment_ids: str | None,
+    limit: int,
+    offset: int,
+    problems: list[Problem] | None = None,
+) -> str:
+    """The list route's work (also `hot_routes`'): the page's JSON text, WHERE narrowed to
+    the comma-separated DEPLOYMENT_IDS (PROBLEMS: of the other parameters)."""
+    where.deployment_ids, id_problems = parse_uuid_list(deployment_ids, "deployment_ids")
+    if id_problems or problems:
+        raise _invalid(id_problems + (problems or []), "query")
+    return _deployments(ctx).list_page(where, limit, offset)
 
 
 @router.delete(
