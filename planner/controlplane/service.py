@@ -146,9 +146,8 @@ class Deployments:
         """One page `{resources, offset}`; `offset` is where the next page starts."""
         now = self._now()
         with self.store.snapshot() as tx:
-            rows = tx.list_deployments(self.tenant_id, where, now, limit, offset)
-            revisions = tx.revision_summaries([r.id for r in rows])
-        resources = [views.deployment_json(r, revisions[r.id], now) for r in rows]
+            page = tx.list_deployments(self.tenant_id, where, now, limit, offset)
+        resources = [views.deployment_json(row, revisions, now) for row, revisions in page]
         return views.page_json(resources, offset + len(resources))
 
     def patch(self, deployment_id: str, patch: DeploymentPatch) -> str:

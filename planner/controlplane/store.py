@@ -118,6 +118,19 @@ CREATE TABLE IF NOT EXISTS tracing_projects (
 _DEPLOYMENT_JSON = ("source_config", "source_revision_config", "secrets", "secret_references")
 _REVISION_JSON = ("source_revision_config",)
 _STORED_COLUMNS = ", ".join(StoredDeployment._fields)
+
+
+def _summary_columns(table: str = "") -> tuple[str, ...]:
+    """The columns of a `RevisionSummary` (of TABLE, e.g. `r.`)."""
+    stored = ["id", "source", "source_revision_config", "created_at", "build_seconds"]
+    stored += ["deploy_seconds", "skipped_at"]
+    commit = f"json_extract({table}source_revision_config, '$.repo_commit_sha')"
+    return (*(f"{table}{c}" for c in stored), commit)
+
+
+# A list page's row: a deployment, then one of its revisions (NULLs: none).
+_PAGE_COLUMNS = (*(f"d.{c}" for c in StoredDeployment._fields), *_summary_columns("r."))
+_DEPLOYMENT_WIDTH = len(StoredDeployment._fields)
 _REVISION_COLUMNS = ", ".join(f.name for f in fields(RevisionRow))
 _UPLOAD_COLUMNS = (
     "id, object_path, tenant_id, deployment_id, token_sha256, created_at, expires_at, "
@@ -153,6 +166,12 @@ def _revisions(cursor: sqlite3.Cursor) -> list[RevisionRow]:
         RevisionRow(i, d, seq, source, _json(config), *rest)
         for i, d, seq, source, config, *rest in cursor
     ]
+
+
+def _summary(values: Sequence[Any]) -> RevisionSummary:
+    """A revision's summary from its `_summary_columns`."""
+    i, source, config, *rest = values
+    return RevisionSummary(i, source, status_config(source, config), *rest)
 
 
 def _stored(cursor: sqlite3.Cursor) -> list[StoredDeployment]:
@@ -221,13 +240,22 @@ class Transaction:
 
     def list_deployments(
         self, tenant_id: str, where: DeploymentFilter, now: float, limit: int, offset: int
-    ) -> list[StoredDeployment]:
-        """One page in a stable order (created_at, id)."""
+    ) -> list[tuple[StoredDeployment, list[RevisionSummary]]]:
+        """One page in a stable order (created_at, id), each deployment with what its
+        view reads of its revisions (newest first)."""
         if where.match_nothing or where.deployment_ids == []:
             return []
-        sql, params = page_sql(where, StoredDeployment._fields)
+        sql, params = page_sql(where, _PAGE_COLUMNS)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
-        return _stored(_query(self.conn, sql, params))
+        page: list[tuple[StoredDeployment, list[RevisionSummary]]] = []
+        revisions: list[RevisionSummary] = []
+        for values in _query(self.conn, sql, params):
+            if not page or page[-1][0].id != values[0]:
+                revisions = []
+                page.append((StoredDeployment._make(values[:_DEPLOYMENT_WIDTH]), revisions))
+            if values[_DEPLOYMENT_WIDTH] is not None:
+                revisions.append(_summary(values[_DEPLOYMENT_WIDTH:]))
+        return page
 
     def count_deployments(self, tenant_id: str) -> int:
         found = self.conn.execute(
@@ -278,15 +306,11 @@ class Transaction:
         for chunk in chunked(list(deployment_ids), 500):
             marks = ", ".join("?" for _ in chunk)
             sql = (
-                "SELECT deployment_id, id, source, source_revision_config, created_at, "
-                "build_seconds, deploy_seconds, skipped_at, "
-                "json_extract(source_revision_config, '$.repo_commit_sha') "
-                f"FROM revisions WHERE deployment_id IN ({marks}) "
-                "ORDER BY deployment_id, seq DESC"
+                f"SELECT deployment_id, {', '.join(_summary_columns())} FROM revisions "
+                f"WHERE deployment_id IN ({marks}) ORDER BY deployment_id, seq DESC"
             )
-            for deployment_id, i, source, config, *rest in _query(self.conn, sql, chunk):
-                summary = RevisionSummary(i, source, status_config(source, config), *rest)
-                found[deployment_id].append(summary)
+            for deployment_id, *values in _query(self.conn, sql, chunk):
+                found[deployment_id].append(_summary(values))
         return found
 
     def list_revisions(self, deployment_id: str, limit: int, offset: int) -> list[RevisionRow]:

@@ -116,7 +116,7 @@ def test_stores_in_several_threads_on_one_file(tmp_path: Path) -> None:
     with stores[0].transaction() as tx:
         assert tx.count_deployments(DEFAULT_TENANT_ID) == 25
         revisions = tx.revisions_of(
-            [d.id for d in tx.list_deployments(DEFAULT_TENANT_ID, DeploymentFilter(), 0, 100, 0)]
+            [d.id for d, _ in tx.list_deployments(DEFAULT_TENANT_ID, DeploymentFilter(), 0, 100, 0)]
         )
         assert sorted(len(r) for r in revisions.values()) == [2] * 25
     for store in stores:
