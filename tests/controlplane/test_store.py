@@ -286,6 +286,7 @@ def test_commits_are_durable_to_a_process_crash_without_an_fsync_each(tmp_path: 
     created = str(create(Deployments(store, settings, TENANT_A), "durable")["id"])
     with store.snapshot() as tx:
         assert tx.conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+        assert tx.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 4000
     with sqlite3.connect(tmp_path / "cp.db") as conn:
         found = conn.execute("SELECT name FROM deployments WHERE id = ?", (created,)).fetchone()
     assert found == ("durable",)
