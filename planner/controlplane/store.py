@@ -184,11 +184,13 @@ def _query(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Curs
     return cursor.execute(sql, params)
 
 
+# One encoder for every stored JSON column (`json.dumps` with options builds one per call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def _encoded(values: dict[str, Any], json_keys: Sequence[str]) -> dict[str, Any]:
     """JSON columns as compact ASCII text: the form a view copies into a response."""
-    return {
-        k: json.dumps(v, separators=(",", ":")) if k in json_keys else v for k, v in values.items()
-    }
+    return {k: _COMPACT.encode(v) if k in json_keys else v for k, v in values.items()}
 
 
 def stored(row: DeploymentRow) -> StoredDeployment:
