@@ -120,13 +120,14 @@ async def create_deployment(body: DeploymentCreate, ctx: Context) -> Response:
     return json_text(created(body, ctx), status_code=201)
 
 
-def created(body: DeploymentCreate, ctx: RequestContext) -> str:
-    """The create route's work (also `hot_routes`'): the new deployment's JSON text."""
+def created(body: DeploymentCreate, ctx: RequestContext, *, batched: bool = False) -> str:
+    """The create route's work (also `hot_routes`', BATCHED): the new deployment's JSON
+    text."""
     problems = create_problems(body, ctx.settings)
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return _deployments(ctx).create(body)
+        return _deployments(ctx).create(body, batched=batched)
 
 
 @router.get("/v2/deployments", response_model=DeploymentList, responses=ERRORS)

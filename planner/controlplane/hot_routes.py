@@ -11,6 +11,9 @@ unknown key, a body the model or the rules refuse, a name taken), goes on to Fas
 which answers it as it always has: what ran before the refusal only read, or was rolled
 back, so running it again there changes nothing.
 
+A create is a `Store.batched()` unit: it commits with the creates of the same turn of the
+event loop, and is answered once that COMMIT is done.
+
 It runs innermost, after the body bounds, the faults and the metrics.
 """
 
@@ -64,12 +67,13 @@ class HotRoutes:
         text = None
         if ctx is not None and model is not None:
             try:
-                text = created(model, ctx)
+                text = created(model, ctx, batched=True)
             except Refused:  # raised before the write, or rolled back with it
                 text = None
         if text is None:
             await self.app(scope, replaying(body, receive), send)
             return
+        await self.store.batch_committed()
         await _send_json(send, 201, text)
 
     async def list_page(self, scope: Scope, send: Send) -> bool:

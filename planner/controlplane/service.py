@@ -99,8 +99,9 @@ class Deployments:
             raise deployment_not_found(deployment_id)
         return row
 
-    def create(self, body: DeploymentCreate) -> str:
-        """A new deployment with its first revision and its tracing project."""
+    def create(self, body: DeploymentCreate, *, batched: bool = False) -> str:
+        """A new deployment with its first revision and its tracing project (BATCHED: in
+        a `Store.batched()` unit, committed with the others of its turn of the loop)."""
         now = self._now()
         wire = body.model_dump(mode="json", exclude_none=True)
         source_config = {k: v for k, v in wire["source_config"].items() if v != {}}
@@ -124,7 +125,7 @@ class Deployments:
             ready_at=now + lifecycle.database_seconds(self.settings.deploy_seconds),
             display_name=body.display_name,
         )
-        with self.store.transaction() as tx:
+        with self.store.batched() if batched else self.store.transaction() as tx:
             if tx.has_name(self.tenant_id, body.name):
                 raise Conflict(f"A deployment named '{body.name}' already exists.")
             revisions = self._new_revision(tx, row, now, is_new=True)

@@ -5,6 +5,9 @@ request threads behind a lock.
 - A write is one `BEGIN IMMEDIATE` transaction (`Store.transaction()`), so a
   read-modify-write (a PATCH, a bulk delete) can never interleave with another, in this
   process or in another one opening the same file (`busy_timeout` makes those wait).
+- The creates of one turn of the event loop share one transaction (`Store.batched()`):
+  each is a savepoint, one COMMIT ends them all at the loop's next turn, and each is
+  answered only once that COMMIT is done; any other unit of work commits them first.
 - A read is one deferred transaction (`Store.snapshot()`): a consistent snapshot of the
   WAL that takes no lock, so reads never wait for writers and never block them.
 - `synchronous=NORMAL`: in WAL mode a commit is durable once it returns as far as the
@@ -21,12 +24,13 @@ probe), so "gone" needs no background task.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -400,6 +404,8 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _create_private(self.path)
         self._lock = threading.RLock()
+        # The open batch of `batched()` units: its loop and its COMMIT's future.
+        self._batch: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
         # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves.
         self._conn = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=30.0
@@ -420,6 +426,7 @@ class Store:
     def transaction(self) -> Iterator[Transaction]:
         """One serialised unit of work: committed on success, rolled back on any error."""
         with self._lock:
+            self._commit_batch()
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 tx = Transaction(self._conn)
@@ -440,6 +447,7 @@ class Store:
         a deployment that is gone; writing inside a snapshot is a programming error.
         """
         with self._lock:
+            self._commit_batch()
             if self._has_due_deletion(self.settings.clock()):
                 with self.transaction():
                     pass
@@ -448,6 +456,63 @@ class Store:
                 yield Transaction(self._conn)
             finally:
                 self._conn.execute("ROLLBACK")
+
+    @contextmanager
+    def batched(self) -> Iterator[Transaction]:
+        """A unit of work of the event loop's thread that commits with the others of this
+        turn of the loop: one COMMIT for them all, at its next turn (a COMMIT is most of a
+        create's store work). Its caller answers only once `batch_committed()` is done.
+
+        Each is a savepoint of the batch's transaction, rolled back alone on any error; any
+        other unit of work commits the batch first, so nothing else ever sees it open."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._batch is None:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._batch = (loop, loop.create_future())
+                loop.call_soon(self.commit_batch)
+            self._conn.execute("SAVEPOINT batched")
+            try:
+                tx = Transaction(self._conn)
+                now = self.settings.clock()
+                if self._has_due_deletion(now):
+                    tx.purge_deleted(now)
+                yield tx
+            except BaseException:
+                self._conn.execute("ROLLBACK TO batched")
+                self._conn.execute("RELEASE batched")
+                raise
+            self._conn.execute("RELEASE batched")
+
+    def batch_committed(self) -> asyncio.Future[None]:
+        """Done once the batch of the last `batched()` unit is committed (call it right
+        after, on the loop's thread); raises what the COMMIT raised."""
+        with self._lock:
+            if self._batch is not None:
+                return self._batch[1]
+        done = asyncio.get_running_loop().create_future()
+        done.set_result(None)  # committed already, by another unit of work
+        return done
+
+    def commit_batch(self) -> None:
+        with self._lock:
+            self._commit_batch()
+
+    def _commit_batch(self) -> None:
+        """COMMIT the open batch, if any (holding the lock), and settle its waiters."""
+        if self._batch is None:
+            return
+        (loop, done), self._batch = self._batch, None
+        failure: BaseException | None = None
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            failure = exc
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+        finally:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(_settle, done, failure)
 
     def _has_due_deletion(self, now: float) -> bool:
         """One probe of the deletion index: purging costs three statements, probing one."""
@@ -458,7 +523,17 @@ class Store:
 
     def close(self) -> None:
         with self._lock:
+            self._commit_batch()
             self._conn.close()
+
+
+def _settle(done: asyncio.Future[None], failure: BaseException | None) -> None:
+    if done.done():
+        return
+    if failure is None:
+        done.set_result(None)
+    else:
+        done.set_exception(failure)
 
 
 def _add_columns(conn: sqlite3.Connection) -> None:

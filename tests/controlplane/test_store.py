@@ -291,3 +291,52 @@ def test_commits_are_durable_to_a_process_crash_without_an_fsync_each(tmp_path: 
         found = conn.execute("SELECT name FROM deployments WHERE id = ?", (created,)).fetchone()
     assert found == ("durable",)
     store.close()
+
+
+def batched_create(service: Deployments, name: str) -> str:
+    body = DeploymentCreate.model_validate(git_host_body(name))
+    return str(json.loads(service.create(body, batched=True))["id"])
+
+
+def committed_names(path: Path) -> list[str]:
+    """What another connection (another process) sees."""
+    with sqlite3.connect(path) as conn:
+        return sorted(row[0] for row in conn.execute("SELECT name FROM deployments"))
+
+
+@pytest.mark.anyio
+async def test_batched_creates_of_one_turn_commit_together(tmp_path: Path) -> None:
+    """Creates of one turn of the loop are committed by one COMMIT at its next turn: none is
+    visible to another connection before it, all are after; a failing one rolls back alone."""
+    settings = settings_for(tmp_path / "cp.db", FakeClock())
+    store = Store(settings)
+    service = Deployments(store, settings, TENANT_A)
+    batched_create(service, "one")
+    with pytest.raises(Conflict):
+        batched_create(service, "one")
+    batched_create(service, "two")
+    committed = store.batch_committed()
+    assert not committed.done() and committed_names(tmp_path / "cp.db") == []
+    await committed
+    assert committed_names(tmp_path / "cp.db") == ["one", "two"]
+    assert store.batch_committed().done()  # nothing open: done at once
+    store.close()
+
+
+@pytest.mark.anyio
+async def test_any_other_unit_of_work_commits_the_batch_first(tmp_path: Path) -> None:
+    """A read or a write between a batched create and its COMMIT commits the batch first:
+    it sees the create, and the create's waiter is settled."""
+    settings = settings_for(tmp_path / "cp.db", FakeClock())
+    store = Store(settings)
+    service = Deployments(store, settings, TENANT_A)
+    created = batched_create(service, "early")
+    committed = store.batch_committed()
+    assert got(service, created)["name"] == "early"
+    assert committed_names(tmp_path / "cp.db") == ["early"]
+    await committed
+    batched_create(service, "late")
+    waiting = store.batch_committed()
+    store.close()  # commits what is open
+    await waiting
+    assert committed_names(tmp_path / "cp.db") == ["early", "late"]
