@@ -26,6 +26,7 @@ from planner.controlplane import artifact_routes, catalog, deployments, metrics
 from planner.controlplane.artifacts import MAX_UPLOAD_BYTES, UPLOADS_PATH
 from planner.controlplane.body_limits import BodyLimitMiddleware
 from planner.controlplane.faults import FaultMiddleware
+from planner.controlplane.hot_routes import HotRoutes
 from planner.controlplane.identity import SingleIdentityMiddleware
 from planner.controlplane.metrics import (
     Gauge,
@@ -167,10 +168,12 @@ def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
 
 
 def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
-    """Body bounds, then faults innermost (after metrics count them), the prefix outermost.
+    """Hot routes innermost, then body bounds, then faults (after metrics count them), the
+    prefix outermost.
 
     The single-identity check runs before the rate limiter, so both see one caller; body
     bounds run after the faults, so a rate-limited request is never read."""
+    app.add_middleware(HotRoutes, settings=settings, store=app.state.store)
     app.add_middleware(BodyLimitMiddleware, path_limits={UPLOADS_PATH: MAX_UPLOAD_BYTES})
     app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
     app.add_middleware(SingleIdentityMiddleware)

@@ -14,6 +14,7 @@ Details never repeat the key that was sent.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import uuid
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ def workspaces_of(key: str, api_keys: dict[str, list[str]]) -> list[str]:
     return [normalize_tenant(t) or t for t in found]
 
 
+@functools.lru_cache(maxsize=1024)  # the keys' workspaces, normalized on every request
 def normalize_tenant(value: str) -> str | None:
     """The canonical (lower-case, hyphenated) form of a workspace id; None if not a uuid."""
     try:

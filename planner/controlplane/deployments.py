@@ -77,6 +77,11 @@ def _deployments(ctx: RequestContext) -> Deployments:
     return Deployments(ctx.store, ctx.settings, ctx.tenant_id)
 
 
+def json_text(text: str, status_code: int = 200) -> Response:
+    """A JSON response of text already written (as a `JSONResponse` would write it)."""
+    return Response(text, status_code=status_code, media_type="application/json")
+
+
 def _invalid(problems: list[Problem], where: str = "body") -> RequestValidationError:
     return RequestValidationError(validation_errors(problems, where))
 
@@ -106,17 +111,23 @@ def http_errors() -> Iterator[None]:
         409: {"model": ErrorBody, "description": "Name taken in this workspace."},
     },
 )
-async def create_deployment(body: DeploymentCreate, ctx: Context) -> JSONResponse:
+async def create_deployment(body: DeploymentCreate, ctx: Context) -> Response:
     """Create a deployment, its first revision and its tracing project.
 
     A secret name given twice keeps the last value (one environment variable per name).
     The pairs of `resource_spec` (a minimum and its maximum, a request and its limit) are
     stored as given, not compared: the planner refuses a config that reverses one."""
+    return json_text(created(body, ctx), status_code=201)
+
+
+def created(body: DeploymentCreate, ctx: RequestContext, *, batched: bool = False) -> str:
+    """The create route's work (also `hot_routes`', BATCHED): the new deployment's JSON
+    text."""
     problems = create_problems(body, ctx.settings)
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return JSONResponse(_deployments(ctx).create(body), status_code=201)
+        return _deployments(ctx).create(body, batched=batched)
 
 
 @router.get("/v2/deployments", response_model=DeploymentList, responses=ERRORS)
@@ -131,22 +142,34 @@ async def list_deployments(
     image_version: str | None = None,
     deployment_type: DeploymentType | None = None,
     deployment_ids: UuidList = None,
-) -> JSONResponse:
+) -> Response:
     """One page of the workspace's deployments, oldest first; `offset` = next page."""
-    ids, problems = parse_uuid_list(deployment_ids, "deployment_ids")
     tags, tag_problems = parse_uuid_list(tag_value_ids, "tag_value_ids")
-    if problems or tag_problems:
-        raise _invalid(problems + tag_problems, "query")
     where = DeploymentFilter(
         name_contains=name_contains,
         status=status,
         image_version=image_version,
         deployment_type=deployment_type,
-        deployment_ids=ids,
         # Local deployments are never remote-reconciled and carry no tags.
         match_nothing=bool(remote_reconciled) or bool(tags),
     )
-    return JSONResponse(_deployments(ctx).list_page(where, limit, offset))
+    return json_text(listed(ctx, where, deployment_ids, limit, offset, tag_problems))
+
+
+def listed(
+    ctx: RequestContext,
+    where: DeploymentFilter,
+    deployment_ids: str | None,
+    limit: int,
+    offset: int,
+    problems: list[Problem] | None = None,
+) -> str:
+    """The list route's work (also `hot_routes`'): the page's JSON text, WHERE narrowed to
+    the comma-separated DEPLOYMENT_IDS (PROBLEMS: of the other parameters)."""
+    where.deployment_ids, id_problems = parse_uuid_list(deployment_ids, "deployment_ids")
+    if id_problems or problems:
+        raise _invalid(id_problems + (problems or []), "query")
+    return _deployments(ctx).list_page(where, limit, offset)
 
 
 @router.delete(
@@ -165,10 +188,10 @@ def delete_deployments(
 
 
 @router.get("/v2/deployments/{deployment_id}", response_model=Deployment, responses=ERRORS)
-async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse:
+async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
     """The deployment, with its secrets' values."""
     with http_errors():
-        return JSONResponse(_deployments(ctx).get(str(deployment_id)))
+        return json_text(_deployments(ctx).get(str(deployment_id)))
 
 
 @router.patch(
@@ -198,7 +221,7 @@ async def get_deployment(deployment_id: uuid.UUID, ctx: Context) -> JSONResponse
         },
     },
 )
-def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> JSONResponse:
+def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) -> Response:
     """Merge a PATCH; ONE new revision when any new-revision field changes.
 
     Nulls are ignored; `secrets` as on create (the last value of a name wins), `[]`
@@ -213,7 +236,7 @@ def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) ->
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return JSONResponse(_deployments(ctx).patch(str(deployment_id), body))
+        return json_text(_deployments(ctx).patch(str(deployment_id), body))
 
 
 @router.get(

@@ -17,8 +17,10 @@ DEPLOY_FAILED at the end of the deploy phase.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from planner.api.models import DeploymentStatus, RevisionStatus, is_final_revision_status
@@ -80,8 +82,26 @@ def is_waiting_for_artifact(source: str, source_revision_config: Mapping[str, An
     return field is not None and not source_revision_config.get(field)
 
 
+def status_config(source: str, stored: str) -> Mapping[str, Any]:
+    """What a revision's status reads of its stored config (JSON text): nothing, unless a
+    failure marker may be in it or its source waits for an artifact (then all of it).
+
+    With no `fail-` anywhere in the text no artifact field carries a marker, and only
+    `ARTIFACT_FIELDS` sources look for an artifact: an empty config gives the same status
+    without decoding the text (a list page computes a hundred)."""
+    if source in ARTIFACT_FIELDS or "fail-" in stored:
+        config: Mapping[str, Any] = json.loads(stored)
+        return config
+    return _NOTHING
+
+
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
+
+
 def failure_mark(source_revision_config: Mapping[str, Any]) -> RevisionStatus | None:
     """BUILD_FAILED or DEPLOY_FAILED when an artifact field carries a failure marker."""
+    if not source_revision_config:
+        return None  # a status config without a marker (`status_config`)
     values = [str(source_revision_config.get(f) or "") for f in FAILURE_FIELDS]
     if not any("fail-" in v for v in values):
         return None  # the common case, one scan (both markers start with it)
@@ -124,16 +144,21 @@ def _steps(
 
 def revision_status(timing: Timed, now: float) -> StatusAt:
     """The status of a revision at `now`, and since when it has held."""
+    return StatusAt(*_status_since(timing, now))
+
+
+def _status_since(timing: Timed, now: float) -> tuple[RevisionStatus, float]:
     if timing.skipped_at is not None and now >= timing.skipped_at:
-        return StatusAt(S.SKIPPED, timing.skipped_at)
+        return S.SKIPPED, timing.skipped_at
     if is_waiting_for_artifact(timing.source, timing.source_revision_config):
-        return StatusAt(S.QUEUED, timing.created_at)
-    current = StatusAt(S.QUEUED, timing.created_at)
-    for offset, status in timeline(timing):
-        if timing.created_at + offset > now:
+        return S.QUEUED, timing.created_at
+    status, since = S.QUEUED, timing.created_at
+    for offset, step in timeline(timing):
+        at = timing.created_at + offset
+        if at > now:
             break
-        current = StatusAt(status, timing.created_at + offset)
-    return current
+        status, since = step, at
+    return status, since
 
 
 def is_unfinished(timing: Timed, now: float) -> bool:
@@ -144,7 +169,7 @@ def is_unfinished(timing: Timed, now: float) -> bool:
 def active_revision(revisions: Sequence[tuple[str, Timed]], now: float) -> str | None:
     """The id of the newest DEPLOYED revision; `revisions` come newest first."""
     for revision_id, timing in revisions:
-        if revision_status(timing, now).status is S.DEPLOYED:
+        if _status_since(timing, now)[0] is S.DEPLOYED:
             return revision_id
     return None
 

@@ -14,6 +14,7 @@ are read, so skipping OFFSET rows walks index entries, not whole rows:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from planner.controlplane.rows import DeploymentFilter
@@ -31,11 +32,15 @@ STATUS_SQL = (
 )
 
 
-def page_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
-    """The query of one list page, and its parameters besides tenant, now, limit, offset.
+def page_sql(
+    where: DeploymentFilter, columns: Sequence[str] = ("d.*", "r.*")
+) -> tuple[str, dict[str, Any]]:
+    """The query of one list page: COLUMNS of its deployments (`d`) each joined to its
+    revisions (`r`, newest first), and its parameters besides tenant, now, limit, offset.
 
     The outer query reads the page's rows by rowid (CROSS JOIN keeps the page's subquery
-    the outer loop) and sorts those few again, as SQL promises no order otherwise.
+    the outer loop) and sorts those few again, as SQL promises no order otherwise; one
+    statement reads a page and the revisions its statuses need.
     """
     clauses, params = _filter_sql(where)
     tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
@@ -46,9 +51,10 @@ def page_sql(where: DeploymentFilter) -> tuple[str, dict[str, Any]]:
         "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
     )
     sql = (
-        f"SELECT d.* FROM ({page}) AS page "
+        f"SELECT {', '.join(columns)} FROM ({page}) AS page "
         "CROSS JOIN deployments AS d ON d.rowid = page.page_rowid "
-        "ORDER BY d.created_at, d.id"
+        "LEFT JOIN revisions AS r ON r.deployment_id = d.id "
+        "ORDER BY d.created_at, d.id, r.seq DESC"
     )
     return sql, params
 

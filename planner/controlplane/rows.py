@@ -5,8 +5,9 @@ Timestamps are epoch seconds from `ServerSettings.clock`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass
@@ -28,6 +29,27 @@ class DeploymentRow:
     display_name: str | None = None
 
 
+class StoredDeployment(NamedTuple):
+    """A deployment as its row holds it, JSON columns as their stored text (compact,
+    ASCII): what a view writes into a response without decoding it."""
+
+    id: str
+    tenant_id: str
+    name: str
+    display_name: str | None
+    source: str
+    source_config: str
+    source_revision_config: str
+    secrets: str
+    secret_references: str
+    image_version: str | None
+    latest_revision_id: str | None
+    created_at: float
+    updated_at: float
+    ready_at: float
+    delete_at: float | None
+
+
 @dataclass
 class RevisionRow:
     id: str
@@ -39,6 +61,35 @@ class RevisionRow:
     build_seconds: float
     deploy_seconds: float
     skipped_at: float | None = None
+
+
+class RevisionSummary(NamedTuple):
+    """What a deployment's view reads of one of its revisions: its timing (a
+    `lifecycle.Timed`), the part of its config its status reads
+    (`lifecycle.status_config`), and its commit."""
+
+    id: str
+    source: str
+    source_revision_config: Mapping[str, Any]
+    created_at: float
+    build_seconds: float
+    deploy_seconds: float
+    skipped_at: float | None
+    repo_commit_sha: Any
+
+    @classmethod
+    def of(cls, revision: RevisionRow) -> RevisionSummary:
+        config = revision.source_revision_config
+        return cls(
+            revision.id,
+            revision.source,
+            config,
+            revision.created_at,
+            revision.build_seconds,
+            revision.deploy_seconds,
+            revision.skipped_at,
+            config.get("repo_commit_sha"),
+        )
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Deployment and revision operations of the local control plane (no HTTP here).
 
 Each operation is one store transaction in one workspace (`tenant_id`), and returns wire
-JSON computed at the clock's `now`. Failures raise the exceptions below; the routes map
+JSON computed at the clock's `now` (a deployment's as text, written from its stored
+columns). Failures raise the exceptions below; the routes map
 them to HTTP statuses.
 """
 
@@ -25,9 +26,12 @@ from planner.controlplane.store import (
     DeploymentFilter,
     DeploymentRow,
     RevisionRow,
+    RevisionSummary,
     Store,
+    StoredDeployment,
     TracingProjectRow,
     Transaction,
+    stored,
 )
 
 IMAGE_VERSION = __version__
@@ -86,8 +90,8 @@ class Deployments:
         row.latest_revision_id = revision.id
         return [revision, *older]
 
-    def _view(self, tx: Transaction, row: DeploymentRow, now: float) -> dict[str, Any]:
-        return views.deployment_view(row, tx.revisions_of([row.id])[row.id], now)
+    def _view(self, tx: Transaction, row: StoredDeployment, now: float) -> str:
+        return views.deployment_json(row, tx.revision_summaries([row.id])[row.id], now)
 
     def _get(self, tx: Transaction, deployment_id: str) -> DeploymentRow:
         row = tx.get_deployment(self.tenant_id, deployment_id)
@@ -95,8 +99,9 @@ class Deployments:
             raise deployment_not_found(deployment_id)
         return row
 
-    def create(self, body: DeploymentCreate) -> dict[str, Any]:
-        """A new deployment with its first revision and its tracing project."""
+    def create(self, body: DeploymentCreate, *, batched: bool = False) -> str:
+        """A new deployment with its first revision and its tracing project (BATCHED: in
+        a `Store.batched()` unit, committed with the others of its turn of the loop)."""
         now = self._now()
         wire = body.model_dump(mode="json", exclude_none=True)
         source_config = {k: v for k, v in wire["source_config"].items() if v != {}}
@@ -120,31 +125,33 @@ class Deployments:
             ready_at=now + lifecycle.database_seconds(self.settings.deploy_seconds),
             display_name=body.display_name,
         )
-        with self.store.transaction() as tx:
+        with self.store.batched() if batched else self.store.transaction() as tx:
             if tx.has_name(self.tenant_id, body.name):
                 raise Conflict(f"A deployment named '{body.name}' already exists.")
             revisions = self._new_revision(tx, row, now, is_new=True)
-            tx.insert_deployment(row)
+            written = tx.insert_deployment(row)
             tx.insert_tracing_project(
                 TracingProjectRow(str(uuid.uuid4()), self.tenant_id, row.id, row.name, now)
             )
-        return views.deployment_view(row, revisions, now)
+        return views.deployment_json(written, [RevisionSummary.of(r) for r in revisions], now)
 
-    def get(self, deployment_id: str) -> dict[str, Any]:
+    def get(self, deployment_id: str) -> str:
         now = self._now()
         with self.store.snapshot() as tx:
-            return self._view(tx, self._get(tx, deployment_id), now)
+            row = tx.stored_deployment(self.tenant_id, deployment_id)
+            if row is None:
+                raise deployment_not_found(deployment_id)
+            return self._view(tx, row, now)
 
-    def list_page(self, where: DeploymentFilter, limit: int, offset: int) -> dict[str, Any]:
+    def list_page(self, where: DeploymentFilter, limit: int, offset: int) -> str:
         """One page `{resources, offset}`; `offset` is where the next page starts."""
         now = self._now()
         with self.store.snapshot() as tx:
-            rows = tx.list_deployments(self.tenant_id, where, now, limit, offset)
-            revisions = tx.revisions_of([r.id for r in rows])
-        resources = [views.deployment_view(r, revisions[r.id], now) for r in rows]
-        return {"resources": resources, "offset": offset + len(resources)}
+            page = tx.list_deployments(self.tenant_id, where, now, limit, offset)
+        resources = [views.deployment_json(row, revisions, now) for row, revisions in page]
+        return views.page_json(resources, offset + len(resources))
 
-    def patch(self, deployment_id: str, patch: DeploymentPatch) -> dict[str, Any]:
+    def patch(self, deployment_id: str, patch: DeploymentPatch) -> str:
         """Merge `patch`; one new revision when a new-revision field changed."""
         now = self._now()
         with self.store.transaction() as tx:
@@ -162,8 +169,8 @@ class Deployments:
                 row.updated_at = now
                 if patched.needs_revision or retry:
                     self._new_revision(tx, row, now)
-                tx.update_deployment(row)
-            return self._view(tx, row, now)
+                return self._view(tx, tx.update_deployment(row), now)
+            return self._view(tx, stored(row), now)
 
     def _is_stuck(self, tx: Transaction, row: DeploymentRow, now: float) -> bool:
         """The latest revision ended (failed) without becoming active: a PATCH that sends

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -98,7 +99,9 @@ def test_stores_in_several_threads_on_one_file(tmp_path: Path) -> None:
     def work(n: int) -> str:
         service = Deployments(stores[n % 4], settings, DEFAULT_TENANT_ID)
         try:
-            created = service.create(DeploymentCreate.model_validate(git_host_body(f"t-{n % 25}")))
+            created = json.loads(
+                service.create(DeploymentCreate.model_validate(git_host_body(f"t-{n % 25}")))
+            )
         except Conflict:
             return "conflict"
         service.patch(
@@ -113,7 +116,7 @@ def test_stores_in_several_threads_on_one_file(tmp_path: Path) -> None:
     with stores[0].transaction() as tx:
         assert tx.count_deployments(DEFAULT_TENANT_ID) == 25
         revisions = tx.revisions_of(
-            [d.id for d in tx.list_deployments(DEFAULT_TENANT_ID, DeploymentFilter(), 0, 100, 0)]
+            [d.id for d, _ in tx.list_deployments(DEFAULT_TENANT_ID, DeploymentFilter(), 0, 100, 0)]
         )
         assert sorted(len(r) for r in revisions.values()) == [2] * 25
     for store in stores:

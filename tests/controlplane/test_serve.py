@@ -134,3 +134,18 @@ def test_serve_parses_http_with_the_compiled_parser() -> None:
     config = uvicorn.Config(lambda *_: None, http=http_parser())
     config.load()
     assert config.http_protocol_class is HttpToolsProtocol
+
+
+def test_serve_runs_on_uvloop() -> None:
+    """`planner serve` runs its event loop on uvloop (a dependency), which runs coroutines."""
+    import asyncio
+
+    import uvloop
+
+    from planner.cli.cmd_serve import event_loop_factory
+
+    factory = event_loop_factory()
+    assert factory is uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        assert runner.run(asyncio.sleep(0, result="ran")) == "ran"
+        assert isinstance(runner.get_loop(), uvloop.Loop)

@@ -3,6 +3,7 @@ lock-free reads, and the query plan of every list shape."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -29,8 +30,21 @@ def settings_for(path: Path, clock: FakeClock) -> ServerSettings:
     )
 
 
-def create(deployments: Deployments, name: str) -> dict[str, object]:
-    return deployments.create(DeploymentCreate.model_validate(git_host_body(name)))
+def create(deployments: Deployments, name: str) -> dict[str, Any]:
+    created: dict[str, Any] = json.loads(
+        deployments.create(DeploymentCreate.model_validate(git_host_body(name)))
+    )
+    return created
+
+
+def got(deployments: Deployments, deployment_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(deployments.get(deployment_id))
+    return found
+
+
+def listed(deployments: Deployments, where: DeploymentFilter) -> list[dict[str, Any]]:
+    page: list[dict[str, Any]] = json.loads(deployments.list_page(where, 10, 0))["resources"]
+    return page
 
 
 def test_everything_survives_a_restart(tmp_path: Path) -> None:
@@ -52,7 +66,7 @@ def test_everything_survives_a_restart(tmp_path: Path) -> None:
     reopened = Store(settings)
     again = Deployments(reopened, settings, TENANT_A)
     assert (again.get(str(kept["id"])), again.list_revisions(str(kept["id"]), 100, 0)) == before
-    assert again.get(str(doomed["id"]))["status"] == "AWAITING_DELETE"
+    assert got(again, str(doomed["id"]))["status"] == "AWAITING_DELETE"
     assert again.tracing_projects() == projects
     clock.advance(1.0)
     with pytest.raises(NotFound):
@@ -94,7 +108,7 @@ def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError), store.transaction() as tx:
         tx.mark_deleting([str(created["id"])], clock(), clock() + 1)
         raise RuntimeError("boom")
-    assert service.get(str(created["id"]))["status"] != "AWAITING_DELETE"
+    assert got(service, str(created["id"]))["status"] != "AWAITING_DELETE"
     store.close()
 
 
@@ -116,10 +130,10 @@ def test_workspaces_never_see_each_other(tmp_path: Path) -> None:
         b.delete([mine_id])
     with pytest.raises(NotFound):
         b.list_revisions(mine_id, 10, 0)
-    only_b = b.list_page(DeploymentFilter(deployment_ids=[mine_id, str(theirs["id"])]), 100, 0)
-    assert [d["id"] for d in only_b["resources"]] == [theirs["id"]]
+    only_b = listed(b, DeploymentFilter(deployment_ids=[mine_id, str(theirs["id"])]))
+    assert [d["id"] for d in only_b] == [theirs["id"]]
     assert [p["deployment_id"] for p in b.tracing_projects()] == [theirs["id"]]
-    assert a.get(mine_id)["status"] == "AWAITING_DATABASE"
+    assert got(a, mine_id)["status"] == "AWAITING_DATABASE"
     with pytest.raises(Conflict):
         create(a, "shared-name")
     store.close()
@@ -147,7 +161,7 @@ def test_two_stores_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "cp.db", FakeClock())
     first, second = Store(settings), Store(settings)
     created = create(Deployments(first, settings, TENANT_A), "shared")
-    assert Deployments(second, settings, TENANT_A).get(str(created["id"]))["name"] == "shared"
+    assert got(Deployments(second, settings, TENANT_A), str(created["id"]))["name"] == "shared"
     first.close()
     second.close()
 
@@ -239,13 +253,11 @@ def test_reads_take_no_lock_while_another_connection_writes(tmp_path: Path) -> N
     writer = sqlite3.connect(tmp_path / "cp.db", isolation_level=None, timeout=0.0)
     writer.execute("BEGIN IMMEDIATE")
     writer.execute("UPDATE deployments SET name = 'renamed'")
-    assert service.get(created)["name"] == "read-me"
-    assert [d["name"] for d in service.list_page(DeploymentFilter(), 10, 0)["resources"]] == [
-        "read-me"
-    ]
+    assert got(service, created)["name"] == "read-me"
+    assert [d["name"] for d in listed(service, DeploymentFilter())] == ["read-me"]
     writer.execute("COMMIT")
     writer.close()
-    assert service.get(created)["name"] == "renamed"
+    assert got(service, created)["name"] == "renamed"
     store.close()
 
 
@@ -259,8 +271,8 @@ def test_a_due_deletion_is_gone_from_reads(tmp_path: Path) -> None:
     create(service, "kept")
     service.delete([doomed])
     clock.advance(1.0)
-    listed = service.list_page(DeploymentFilter(), 10, 0)["resources"]
-    assert [d["name"] for d in listed] == ["kept"]
+    found = listed(service, DeploymentFilter())
+    assert [d["name"] for d in found] == ["kept"]
     with sqlite3.connect(tmp_path / "cp.db") as conn:
         assert conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0] == 1
     store.close()
@@ -274,7 +286,57 @@ def test_commits_are_durable_to_a_process_crash_without_an_fsync_each(tmp_path: 
     created = str(create(Deployments(store, settings, TENANT_A), "durable")["id"])
     with store.snapshot() as tx:
         assert tx.conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+        assert tx.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 4000
     with sqlite3.connect(tmp_path / "cp.db") as conn:
         found = conn.execute("SELECT name FROM deployments WHERE id = ?", (created,)).fetchone()
     assert found == ("durable",)
     store.close()
+
+
+def batched_create(service: Deployments, name: str) -> str:
+    body = DeploymentCreate.model_validate(git_host_body(name))
+    return str(json.loads(service.create(body, batched=True))["id"])
+
+
+def committed_names(path: Path) -> list[str]:
+    """What another connection (another process) sees."""
+    with sqlite3.connect(path) as conn:
+        return sorted(row[0] for row in conn.execute("SELECT name FROM deployments"))
+
+
+@pytest.mark.anyio
+async def test_batched_creates_of_one_turn_commit_together(tmp_path: Path) -> None:
+    """Creates of one turn of the loop are committed by one COMMIT at its next turn: none is
+    visible to another connection before it, all are after; a failing one rolls back alone."""
+    settings = settings_for(tmp_path / "cp.db", FakeClock())
+    store = Store(settings)
+    service = Deployments(store, settings, TENANT_A)
+    batched_create(service, "one")
+    with pytest.raises(Conflict):
+        batched_create(service, "one")
+    batched_create(service, "two")
+    committed = store.batch_committed()
+    assert not committed.done() and committed_names(tmp_path / "cp.db") == []
+    await committed
+    assert committed_names(tmp_path / "cp.db") == ["one", "two"]
+    assert store.batch_committed().done()  # nothing open: done at once
+    store.close()
+
+
+@pytest.mark.anyio
+async def test_any_other_unit_of_work_commits_the_batch_first(tmp_path: Path) -> None:
+    """A read or a write between a batched create and its COMMIT commits the batch first:
+    it sees the create, and the create's waiter is settled."""
+    settings = settings_for(tmp_path / "cp.db", FakeClock())
+    store = Store(settings)
+    service = Deployments(store, settings, TENANT_A)
+    created = batched_create(service, "early")
+    committed = store.batch_committed()
+    assert got(service, created)["name"] == "early"
+    assert committed_names(tmp_path / "cp.db") == ["early"]
+    await committed
+    batched_create(service, "late")
+    waiting = store.batch_committed()
+    store.close()  # commits what is open
+    await waiting
+    assert committed_names(tmp_path / "cp.db") == ["early", "late"]
