@@ -25,6 +25,7 @@ from planner.api import bulk_delete
 from planner.api.auth import KeyAuth, display_url
 from planner.api.bulk_delete import DeleteOutcome
 from planner.api.chunks import chunked
+from planner.api.direct import DirectSender
 from planner.api.errors import (
     RateLimitedError,
     connection_error,
@@ -130,6 +131,10 @@ class ControlPlaneClient:
         self._sizable = http_client is None and transport is None
         self._limits = limits or pool_limits(DEFAULT_CONNECTIONS)
         self._http = http_client or self._new_http(transport)
+        # Requests of a pool this client made skip httpx2's client layers (the same
+        # bytes: `planner.api.direct`); a given client is used as is (hooks, auth), and
+        # so is ours once the server set a cookie (httpx2 sends the cookies back).
+        self._direct = None if http_client is not None else self._direct_of(self._http)
         self._on_close = on_close
         # Shared 429 pause for every request of this client (apply sets one); None: off.
         self.gate = gate
@@ -143,6 +148,9 @@ class ControlPlaneClient:
         http = httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
         use_asyncio_backend(http)  # the pool's expiry checks cost a poll() each otherwise
         return http
+
+    def _direct_of(self, http: httpx2.AsyncClient) -> DirectSender | None:
+        return DirectSender.of(http, self._auth.headers())
 
     @property
     def pool_connections(self) -> int:
@@ -158,6 +166,7 @@ class ControlPlaneClient:
             return
         old, self._limits = self._http, limits
         self._http = self._new_http(None)
+        self._direct = self._direct_of(self._http)
         await old.aclose()
 
     def __repr__(self) -> str:
@@ -192,9 +201,15 @@ class ControlPlaneClient:
         if self.guard is not None:
             self.guard()  # after the gate's pause: the lock may have been lost during it
         try:
-            response = await self._http.request(
-                method, self.base_url + path, params=params, json=body, auth=self._auth
-            )
+            if self._direct is None:
+                response = await self._http.request(
+                    method, self.base_url + path, params=params, json=body, auth=self._auth
+                )
+            else:
+                response = await self._direct.send(method, self.base_url + path, params, body)
+                if "set-cookie" in response.headers:  # kept and sent back, as httpx2 does
+                    self._http.cookies.extract_cookies(response)
+                    self._direct = None
         except httpx2.TransportError as exc:
             raise connection_error(method, path, self.endpoint, exc) from exc
         self._reached = True
