@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
-from planner.api.transport import AsyncioBackend, AsyncioStream, use_asyncio_backend
+from planner.api.transport import AsyncioBackend, AsyncioStream, LeanPool, use_asyncio_backend
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY
 
 pytestmark = pytest.mark.anyio
@@ -101,6 +101,51 @@ async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
         stream = client._transport._pool.connections[0]._connection._network_stream  # type: ignore[attr-defined]
         assert stream.get_extra_info("is_readable") is True
         assert (await client.get(url)).text == "ok"
+    assert connections == 2
+
+
+async def test_the_lean_pool_hands_a_freed_connection_to_a_queued_request() -> None:
+    """A plain pool becomes a LeanPool; with one connection, a second request waits in
+    its queue and gets the connection as soon as the first response is closed."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        while True:
+            await read_request(reader)
+            await asyncio.sleep(0.02)
+            writer.write(OK)
+            await writer.drain()
+
+    limits = httpx2.Limits(max_connections=1, max_keepalive_connections=1)
+    async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert type(pool) is LeanPool
+        answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
+        assert [a.text for a in answers] == ["ok"] * 3
+        assert len(pool.connections) == 1 and pool.connections[0].is_idle()
+    assert connections == 1
+
+
+async def test_the_lean_pool_drops_a_closed_connection_on_the_next_request() -> None:
+    """Closing a response with nothing queued re-plans nothing; a connection the server
+    closed meanwhile is dropped by the next request's pass, which opens a fresh one."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await read_request(reader)
+        writer.write(OK.replace(b"\r\n\r\n", b"\r\nconnection: close\r\n\r\n"))
+        await closed(writer)
+
+    async with raw_server(answer) as url, asyncio_client() as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 1 and pool.connections[0].is_closed()  # left as is
+        assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 1 and pool.connections[0].is_closed()
     assert connections == 2
 
 
