@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
+from typing import Any, Protocol, Self, TypedDict, TypeVar, Unpack, cast
 
 import httpx2
 from pydantic import TypeAdapter, ValidationError
@@ -39,6 +39,8 @@ from planner.api.models import (
     DeploymentCreate,
     DeploymentList,
     DeploymentPatch,
+    DeploymentProgress,
+    DeploymentProgressList,
     DeploymentStatus,
     DeploymentType,
     Integration,
@@ -285,45 +287,37 @@ class ControlPlaneClient:
         params: Params = [("limit", limit), ("offset", offset), *filter_params(filters)]
         return await self._get("/v2/deployments", _DEPLOYMENT_LIST, params)
 
-    async def iter_deployments(
+    def iter_deployments(
         self, *, page_size: int = PAGE_SIZE, **filters: Unpack[DeploymentFilters]
     ) -> AsyncGenerator[Deployment, None]:
-        """Every deployment matching `filters`, page after page (a short page is the last).
+        """Every deployment matching `filters`, page after page (see `_paged`)."""
 
-        Stops too when a page brings nothing new, so a server that ignores the offset
-        cannot make it loop forever.
-        """
-        offset = 0
-        seen: set[str] = set()
-        while True:
-            page = await self.list_deployments(limit=page_size, offset=offset, **filters)
-            fresh = [d for d in page.resources if d.id not in seen]
-            for deployment in fresh:
-                seen.add(deployment.id)
-                yield deployment
-            if len(page.resources) < page_size or not fresh:
-                return
-            offset = page.offset if page.offset > offset else offset + len(page.resources)
+        async def page(offset: int) -> tuple[list[Deployment], int]:
+            found = await self.list_deployments(limit=page_size, offset=offset, **filters)
+            return found.resources, found.offset
+
+        return _paged(page, page_size)
 
     async def get_deployments_by_ids(self, ids: Iterable[str]) -> dict[str, Deployment]:
         """The deployments among `ids` that exist, by id (chunks of 100, concurrently)."""
-        wanted = unique(ids)
-        chunks = chunked(wanted, IDS_PER_REQUEST)
-        pages = await asyncio.gather(*(self._collect_ids(chunk) for chunk in chunks))
-        found = {d.id: d for page in pages for d in page}
-        return {i: found[i] for i in wanted if i in found}
+        return await _by_ids(ids, lambda chunk: self.iter_deployments(deployment_ids=chunk))
 
-    async def _collect_ids(self, ids: list[str]) -> list[Deployment]:
-        """One chunk: stop as soon as every id is found (one request when all exist)."""
-        wanted = set(ids)
-        found: list[Deployment] = []
-        async with aclosing(self.iter_deployments(deployment_ids=ids)) as deployments:
-            async for deployment in deployments:
-                found.append(deployment)
-                wanted.discard(deployment.id)
-                if not wanted:
-                    break
-        return found
+    async def progress_by_ids(self, ids: Iterable[str]) -> dict[str, DeploymentProgress]:
+        """`get_deployments_by_ids` (the same requests), each deployment read only for
+        what a wait looks at: its status and revision ids. Reading whole deployments,
+        100 to a poll, was a tenth of an apply's CPU."""
+
+        def listed(chunk: list[str]) -> AsyncGenerator[DeploymentProgress, None]:
+            filters = filter_params({"deployment_ids": chunk})
+
+            async def page(offset: int) -> tuple[list[DeploymentProgress], int]:
+                params: Params = [("limit", PAGE_SIZE), ("offset", offset), *filters]
+                found = await self._get("/v2/deployments", _PROGRESS_LIST, params)
+                return found.resources, found.offset
+
+            return _paged(page, PAGE_SIZE)
+
+        return await _by_ids(ids, listed)
 
     async def find_by_name(self, name: str, *, include_deleting: bool = True) -> Deployment | None:
         """The deployment named exactly `name`, or None."""
@@ -407,7 +401,60 @@ class ControlPlaneClient:
         return await self._get(f"/v1/integrations/git_host/{integration_id}/repos", _REPOS)
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Listed = TypeVar("Listed", bound=_Identified)
+
+
+async def _paged(
+    page: Callable[[int], Awaitable[tuple[list[Listed], int]]], page_size: int
+) -> AsyncGenerator[Listed, None]:
+    """What PAGE (offset -> its items, the next offset) lists, page after page (a short
+    page is the last). Stops too when a page brings nothing new, so a server that
+    ignores the offset cannot make it loop forever."""
+    offset = 0
+    seen: set[str] = set()
+    while True:
+        resources, next_offset = await page(offset)
+        fresh = [item for item in resources if item.id not in seen]
+        for item in fresh:
+            seen.add(item.id)
+            yield item
+        if len(resources) < page_size or not fresh:
+            return
+        offset = next_offset if next_offset > offset else offset + len(resources)
+
+
+async def _by_ids(
+    ids: Iterable[str], listed: Callable[[list[str]], AsyncGenerator[Listed, None]]
+) -> dict[str, Listed]:
+    """What LISTED (a chunk of ids -> what it lists) finds of IDS, by id: chunks of 100,
+    concurrently."""
+    wanted = unique(ids)
+    chunks = chunked(wanted, IDS_PER_REQUEST)
+    pages = await asyncio.gather(*(_collect_ids(listed(chunk), chunk) for chunk in chunks))
+    found = {item.id: item for page in pages for item in page}
+    return {i: found[i] for i in wanted if i in found}
+
+
+async def _collect_ids(listed: AsyncGenerator[Listed, None], ids: list[str]) -> list[Listed]:
+    """One chunk: stop as soon as every id is found (one request when all exist)."""
+    wanted = set(ids)
+    found: list[Listed] = []
+    async with aclosing(listed) as items:
+        async for item in items:
+            found.append(item)
+            wanted.discard(item.id)
+            if not wanted:
+                break
+    return found
+
+
 _DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
+_PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProgressList)
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
 _REV: TypeAdapter[Revision] = TypeAdapter(Revision)
 _REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
