@@ -149,6 +149,44 @@ async def test_the_lean_pool_drops_a_closed_connection_on_the_next_request() -> 
     assert connections == 2
 
 
+async def test_the_lean_pool_takes_an_idle_connection_of_the_same_origin_only() -> None:
+    """An idle connection to another server is not taken: a new one is opened for the
+    request's own origin, then each origin's idle connection is reused."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            writer.write(OK)
+            await writer.drain()
+
+    async with raw_server(answer) as one, raw_server(answer) as two, asyncio_client() as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        for url in (one, two, one, two):
+            assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 2
+        assert all(c.is_idle() and c._connection._request_count == 2 for c in pool.connections)
+
+
+async def test_a_pool_keeping_fewer_connections_alive_closes_the_surplus() -> None:
+    """With fewer keep-alive connections than connections, httpcore2's own pass runs:
+    idle connections past the keep-alive limit are closed."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            await asyncio.sleep(0.02)
+            writer.write(OK)
+            await writer.drain()
+
+    limits = httpx2.Limits(max_connections=3, max_keepalive_connections=1)
+    async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
+        assert [a.text for a in answers] == ["ok"] * 3
+        assert (await client.get(url)).text == "ok"
+        assert sum(c.is_idle() and not c.is_closed() for c in pool.connections) == 1
+
+
 async def test_a_large_body_is_sent_whole_and_read_back() -> None:
     """A body past the gather threshold goes out in full; a large answer comes back whole."""
     got: list[bytes] = []
@@ -309,3 +347,8 @@ async def test_https_through_the_backend(certificate: tuple[Path, Path]) -> None
         async with asyncio_client() as client:
             with pytest.raises(httpx2.ConnectError):
                 await client.get(url)
+
+
+def test_a_pool_that_may_multiplex_leaves_assignment_to_httpcore2() -> None:
+    """HTTP/2 connections take requests while busy: the lone-request path stays out."""
+    assert LeanPool(http2=True)._took_idle(object()) is False
