@@ -190,13 +190,15 @@ def change_block(change: Change, *, verbose: bool) -> list[Text]:
 
 
 def line_text(line: Line) -> Text:
-    text = Text(f"    {line.sign} ", style=_SIGN_STYLES[line.sign])
+    """`    + path = value  (note)`: the line in its sign's style, the note dim (one Text
+    made whole: appending its parts cost as much as the rest of the plan's text)."""
     if line.sign == "~":
-        text.append(f"{line.path}: {show(line.before)} → {show(line.after)}")
+        plain = f"    ~ {line.path}: {show(line.before)} → {show(line.after)}"
     elif line.sign == "-":
-        text.append(f"{line.path} = {show(line.before)}")
+        plain = f"    - {line.path} = {show(line.before)}"
     else:
-        text.append(f"{line.path} = {show(line.after)}")
+        plain = f"    {line.sign} {line.path} = {show(line.after)}"
+    text = Text(plain, style=_SIGN_STYLES[line.sign])
     if line.note:
         text.append(f"  ({line.note})", style="dim")
     return text
