@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
@@ -132,6 +133,7 @@ class ControlPlaneClient:
         # only a pool this client made (no transport given) is ever resized
         self._sizable = http_client is None and transport is None
         self._limits = limits or pool_limits(DEFAULT_CONNECTIONS)
+        self._ssl: ssl.SSLContext | None = None
         self._http = http_client or self._new_http(transport)
         # Requests of a pool this client made skip httpx2's client layers (the same
         # bytes: `planner.api.direct`); a given client is used as is (hooks, auth), and
@@ -147,7 +149,14 @@ class ControlPlaneClient:
         self.guard: Callable[[], None] | None = None
 
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
-        http = httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
+        verify: ssl.SSLContext | bool = True  # a given transport: httpx2's own default
+        if transport is None:
+            # httpx2's default context, made once: `fit_pool`'s new pool reuses it (making
+            # one reads the CA bundle, ~20 ms)
+            verify = self._ssl = self._ssl or httpx2.create_ssl_context()
+        http = httpx2.AsyncClient(
+            transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits, verify=verify
+        )
         use_asyncio_backend(http)  # the pool's expiry checks cost a poll() each otherwise
         return http
 

@@ -352,3 +352,14 @@ async def test_https_through_the_backend(certificate: tuple[Path, Path]) -> None
 def test_a_pool_that_may_multiplex_leaves_assignment_to_httpcore2() -> None:
     """HTTP/2 connections take requests while busy: the lone-request path stays out."""
     assert LeanPool(http2=True)._took_idle(object()) is False
+
+
+async def test_a_resized_pool_keeps_the_clients_tls_context(loopback_url: str) -> None:
+    """`fit_pool`'s new pool verifies TLS with the context the client made first (one
+    context per client: making one reads the CA bundle)."""
+    async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
+        first = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+        assert first.verify_mode is ssl.CERT_REQUIRED
+        await client.fit_pool(client.pool_connections + 10)
+        assert client._http._transport._pool._ssl_context is first  # type: ignore[attr-defined]
+        assert (await client.list_deployments()).resources == []
