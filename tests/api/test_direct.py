@@ -152,3 +152,21 @@ async def test_create_and_patch_send_the_planned_json() -> None:
         '"secrets":[]}'.encode()
     )
     assert seen[1].endswith(b'\r\n\r\n{"source_revision_config":{"repo_ref":"v2"}}')
+
+
+async def test_a_body_cut_short_is_a_connection_error() -> None:
+    """An answer whose body breaks off: the response is closed and the call fails as a
+    connection failure (which the retries know), the pool left usable."""
+    from planner.api.errors import ConnectionFailedError
+    from planner.api.retry import NO_RETRIES
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n[]")
+        await writer.drain()
+
+    async with raw_server(answer) as url, ControlPlaneClient(url, KEY, retry=NO_RETRIES) as client:
+        with pytest.raises(ConnectionFailedError):
+            await client.list_providers()
+        pool = client._http._transport._pool  # type: ignore[attr-defined]
+        assert all(not c.is_idle() or c.is_closed() for c in pool.connections)

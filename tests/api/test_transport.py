@@ -159,12 +159,41 @@ async def test_the_lean_pool_takes_an_idle_connection_of_the_same_origin_only() 
             writer.write(OK)
             await writer.drain()
 
-    async with raw_server(answer) as one, raw_server(answer) as two, asyncio_client() as client:
+    limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
+    async with (
+        raw_server(answer) as one,
+        raw_server(answer) as two,
+        asyncio_client(limits=limits) as client,
+    ):
         pool = client._transport._pool  # type: ignore[attr-defined]
         for url in (one, two, one, two):
             assert (await client.get(url)).text == "ok"
         assert len(pool.connections) == 2
         assert all(c.is_idle() and c._connection._request_count == 2 for c in pool.connections)
+
+
+async def test_the_lean_pool_leaves_a_connection_closed_while_idle_to_the_full_pass() -> None:
+    """An idle connection the server closed is not taken: httpcore2's pass drops it and
+    opens a fresh one (a pool keeping every connection alive, as the client's does)."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await read_request(reader)
+        writer.write(OK)
+        await writer.drain()
+        await closed(writer)  # a keep-alive connection the server ends once idle
+
+    limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
+    async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert (await client.get(url)).text == "ok"
+        await asyncio.sleep(0.05)  # the close arrives while the connection is idle
+        assert pool.connections[0].has_expired()
+        assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 1 and pool.connections[0].is_idle()
+    assert connections == 2
 
 
 async def test_a_pool_keeping_fewer_connections_alive_closes_the_surplus() -> None:
