@@ -37,10 +37,14 @@ class KeyAuth(httpx2.Auth):
         self._tenant_id = tenant_id
 
     def auth_flow(self, request: httpx2.Request) -> Any:
-        request.headers["X-Api-Key"] = self._api_key
-        if self._tenant_id:
-            request.headers["X-Tenant-Id"] = self._tenant_id
+        for name, value in self.headers():
+            request.headers[name] = value
         yield request
+
+    def headers(self) -> list[tuple[str, str]]:
+        """The headers this adds to every request, in order."""
+        tenant = [("X-Tenant-Id", self._tenant_id)] if self._tenant_id else []
+        return [("X-Api-Key", self._api_key), *tenant]
 
     def __repr__(self) -> str:
         return f"KeyAuth(api_key='***', tenant_id={self._tenant_id!r})"

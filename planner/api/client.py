@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+import ssl
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, Self, TypedDict, TypeVar, Unpack, cast
+from typing import Any, Protocol, Self, TypedDict, TypeVar, Unpack, cast
 
 import httpx2
 from pydantic import TypeAdapter, ValidationError
@@ -25,6 +26,7 @@ from planner.api import bulk_delete
 from planner.api.auth import KeyAuth, display_url
 from planner.api.bulk_delete import DeleteOutcome
 from planner.api.chunks import chunked
+from planner.api.direct import DirectSender
 from planner.api.errors import (
     RateLimitedError,
     connection_error,
@@ -38,6 +40,8 @@ from planner.api.models import (
     DeploymentCreate,
     DeploymentList,
     DeploymentPatch,
+    DeploymentProgress,
+    DeploymentProgressList,
     DeploymentStatus,
     DeploymentType,
     Integration,
@@ -129,7 +133,12 @@ class ControlPlaneClient:
         # only a pool this client made (no transport given) is ever resized
         self._sizable = http_client is None and transport is None
         self._limits = limits or pool_limits(DEFAULT_CONNECTIONS)
+        self._ssl: ssl.SSLContext | None = None
         self._http = http_client or self._new_http(transport)
+        # Requests of a pool this client made skip httpx2's client layers (the same
+        # bytes: `planner.api.direct`); a given client is used as is (hooks, auth), and
+        # so is ours once the server set a cookie (httpx2 sends the cookies back).
+        self._direct = None if http_client is not None else self._direct_of(self._http)
         self._on_close = on_close
         # Shared 429 pause for every request of this client (apply sets one); None: off.
         self.gate = gate
@@ -140,9 +149,19 @@ class ControlPlaneClient:
         self.guard: Callable[[], None] | None = None
 
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
-        http = httpx2.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits)
+        verify: ssl.SSLContext | bool = True  # a given transport: httpx2's own default
+        if transport is None:
+            # httpx2's default context, made once: `fit_pool`'s new pool reuses it (making
+            # one reads the CA bundle, ~20 ms)
+            verify = self._ssl = self._ssl or httpx2.create_ssl_context()
+        http = httpx2.AsyncClient(
+            transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits, verify=verify
+        )
         use_asyncio_backend(http)  # the pool's expiry checks cost a poll() each otherwise
         return http
+
+    def _direct_of(self, http: httpx2.AsyncClient) -> DirectSender | None:
+        return DirectSender.of(http, self._auth.headers())
 
     @property
     def pool_connections(self) -> int:
@@ -158,6 +177,7 @@ class ControlPlaneClient:
             return
         old, self._limits = self._http, limits
         self._http = self._new_http(None)
+        self._direct = self._direct_of(self._http)
         await old.aclose()
 
     def __repr__(self) -> str:
@@ -192,9 +212,15 @@ class ControlPlaneClient:
         if self.guard is not None:
             self.guard()  # after the gate's pause: the lock may have been lost during it
         try:
-            response = await self._http.request(
-                method, self.base_url + path, params=params, json=body, auth=self._auth
-            )
+            if self._direct is None:
+                response = await self._http.request(
+                    method, self.base_url + path, params=params, json=body, auth=self._auth
+                )
+            else:
+                response = await self._direct.send(method, self.base_url + path, params, body)
+                if "set-cookie" in response.headers:  # kept and sent back, as httpx2 does
+                    self._http.cookies.extract_cookies(response)
+                    self._direct = None
         except httpx2.TransportError as exc:
             raise connection_error(method, path, self.endpoint, exc) from exc
         self._reached = True
@@ -270,45 +296,37 @@ class ControlPlaneClient:
         params: Params = [("limit", limit), ("offset", offset), *filter_params(filters)]
         return await self._get("/v2/deployments", _DEPLOYMENT_LIST, params)
 
-    async def iter_deployments(
+    def iter_deployments(
         self, *, page_size: int = PAGE_SIZE, **filters: Unpack[DeploymentFilters]
     ) -> AsyncGenerator[Deployment, None]:
-        """Every deployment matching `filters`, page after page (a short page is the last).
+        """Every deployment matching `filters`, page after page (see `_paged`)."""
 
-        Stops too when a page brings nothing new, so a server that ignores the offset
-        cannot make it loop forever.
-        """
-        offset = 0
-        seen: set[str] = set()
-        while True:
-            page = await self.list_deployments(limit=page_size, offset=offset, **filters)
-            fresh = [d for d in page.resources if d.id not in seen]
-            for deployment in fresh:
-                seen.add(deployment.id)
-                yield deployment
-            if len(page.resources) < page_size or not fresh:
-                return
-            offset = page.offset if page.offset > offset else offset + len(page.resources)
+        async def page(offset: int) -> tuple[list[Deployment], int]:
+            found = await self.list_deployments(limit=page_size, offset=offset, **filters)
+            return found.resources, found.offset
+
+        return _paged(page, page_size)
 
     async def get_deployments_by_ids(self, ids: Iterable[str]) -> dict[str, Deployment]:
         """The deployments among `ids` that exist, by id (chunks of 100, concurrently)."""
-        wanted = unique(ids)
-        chunks = chunked(wanted, IDS_PER_REQUEST)
-        pages = await asyncio.gather(*(self._collect_ids(chunk) for chunk in chunks))
-        found = {d.id: d for page in pages for d in page}
-        return {i: found[i] for i in wanted if i in found}
+        return await _by_ids(ids, lambda chunk: self.iter_deployments(deployment_ids=chunk))
 
-    async def _collect_ids(self, ids: list[str]) -> list[Deployment]:
-        """One chunk: stop as soon as every id is found (one request when all exist)."""
-        wanted = set(ids)
-        found: list[Deployment] = []
-        async with aclosing(self.iter_deployments(deployment_ids=ids)) as deployments:
-            async for deployment in deployments:
-                found.append(deployment)
-                wanted.discard(deployment.id)
-                if not wanted:
-                    break
-        return found
+    async def progress_by_ids(self, ids: Iterable[str]) -> dict[str, DeploymentProgress]:
+        """`get_deployments_by_ids` (the same requests), each deployment read only for
+        what a wait looks at: its status and revision ids. Reading whole deployments,
+        100 to a poll, was a tenth of an apply's CPU."""
+
+        def listed(chunk: list[str]) -> AsyncGenerator[DeploymentProgress, None]:
+            filters = filter_params({"deployment_ids": chunk})
+
+            async def page(offset: int) -> tuple[list[DeploymentProgress], int]:
+                params: Params = [("limit", PAGE_SIZE), ("offset", offset), *filters]
+                found = await self._get("/v2/deployments", _PROGRESS_LIST, params)
+                return found.resources, found.offset
+
+            return _paged(page, PAGE_SIZE)
+
+        return await _by_ids(ids, listed)
 
     async def find_by_name(self, name: str, *, include_deleting: bool = True) -> Deployment | None:
         """The deployment named exactly `name`, or None."""
@@ -392,7 +410,60 @@ class ControlPlaneClient:
         return await self._get(f"/v1/integrations/git_host/{integration_id}/repos", _REPOS)
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Listed = TypeVar("Listed", bound=_Identified)
+
+
+async def _paged(
+    page: Callable[[int], Awaitable[tuple[list[Listed], int]]], page_size: int
+) -> AsyncGenerator[Listed, None]:
+    """What PAGE (offset -> its items, the next offset) lists, page after page (a short
+    page is the last). Stops too when a page brings nothing new, so a server that
+    ignores the offset cannot make it loop forever."""
+    offset = 0
+    seen: set[str] = set()
+    while True:
+        resources, next_offset = await page(offset)
+        fresh = [item for item in resources if item.id not in seen]
+        for item in fresh:
+            seen.add(item.id)
+            yield item
+        if len(resources) < page_size or not fresh:
+            return
+        offset = next_offset if next_offset > offset else offset + len(resources)
+
+
+async def _by_ids(
+    ids: Iterable[str], listed: Callable[[list[str]], AsyncGenerator[Listed, None]]
+) -> dict[str, Listed]:
+    """What LISTED (a chunk of ids -> what it lists) finds of IDS, by id: chunks of 100,
+    concurrently."""
+    wanted = unique(ids)
+    chunks = chunked(wanted, IDS_PER_REQUEST)
+    pages = await asyncio.gather(*(_collect_ids(listed(chunk), chunk) for chunk in chunks))
+    found = {item.id: item for page in pages for item in page}
+    return {i: found[i] for i in wanted if i in found}
+
+
+async def _collect_ids(listed: AsyncGenerator[Listed, None], ids: list[str]) -> list[Listed]:
+    """One chunk: stop as soon as every id is found (one request when all exist)."""
+    wanted = set(ids)
+    found: list[Listed] = []
+    async with aclosing(listed) as items:
+        async for item in items:
+            found.append(item)
+            wanted.discard(item.id)
+            if not wanted:
+                break
+    return found
+
+
 _DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
+_PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProgressList)
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
 _REV: TypeAdapter[Revision] = TypeAdapter(Revision)
 _REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)

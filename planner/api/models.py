@@ -412,6 +412,15 @@ class Deployment(WireModel):
     image_version: str | None = None
 
 
+class DeploymentProgress(WireModel):
+    """A listed deployment read only for what a wait looks at (the rest is skipped)."""
+
+    id: str
+    status: DeploymentStatus
+    latest_revision_id: str | None = None
+    active_revision_id: str | None = None
+
+
 class Revision(WireModel):
     id: str
     deployment_id: str | None = None
@@ -433,6 +442,11 @@ class RevisionCreate(WireModel):
 
 class DeploymentList(WireModel):
     resources: list[Deployment]
+    offset: int
+
+
+class DeploymentProgressList(WireModel):
+    resources: list[DeploymentProgress]
     offset: int
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from planner.api.chunks import chunked
 from planner.api.client import IDS_PER_REQUEST
-from planner.api.models import Deployment, RevisionStatus, is_final_revision_status
+from planner.api.models import DeploymentProgress, RevisionStatus, is_final_revision_status
 from planner.apply.waiter import WaitEnd, Waiting, WaitResult, poll_once
 
 POLL_REQUESTS = 4  # the poller's own requests in flight at once
@@ -187,7 +187,7 @@ class Poller:
         ids = [w.deployment_id for w in waits]
         try:
             found, error = await poll_once(
-                self.waiting, lambda: self.waiting.client.get_deployments_by_ids(ids)
+                self.waiting, lambda: self.waiting.client.progress_by_ids(ids)
             )
             checks = self._sort(waits, found, error)
         except Exception as failure:
@@ -197,7 +197,7 @@ class Poller:
         await asyncio.gather(*(self._check(wait) for wait in checks))
 
     def _sort(
-        self, waits: list[_Wait], found: dict[str, Deployment] | None, error: str | None
+        self, waits: list[_Wait], found: dict[str, DeploymentProgress] | None, error: str | None
     ) -> list[_Wait]:
         """End what the listing answers, schedule the rest; the waits that need a GET."""
         checks = []
@@ -215,7 +215,7 @@ class Poller:
                 self._due(wait, self.waiting.clock())
         return checks
 
-    def _answered(self, wait: _Wait, deployment: Deployment | None) -> bool:
+    def _answered(self, wait: _Wait, deployment: DeploymentProgress | None) -> bool:
         """Whether the listing alone ends the wait."""
         if wait.revision_id is None:
             if deployment is None:
@@ -228,7 +228,7 @@ class Poller:
             return True
         return False
 
-    def _needs_check(self, wait: _Wait, deployment: Deployment | None) -> bool:
+    def _needs_check(self, wait: _Wait, deployment: DeploymentProgress | None) -> bool:
         """A revision GET: where the list cannot tell, or when a status check is due."""
         if wait.revision_id is None:
             return False

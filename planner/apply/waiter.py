@@ -131,7 +131,7 @@ async def wait_until_gone(waiting: Waiting, deployment_id: str) -> WaitResult:
     last: str | None = None
     while True:
         found, error = await poll_once(
-            waiting, lambda: waiting.client.get_deployments_by_ids([deployment_id])
+            waiting, lambda: waiting.client.progress_by_ids([deployment_id])
         )
         if found is not None:
             if deployment_id not in found:

@@ -96,7 +96,6 @@ async def run_apply(
     """Lock, plan (or check the saved plan), confirm, execute, report; the exit code."""
     from planner.cli.signals import StopSignals
     from planner.cli.step_summary import append_step_summary
-    from planner.render.apply_markdown import render_apply_markdown
     from planner.render.apply_view import make_view
 
     view = make_view(options.format, operation)
@@ -109,8 +108,15 @@ async def run_apply(
         raise
     code = signals.exit_code if result.interrupted else EXIT_ERROR if result.failed else EXIT_OK
     view.finished(result, code)
-    append_step_summary(render_apply_markdown(result))
+    append_step_summary(lambda: apply_markdown(result))
     return code
+
+
+def apply_markdown(result: ApplyResult) -> str:
+    """The step summary of RESULT (its renderer is imported only when one is wanted)."""
+    from planner.render.apply_markdown import render_apply_markdown
+
+    return render_apply_markdown(result)
 
 
 async def apply_locked(

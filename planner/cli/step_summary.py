@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from planner.files import os_reason
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
-def append_step_summary(markdown: str, environ: Mapping[str, str] | None = None) -> None:
-    """Append MARKDOWN (and a blank line) to $GITHUB_STEP_SUMMARY when it is set."""
+def append_step_summary(
+    markdown: str | Callable[[], str], environ: Mapping[str, str] | None = None
+) -> None:
+    """Append MARKDOWN (and a blank line) to $GITHUB_STEP_SUMMARY when it is set (a
+    callable: rendered only then)."""
     path = (os.environ if environ is None else environ).get(STEP_SUMMARY_ENV)
     if not path:
         return
+    if callable(markdown):
+        markdown = markdown()
     try:
         with open(path, "a", encoding="utf-8") as summary:
             summary.write(markdown.rstrip("\n") + "\n\n")

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
-from planner.render.console import make_console
+from planner.render.console import make_console, print_plain
 from planner.render.lines import recovered_headline
 from planner.render.safe import visible
 from planner.render.summary import apply_summary
@@ -35,7 +35,7 @@ def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
     if rows and color:
         console.print(result_table(rows))
     elif rows:  # a log: the same columns without rich's layout (0.4 s per 1,000 rows)
-        console.print(plain_table(rows), markup=False)
+        print_plain(console, plain_table(rows))
     for row in result.failed:
         failure = visible(f"{row.name}: {row.error or row.status}", keep="\n")
         console.print(Text.assemble(("✗ ", "red"), failure))

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import signal
 import sys
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from planner.apply.events import Operation, SignalName
 from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult
 from planner.plan.model import Plan
-from planner.render.apply_events import EventStream
 from planner.render.apply_text import render_apply_result
 from planner.render.console import make_console
 from planner.render.progress import make_reporter
 from planner.render.text import write_text
 from planner.state.document import iso_utc, utc_now
+
+# The JSON events (their models) are imported by the JSON view only: text needs none.
+if TYPE_CHECKING:
+    from planner.apply.events import Operation, SignalName
 
 
 class ApplyView(Protocol):
@@ -82,6 +84,8 @@ class TextView:
 
 class JsonView:
     def __init__(self, operation: Operation) -> None:
+        from planner.render.apply_events import EventStream
+
         self.operation: Operation = operation
         self.events = EventStream(sys.stdout, operation)
 

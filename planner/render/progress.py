@@ -17,17 +17,21 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group, RenderableType
-from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from planner.api.retry import RetryNotice
 from planner.apply.reporter import Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.state.document import iso_utc, utc_now
+
+# rich's live display, progress bar and table are imported by `LiveReporter` only (a
+# terminal): the lines of CI and logs need none of them.
+if TYPE_CHECKING:
+    from rich.live import Live
+    from rich.progress import Progress
 
 
 def elapsed(result: DeploymentResult, now: float) -> float:
@@ -135,10 +139,19 @@ class LiveReporter:
     """A live display on a terminal: one line per deployment, and an overall bar."""
 
     def __init__(self, console: Console, *, clock: Callable[[], float] = time.monotonic) -> None:
+        from rich.live import Live
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         self.console = console
         self.clock = clock
         self._rows: list[DeploymentResult] = []
-        self._progress = Progress(
+        self._progress: Progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -146,7 +159,7 @@ class LiveReporter:
             console=console,
         )
         self._task = self._progress.add_task("Applying", total=0)
-        self._live = Live(
+        self._live: Live = Live(
             get_renderable=self._render, console=console, refresh_per_second=8, transient=False
         )
 
@@ -171,6 +184,8 @@ class LiveReporter:
         self.console.print(pause_line(seconds), markup=False, highlight=False)
 
     def _render(self) -> RenderableType:
+        from rich.table import Table
+
         table = Table.grid(padding=(0, 2))
         now = self.clock()
         for row in self._rows:

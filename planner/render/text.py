@@ -12,11 +12,12 @@ import itertools
 from collections.abc import Iterator
 from typing import TextIO
 
+from rich.console import Console
 from rich.text import Text
 
 from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
-from planner.render.console import make_console
+from planner.render.console import is_plain, make_console, print_plain
 from planner.render.lines import (
     POLICY_TITLE,
     ROLLOUTS_TITLE,
@@ -73,15 +74,24 @@ def write_text(
     for line in _plan_lines(plan, verbose=verbose, applying=applying):
         chunk.append(visible_text(line))  # no control or bidi character, raw
         if len(chunk) == _LINES_PER_PRINT:
-            console.print(Text("\n").join(chunk))
+            print_lines(console, chunk)
             chunk = []
     if chunk:
-        console.print(Text("\n").join(chunk))
+        print_lines(console, chunk)
 
 
 # Lines per print: a print per line costs rich's layout per line (a second at 10,000
 # deployments); a print per block of lines costs the same bytes, each line laid out alone.
 _LINES_PER_PRINT = 1000
+
+
+def print_lines(console: Console, lines: list[Text]) -> None:
+    """LINES (one line each) printed by CONSOLE: styled, or on a plain console as their
+    text (`print_plain`)."""
+    if is_plain(console):
+        print_plain(console, "\n".join([line.plain for line in lines]))
+        return
+    console.print(Text("\n").join(lines))
 
 
 def _plan_lines(plan: Plan, *, verbose: bool, applying: bool) -> Iterator[Text]:
@@ -180,13 +190,15 @@ def change_block(change: Change, *, verbose: bool) -> list[Text]:
 
 
 def line_text(line: Line) -> Text:
-    text = Text(f"    {line.sign} ", style=_SIGN_STYLES[line.sign])
+    """`    + path = value  (note)`: the line in its sign's style, the note dim (one Text
+    made whole: appending its parts cost as much as the rest of the plan's text)."""
     if line.sign == "~":
-        text.append(f"{line.path}: {show(line.before)} → {show(line.after)}")
+        plain = f"    ~ {line.path}: {show(line.before)} → {show(line.after)}"
     elif line.sign == "-":
-        text.append(f"{line.path} = {show(line.before)}")
+        plain = f"    - {line.path} = {show(line.before)}"
     else:
-        text.append(f"{line.path} = {show(line.after)}")
+        plain = f"    {line.sign} {line.path} = {show(line.after)}"
+    text = Text(plain, style=_SIGN_STYLES[line.sign])
     if line.note:
         text.append(f"  ({line.note})", style="dim")
     return text

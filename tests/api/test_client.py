@@ -119,6 +119,33 @@ async def test_fetching_many_ids_chunks_by_100(make_client):
     assert set(found) == set(wanted) - {wanted[7]}
 
 
+async def test_progress_by_ids_sends_the_same_requests_and_reads_less(make_client):
+    """`progress_by_ids` lists exactly as `get_deployments_by_ids` does (the same URLs,
+    chunks and pages) and reads each deployment's id, status and revision ids."""
+    wanted = ids(150)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        chunk = query(request)["deployment_ids"][0].split(",")
+        offset = int(query(request)["offset"][0])
+        present = [deployment_json(i) for i in chunk if i != wanted[7]][offset:]
+        return page(present, offset + len(present))
+
+    whole, lean = Scripted(handler), Scripted(handler)
+    async with make_client(whole) as client:
+        deployments = await client.get_deployments_by_ids(wanted)
+    async with make_client(lean) as client:
+        progress = await client.progress_by_ids(wanted)
+    assert [str(r.url) for r in lean.requests] == [str(r.url) for r in whole.requests]
+    assert list(progress) == list(deployments) and wanted[7] not in progress
+    for deployment_id, found in progress.items():
+        full = deployments[deployment_id]
+        assert (found.id, found.status) == (full.id, full.status)
+        assert (found.latest_revision_id, found.active_revision_id) == (
+            full.latest_revision_id,
+            full.active_revision_id,
+        )
+
+
 async def test_find_by_name_wants_an_exact_match(make_client):
     """`name_contains` also returns longer names; only the exact name is returned."""
     scripted = Scripted(

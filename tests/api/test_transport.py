@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
-from planner.api.transport import AsyncioBackend, AsyncioStream, use_asyncio_backend
+from planner.api.transport import AsyncioBackend, AsyncioStream, LeanPool, use_asyncio_backend
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY
 
 pytestmark = pytest.mark.anyio
@@ -102,6 +102,118 @@ async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
         assert stream.get_extra_info("is_readable") is True
         assert (await client.get(url)).text == "ok"
     assert connections == 2
+
+
+async def test_the_lean_pool_hands_a_freed_connection_to_a_queued_request() -> None:
+    """A plain pool becomes a LeanPool; with one connection, a second request waits in
+    its queue and gets the connection as soon as the first response is closed."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        while True:
+            await read_request(reader)
+            await asyncio.sleep(0.02)
+            writer.write(OK)
+            await writer.drain()
+
+    limits = httpx2.Limits(max_connections=1, max_keepalive_connections=1)
+    async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert type(pool) is LeanPool
+        answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
+        assert [a.text for a in answers] == ["ok"] * 3
+        assert len(pool.connections) == 1 and pool.connections[0].is_idle()
+    assert connections == 1
+
+
+async def test_the_lean_pool_drops_a_closed_connection_on_the_next_request() -> None:
+    """Closing a response with nothing queued re-plans nothing; a connection the server
+    closed meanwhile is dropped by the next request's pass, which opens a fresh one."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await read_request(reader)
+        writer.write(OK.replace(b"\r\n\r\n", b"\r\nconnection: close\r\n\r\n"))
+        await closed(writer)
+
+    async with raw_server(answer) as url, asyncio_client() as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 1 and pool.connections[0].is_closed()  # left as is
+        assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 1 and pool.connections[0].is_closed()
+    assert connections == 2
+
+
+async def test_the_lean_pool_takes_an_idle_connection_of_the_same_origin_only() -> None:
+    """An idle connection to another server is not taken: a new one is opened for the
+    request's own origin, then each origin's idle connection is reused."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            writer.write(OK)
+            await writer.drain()
+
+    limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
+    async with (
+        raw_server(answer) as one,
+        raw_server(answer) as two,
+        asyncio_client(limits=limits) as client,
+    ):
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        for url in (one, two, one, two):
+            assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 2
+        assert all(c.is_idle() and c._connection._request_count == 2 for c in pool.connections)
+
+
+async def test_the_lean_pool_leaves_a_connection_closed_while_idle_to_the_full_pass() -> None:
+    """An idle connection the server closed is not taken: httpcore2's pass drops it and
+    opens a fresh one (a pool keeping every connection alive, as the client's does)."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await read_request(reader)
+        writer.write(OK)
+        await writer.drain()
+        await closed(writer)  # a keep-alive connection the server ends once idle
+
+    limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
+    async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert (await client.get(url)).text == "ok"
+        await asyncio.sleep(0.05)  # the close arrives while the connection is idle
+        assert pool.connections[0].has_expired()
+        assert (await client.get(url)).text == "ok"
+        assert len(pool.connections) == 1 and pool.connections[0].is_idle()
+    assert connections == 2
+
+
+async def test_a_pool_keeping_fewer_connections_alive_closes_the_surplus() -> None:
+    """With fewer keep-alive connections than connections, httpcore2's own pass runs:
+    idle connections past the keep-alive limit are closed."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            await asyncio.sleep(0.02)
+            writer.write(OK)
+            await writer.drain()
+
+    limits = httpx2.Limits(max_connections=3, max_keepalive_connections=1)
+    async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
+        assert [a.text for a in answers] == ["ok"] * 3
+        assert (await client.get(url)).text == "ok"
+        assert sum(c.is_idle() and not c.is_closed() for c in pool.connections) == 1
 
 
 async def test_a_large_body_is_sent_whole_and_read_back() -> None:
@@ -264,3 +376,19 @@ async def test_https_through_the_backend(certificate: tuple[Path, Path]) -> None
         async with asyncio_client() as client:
             with pytest.raises(httpx2.ConnectError):
                 await client.get(url)
+
+
+def test_a_pool_that_may_multiplex_leaves_assignment_to_httpcore2() -> None:
+    """HTTP/2 connections take requests while busy: the lone-request path stays out."""
+    assert LeanPool(http2=True)._took_idle(object()) is False
+
+
+async def test_a_resized_pool_keeps_the_clients_tls_context(loopback_url: str) -> None:
+    """`fit_pool`'s new pool verifies TLS with the context the client made first (one
+    context per client: making one reads the CA bundle)."""
+    async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
+        first = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+        assert first.verify_mode is ssl.CERT_REQUIRED
+        await client.fit_pool(client.pool_connections + 10)
+        assert client._http._transport._pool._ssl_context is first  # type: ignore[attr-defined]
+        assert (await client.list_deployments()).resources == []

@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 
 import pytest
+from rich.text import Text
 
 from planner.plan.model import Action, Change, FieldChange, Plan
 from planner.render import text as text_module
+from planner.render.console import is_plain, make_console, print_plain
+from planner.render.safe import visible
 from planner.render.summary import plan_summary
-from planner.render.text import render_text, write_text
+from planner.render.text import print_lines, render_text, write_text
 from tests.plan.builders import SECRET_VALUES
 
 
@@ -91,3 +94,37 @@ def test_text_written_in_blocks_of_lines_is_the_same_text(plan, monkeypatch, col
     out = io.StringIO()
     write_text(out, plan, color=color, verbose=True)
     assert out.getvalue() == whole and whole.count("\n") > 3
+
+
+LINES = [
+    Text("Config: planner.toml", "bold"),
+    Text(),
+    Text.assemble(("+ ", "green"), ("api", "bold"), " will be created"),
+    Text("    + labels.note = " + visible('"tab\there\nnew line \u202e bidi \x1b[31m"')),
+    Text("    ~ wide = 「漢字」 🚀 e\u0301 " + "x" * 200 + "  "),
+    Text("  trailing spaces   "),
+    Text(),
+]
+
+
+@pytest.mark.parametrize("lines", [LINES, LINES[:1], [Text()], [Text(), Text("a"), Text()]])
+def test_plain_lines_are_what_rich_prints(lines) -> None:
+    """Without terminal or colour, the lines written as text are rich's bytes: soft wrap,
+    wide and combining characters, spaces at either end, empty lines."""
+    by_rich, plain = io.StringIO(), io.StringIO()
+    make_console(by_rich).print(Text("\n").join(lines))
+    console = make_console(plain)
+    assert is_plain(console)
+    print_lines(console, lines)
+    assert plain.getvalue() == by_rich.getvalue()
+
+
+@pytest.mark.parametrize(
+    "text", ["a\nb", "", "tab\there", "bell\x07 and\rreturn", "esc \x1b[31m", " x \n\n y "]
+)
+def test_print_plain_writes_what_rich_writes(text) -> None:
+    """Any str: rich's bytes, written directly when nothing in it is rewritten by rich."""
+    by_rich, plain = io.StringIO(), io.StringIO()
+    make_console(by_rich).print(text, markup=False)
+    print_plain(make_console(plain), text)
+    assert plain.getvalue() == by_rich.getvalue()
