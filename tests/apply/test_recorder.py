@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from planner.apply.recorder import StateRecorder
+from planner.errors import StateError
 from planner.state import InMemoryBackend, RecordedDeployment, StateDocument
 
 pytestmark = pytest.mark.anyio
@@ -171,3 +173,60 @@ async def test_flush_folds_a_left_log_even_when_nothing_changed() -> None:
     stored = first.backend.read()
     assert stored is not None and stored.serial == 2 and stored.replayed == 0
     assert [i.name for i in stored.pending] == ["crashed"]
+
+
+async def test_commits_covered_by_a_write_are_woken_together() -> None:
+    """A thousand commits waiting for a write in progress return within a few loop turns
+    of it landing (the first of those it does not cover starts the next write for all),
+    not one per turn through the lock, and two writes cover them all."""
+    release = asyncio.Event()
+
+    async def held_write(write: Any, snapshot: Any) -> Any:
+        await release.wait()
+        return write(snapshot)
+
+    rec = StateRecorder(
+        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=held_write
+    )
+    first = asyncio.ensure_future(rec.record(RecordedDeployment(name="first", id=ID)))
+    await asyncio.sleep(0)  # its write is in progress, held
+    waiting = [
+        asyncio.ensure_future(rec.record(RecordedDeployment(name=f"d{i}", id=ID)))
+        for i in range(1000)
+    ]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert not any(task.done() for task in [first, *waiting])
+    release.set()
+    for _ in range(12):
+        await asyncio.sleep(0)
+    assert all(task.done() for task in [first, *waiting])
+    assert rec.writes == 2
+    stored = rec.backend.read()
+    assert stored is not None and len(stored.deployments) == 1001
+
+
+async def test_a_failed_write_stops_the_commits_waiting_for_it() -> None:
+    """When a write fails, its caller gets the failure and every commit that waited for
+    it is refused (nothing after an undurable change counts as recorded)."""
+    release = asyncio.Event()
+
+    async def failing_write(write: Any, snapshot: Any) -> Any:
+        await release.wait()
+        raise StateError("disk full")
+
+    rec = StateRecorder(
+        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=failing_write
+    )
+    first = asyncio.ensure_future(rec.record(RecordedDeployment(name="first", id=ID)))
+    await asyncio.sleep(0)
+    others = [
+        asyncio.ensure_future(rec.record(RecordedDeployment(name=f"d{i}", id=ID))) for i in range(3)
+    ]
+    await asyncio.sleep(0)
+    release.set()
+    results = await asyncio.gather(first, *others, return_exceptions=True)
+    assert [str(r) for r in results[:1]] == ["disk full"]
+    assert all(
+        isinstance(r, StateError) and "nothing more is sent" in r.message for r in results[1:]
+    )
