@@ -230,3 +230,30 @@ async def test_a_failed_write_stops_the_commits_waiting_for_it() -> None:
     assert all(
         isinstance(r, StateError) and "nothing more is sent" in r.message for r in results[1:]
     )
+
+
+async def test_a_commit_queued_behind_flush_is_covered_by_its_write() -> None:
+    """A commit that has to queue behind `flush` (waiting for the lock) returns without a
+    write of its own: flush's versioned write carried its change."""
+    release = asyncio.Event()
+
+    async def held_write(write: Any, snapshot: Any) -> Any:
+        await release.wait()
+        return write(snapshot)
+
+    rec = StateRecorder(
+        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=held_write
+    )
+    first = asyncio.ensure_future(rec.record(RecordedDeployment(name="first", id=ID)))
+    await asyncio.sleep(0)
+    flushing = asyncio.ensure_future(rec.flush())
+    await asyncio.sleep(0)
+    rec.doc.record(RecordedDeployment(name="late", id=ID))
+    late = asyncio.ensure_future(rec.commit())
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(first, flushing, late)
+    assert rec.writes == 2
+    stored = rec.backend.read()
+    assert stored is not None and set(stored.deployments) == {"first", "late"}
+    assert stored.serial == rec.doc.serial == 2

@@ -183,3 +183,9 @@ def test_file_write_is_the_whole_dump(tmp_path: Path) -> None:
     written = backend.write(doc)
     assert (tmp_path / "s.state.json").read_text(encoding="utf-8") == _reference_text(doc, 1)
     assert backend.read() == written
+
+
+def test_only_a_sealed_document_is_dumped() -> None:
+    """A document without a checksum (never sealed) has no file text."""
+    with pytest.raises(ValueError, match="sealed document"):
+        dump_state(StateDocument.new(ENDPOINT, TENANT))
