@@ -10,9 +10,7 @@ Invariants:
   "on the next start"); `flush()` at the end folds the log into one versioned write, so
   an apply moves the serial once (twice after a crash);
 - writes are serialised (one at a time) and concurrent commits share one append (group
-  commit), so 100 parallel creates do not queue 100 fsyncs behind each other; the commits
-  a write covers are woken together when it lands (not one per loop turn through the
-  lock: 30,000 creates journalled at once would hold their operations back for a minute);
+  commit), so 100 parallel creates do not queue 100 fsyncs behind each other;
 - the document is changed only on the event loop; the append runs in a thread on the
   deltas taken there, so slow disks do not stall the requests and polls in flight;
 - a write in progress is finished even when the caller is cancelled, so the document's
@@ -25,8 +23,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from planner.errors import PlannerError, StateError
@@ -56,7 +53,6 @@ class StateRecorder:
         self._requested = 0
         self._written = 0
         self._lock = asyncio.Lock()
-        self._landed = asyncio.Event()  # set when the write holding the lock ends
         self._run_write: Callable[..., Awaitable[Any]] = run_write or asyncio.to_thread
         # a new state has no version to append to; a log left by a run that died is
         # compacted by this run's first write
@@ -68,32 +64,16 @@ class StateRecorder:
 
     async def commit(self) -> None:
         """Make every change so far durable, unless a write that started after this call
-        already did. While a write is in progress the callers it does not cover wait for
-        it to land, all woken at once, and the first of them starts the next write for
-        all: thousands of commits never queue on the lock one loop turn each."""
+        already did."""
         self._requested += 1
         wanted = self._requested
-        while self._written < wanted:
-            if self._lock.locked():
-                await self._landed.wait()
-                continue
-            async with self._writing():
-                if self._written >= wanted:
-                    return
-                self._check_not_failed()
-                covered = self._requested
-                await self._store(self._next_step())
-                self._written = covered
-
-    @contextlib.asynccontextmanager
-    async def _writing(self) -> AsyncIterator[None]:
-        """The lock for one write; commits waiting for it to land are woken together."""
         async with self._lock:
-            landed = self._landed = asyncio.Event()  # set before anyone sees the lock held
-            try:
-                yield
-            finally:
-                landed.set()
+            if self._written >= wanted:
+                return
+            self._check_not_failed()
+            covered = self._requested
+            await self._store(self._next_step())
+            self._written = covered
 
     def _check_not_failed(self) -> None:
         """After a failed store its deltas are nowhere durable: no later commit may
@@ -108,7 +88,7 @@ class StateRecorder:
         """Fold the operation log, and whatever an operation cancelled between its change
         and its commit left, into one versioned write (nothing when nothing changed)."""
         self._requested += 1
-        async with self._writing():
+        async with self._lock:
             covered = self._requested
             if self.doc.take_changes() or self._appended or self._leftover or self._failed:
                 await self._store_last(self._full_write())

@@ -175,37 +175,6 @@ async def test_flush_folds_a_left_log_even_when_nothing_changed() -> None:
     assert [i.name for i in stored.pending] == ["crashed"]
 
 
-async def test_commits_covered_by_a_write_are_woken_together() -> None:
-    """A thousand commits waiting for a write in progress return within a few loop turns
-    of it landing (the first of those it does not cover starts the next write for all),
-    not one per turn through the lock, and two writes cover them all."""
-    release = asyncio.Event()
-
-    async def held_write(write: Any, snapshot: Any) -> Any:
-        await release.wait()
-        return write(snapshot)
-
-    rec = StateRecorder(
-        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=held_write
-    )
-    first = asyncio.ensure_future(rec.record(RecordedDeployment(name="first", id=ID)))
-    await asyncio.sleep(0)  # its write is in progress, held
-    waiting = [
-        asyncio.ensure_future(rec.record(RecordedDeployment(name=f"d{i}", id=ID)))
-        for i in range(1000)
-    ]
-    for _ in range(3):
-        await asyncio.sleep(0)
-    assert not any(task.done() for task in [first, *waiting])
-    release.set()
-    for _ in range(12):
-        await asyncio.sleep(0)
-    assert all(task.done() for task in [first, *waiting])
-    assert rec.writes == 2
-    stored = rec.backend.read()
-    assert stored is not None and len(stored.deployments) == 1001
-
-
 async def test_a_failed_write_stops_the_commits_waiting_for_it() -> None:
     """When a write fails, its caller gets the failure and every commit that waited for
     it is refused (nothing after an undurable change counts as recorded)."""
