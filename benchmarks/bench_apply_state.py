@@ -6,7 +6,8 @@ Starts `planner serve --build-seconds 1 --deploy-seconds 1` (as bench_apply.py d
 runs `planner apply` creating COUNT git_host deployments into a fresh state file, RUNS
 times (a new server and state each time). Per run: wall time of the process, its CPU
 (user + system, from wait4), the apply's own time (its summary line), and what the state
-directory holds afterwards (the state file's size; a `.journal` left would be a bug).
+directory holds afterwards (the state file's size; a `.journal` left would be a bug),
+and its peak RSS (ru_maxrss).
 
 To compare with another checkout (e.g. main before the operation log), put it first on
 the path of the child processes: `PYTHONPATH=/tmp/main-src python benchmarks/...`
@@ -27,8 +28,9 @@ from pathlib import Path
 from bench_apply import API_KEY, SUMMARY_TIME, config_text, start_server
 
 
-def one_run(count: int, parallelism: int | None) -> tuple[float, float, float | None, str]:
-    """(wall s, CPU s, apply s, what the state directory holds) of one create run."""
+def one_run(count: int, parallelism: int | None) -> tuple[float, float, float | None, str, float]:
+    """(wall s, CPU s, apply s, what the state directory holds, peak RSS MiB) of one
+    create run."""
     with tempfile.TemporaryDirectory(prefix="bench-apply-state-") as tmp:
         workdir = Path(tmp)
         server, url = start_server(workdir)
@@ -62,7 +64,8 @@ def one_run(count: int, parallelism: int | None) -> tuple[float, float, float | 
             if p.suffix in (".json", ".journal")
         )
         engine = float(found.group(1)) if found else None
-        return wall, usage.ru_utime + usage.ru_stime, engine, ", ".join(files)
+        peak = usage.ru_maxrss / 1024  # KiB on Linux
+        return wall, usage.ru_utime + usage.ru_stime, engine, ", ".join(files), peak
 
 
 def main() -> None:
@@ -76,9 +79,16 @@ def main() -> None:
     cpu = statistics.median(run[1] for run in runs)
     engines = [run[2] for run in runs if run[2] is not None]
     engine = f"{statistics.median(engines):.1f}" if engines else "-"
-    print(f"{'creates':>8} {'wall s':>8} {'CPU s':>8} {'apply s':>8} {'CPU ms/create':>14}  state")
+    peak = statistics.median(run[4] for run in runs)
+    print(
+        f"{'creates':>8} {'wall s':>8} {'CPU s':>8} {'apply s':>8} {'CPU ms/create':>14} "
+        f"{'peak RSS MiB':>13}  state"
+    )
     per = cpu * 1000 / args.count
-    print(f"{args.count:>8} {wall:>8.2f} {cpu:>8.2f} {engine:>8} {per:>14.2f}  {runs[-1][3]}")
+    print(
+        f"{args.count:>8} {wall:>8.2f} {cpu:>8.2f} {engine:>8} {per:>14.2f} {peak:>13.0f}  "
+        f"{runs[-1][3]}"
+    )
 
 
 if __name__ == "__main__":

@@ -69,11 +69,11 @@ async def create(
         run.finish(result, Outcome.NOT_STARTED, Outcome.NOT_STARTED.value)
         return
     intent = intent or await run.recorder.journal_create(change.name)
-    create_body = DeploymentCreate.model_validate(
-        planned_create_body(change, desired.secret_values())
-    )
+
+    def create_body() -> DeploymentCreate:  # built in its request slot: thousands wait for one
+        return DeploymentCreate.model_validate(planned_create_body(change, desired.secret_values()))
+
     deployment = await sent_journalled(run, result, intent, partial(post, run, result, create_body))
-    del create_body  # this frame lives on through the wait: hold no body, no response
     if deployment is None:
         return
     await run.recorder.record(
@@ -105,18 +105,21 @@ async def sent_journalled(
     return deployment
 
 
-async def post(run: Run, result: DeploymentResult, create: DeploymentCreate) -> Deployment | None:
-    """POST (None when stopped before it was sent); a name still held by a deployment
-    being deleted is waited out, once."""
+async def post(
+    run: Run, result: DeploymentResult, body: Callable[[], DeploymentCreate]
+) -> Deployment | None:
+    """POST the BODY built once a request slot is free (None when stopped before it was
+    sent); a name still held by a deployment being deleted is waited out, once."""
 
     def send() -> Awaitable[Deployment]:
+        create = body()
         run.begin(result, "creating")
         return run.client.create_deployment(create)
 
     try:
         return await run.submit(send)
     except ConflictError:
-        holder = await run.request(lambda: run.client.find_by_name(create.name))
+        holder = await run.request(lambda: run.client.find_by_name(body().name))
         if holder is None or not is_being_deleted(holder.status):
             raise
     run.status(result, "waiting for the name to be free")

@@ -121,7 +121,7 @@ class StateRecorder:
     def _full_write(self) -> _Step:
         """A versioned write of the whole document: it carries every change and log."""
         self._must_write = self._appended = self._leftover = False
-        return self.backend.write, self.doc.model_copy(deep=True)
+        return self.backend.write, self.doc.snapshot()
 
     async def _store(self, step: _Step | None) -> None:
         if step is None:

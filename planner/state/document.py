@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import uuid
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -104,10 +105,6 @@ class StateDocument(BaseModel):
         canonical spelling) and workspace."""
         return cls(endpoint=canonical_endpoint(endpoint), tenant_id=tenant_id)
 
-    def body(self) -> dict[str, Any]:
-        """Everything the checksum covers (all keys but `checksum`), as JSON values."""
-        return self.model_dump(mode="json", exclude={"checksum"})
-
     def check_belongs_to(
         self,
         endpoint: str,
@@ -136,6 +133,13 @@ class StateDocument(BaseModel):
         return isinstance(other, StateDocument) and self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
+
+    def snapshot(self) -> StateDocument:
+        """A copy to write while this document goes on changing: containers of its own,
+        the entries shared (deployments and intents are replaced, never changed in place),
+        so it costs two lists of references, not a second document."""
+        containers = {"deployments": dict(self.deployments), "pending": list(self.pending)}
+        return StateDocument.model_construct(**{**self.__dict__, **containers})
 
     @property
     def replayed(self) -> int:
@@ -284,26 +288,138 @@ def adopt(doc: StateDocument, *adopted: RecordedDeployment) -> None:
         names_by_id[recorded.id] = recorded.name
 
 
-def canonical_json(body: dict[str, Any]) -> str:
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def compute_checksum(body: Mapping[str, Any]) -> str:
+    """`sha256:<hex>` of the canonical body (a mapping without the `checksum` key), hashed
+    piece by piece (`canonical_chunks`): no second copy of a large state is built."""
+    digest = hashlib.sha256()
+    for chunk in canonical_chunks(body):
+        digest.update(chunk.encode("utf-8"))
+    return f"sha256:{digest.hexdigest()}"
 
 
-def compute_checksum(body: dict[str, Any]) -> str:
-    """`sha256:<hex>` of the canonical body (a dict without the `checksum` key)."""
-    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
-    return f"sha256:{digest}"
+def checksum_of(doc: StateDocument) -> str:
+    """The checksum of what DOC holds (its entries dumped one at a time)."""
+    return compute_checksum(_parts(doc))
+
+
+# The JSON of a state is written in pieces: the values of `deployments` and `pending`
+# (the parts that grow with the state) one entry at a time, a model dumped only as it is
+# encoded, so a write holds one entry's copy at a time, never a second whole document.
+# The pieces joined are exactly what json.dumps makes of the whole (tests/state pin it).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_INDENTED = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False)
+_ENTRY_INDENT = "\n    "  # an entry of a top-level object or array: two levels deep
+
+
+def canonical_chunks(body: Mapping[str, Any]) -> Iterator[str]:
+    """`json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
+    (the canonical form the checksum covers) in pieces (BODY's top-level objects and arrays entry by
+    entry; a model among their entries is dumped as JSON when its turn comes)."""
+    separator = "{"
+    for key in sorted(body):
+        value = body[key]
+        yield separator + _CANONICAL.encode(key) + ":"
+        separator = ","
+        if isinstance(value, dict) and value:
+            inner = "{"
+            for name in sorted(value):
+                yield inner + _CANONICAL.encode(name) + ":" + _CANONICAL.encode(_json(value[name]))
+                inner = ","
+            yield "}"
+        elif isinstance(value, list) and value:
+            inner = "["
+            for entry in value:
+                yield inner + _CANONICAL.encode(_json(entry))
+                inner = ","
+            yield "]"
+        else:
+            yield _CANONICAL.encode(value)
+    yield "}" if body else "{}"
+
+
+def indented_chunks(payload: Mapping[str, Any]) -> Iterator[str]:
+    """`json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False)` in pieces, as
+    `canonical_chunks` cuts them."""
+    if not payload:
+        yield "{}"
+        return
+    separator = "{\n  "
+    for key in sorted(payload):
+        value = payload[key]
+        yield separator + _INDENTED.encode(key) + ": "
+        separator = ",\n  "
+        if isinstance(value, dict) and value:
+            inner = "{" + _ENTRY_INDENT
+            for name in sorted(value):
+                yield inner + _INDENTED.encode(name) + ": " + _indented_entry(value[name])
+                inner = "," + _ENTRY_INDENT
+            yield "\n  }"
+        elif isinstance(value, list) and value:
+            inner = "[" + _ENTRY_INDENT
+            for entry in value:
+                yield inner + _indented_entry(entry)
+                inner = "," + _ENTRY_INDENT
+            yield "\n  ]"
+        else:
+            yield _INDENTED.encode(value)
+    yield "\n}"
+
+
+def _indented_entry(entry: Any) -> str:
+    # a newline in JSON text is always structure (one inside a string is escaped), so an
+    # entry encoded at the top level moves two levels in by indenting every line after
+    # its first
+    return _INDENTED.encode(_json(entry)).replace("\n", _ENTRY_INDENT)
+
+
+def _json(entry: Any) -> Any:
+    return entry.model_dump(mode="json") if isinstance(entry, BaseModel) else entry
+
+
+def _parts(doc: StateDocument) -> dict[str, Any]:
+    """DOC's body (without `checksum`) with its deployments and intents left as models,
+    in containers of their own: what the chunk functions encode."""
+    parts = doc.model_dump(mode="json", exclude={"checksum", "deployments", "pending"})
+    parts.update(deployments=dict(doc.deployments), pending=list(doc.pending))
+    return parts
+
+
+# entries validated at once by `sealed`: a batch's copy is all it holds beside DOC
+_SEAL_BATCH = 1000
 
 
 def sealed(doc: StateDocument, serial: int) -> StateDocument:
-    """A validated copy of DOC with SERIAL, the current tool version and a fresh checksum."""
-    body = doc.model_dump(mode="json", exclude={"checksum"})
-    body.update(serial=serial, tool_version=__version__)
-    try:
-        copy = StateDocument.model_validate(body)
-    except ValidationError as error:
-        raise StateError("refusing to write an invalid state", details=_problems(error)) from None
-    copy.checksum = compute_checksum(copy.body())
-    return copy
+    """DOC as version SERIAL of the current tool version, with the checksum of what it
+    holds: a new document, validated as a whole one would be (a batch of entries at a
+    time), that shares DOC's deployments and intents (models that are replaced, never
+    changed in place) in containers of its own; DOC is not changed."""
+    parts = _parts(doc)
+    parts.update(serial=serial, tool_version=__version__)
+    problems = _problems_of(parts)
+    if problems:
+        raise StateError("refusing to write an invalid state", details=problems)
+    return StateDocument.model_construct(**parts, checksum=compute_checksum(parts))
+
+
+def _problems_of(parts: dict[str, Any]) -> list[str]:
+    """What validating PARTS as one StateDocument would report (without values), found
+    by validating its fields with a batch of its entries at a time."""
+    deployments = list(parts["deployments"].items())
+    pending = parts["pending"]
+    problems: dict[str, None] = {}  # in order, each once (every batch has the fields)
+    for start in range(0, max(len(deployments), len(pending), 1), _SEAL_BATCH):
+        batch = {
+            **parts,
+            "deployments": {
+                name: _json(recorded) for name, recorded in deployments[start : start + _SEAL_BATCH]
+            },
+            "pending": [_json(intent) for intent in pending[start : start + _SEAL_BATCH]],
+        }
+        try:
+            StateDocument.model_validate(batch)
+        except ValidationError as error:
+            problems.update(dict.fromkeys(_problems(error, offset={"pending": start})))
+    return list(problems)
 
 
 def advance(doc: StateDocument, written: StateDocument) -> None:
@@ -314,12 +430,18 @@ def advance(doc: StateDocument, written: StateDocument) -> None:
     doc.checksum = written.checksum
 
 
-def dump_state(doc: StateDocument) -> str:
-    """The file text: indented for humans; the checksum is over the canonical form."""
+def state_chunks(doc: StateDocument) -> Iterator[str]:
+    """`dump_state(doc)` in pieces (`indented_chunks`), for writing a large state without
+    holding its text."""
     if doc.checksum is None:
         raise ValueError("dump_state needs a sealed document (see `sealed`)")
-    payload = {**doc.body(), "checksum": doc.checksum}
-    return json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    yield from indented_chunks({**_parts(doc), "checksum": doc.checksum})
+    yield "\n"
+
+
+def dump_state(doc: StateDocument) -> str:
+    """The file text: indented for humans; the checksum is over the canonical form."""
+    return "".join(state_chunks(doc))
 
 
 def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDocument:
@@ -374,12 +496,21 @@ def _verify_checksum(raw: dict[str, Any], source: str, backup: str | None) -> No
     )
 
 
-def _problems(error: ValidationError) -> list[str]:
+def _problems(error: ValidationError, offset: dict[str, int] | None = None) -> list[str]:
+    """One line per problem, `path: message` (OFFSET: what to add to the index after a
+    field name, for a list validated a slice at a time)."""
     # input values are left out on purpose: a field could hold something sensitive
     return [
-        f"{'.'.join(str(part) for part in problem['loc']) or '(root)'}: {problem['msg']}"
+        f"{'.'.join(str(part) for part in _shifted(problem['loc'], offset or {})) or '(root)'}: "
+        f"{problem['msg']}"
         for problem in error.errors()
     ]
+
+
+def _shifted(loc: tuple[int | str, ...], offset: dict[str, int]) -> tuple[int | str, ...]:
+    if len(loc) > 1 and isinstance(loc[0], str) and isinstance(loc[1], int):
+        return (loc[0], loc[1] + offset.get(loc[0], 0), *loc[2:])
+    return loc
 
 
 def _known_names_hint(doc: StateDocument) -> str:

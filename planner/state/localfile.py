@@ -22,7 +22,7 @@ import fcntl
 import os
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,9 +32,9 @@ from planner.state.backend import next_version
 from planner.state.document import (
     StateDocument,
     advance,
-    dump_state,
     iso_utc,
     parse_state,
+    state_chunks,
 )
 from planner.state.filelock import FileLock
 from planner.state.journalfile import FileLog
@@ -54,6 +54,7 @@ from planner.state.versions import StateVersion, missing_version_error, version_
 FILE_MODE = 0o600
 MAX_STATE_BYTES = 64 * 1024 * 1024
 READ_ATTEMPTS = 5
+_WRITE_BUFFER = 256 * 1024  # bytes gathered per write(2) of a file written in pieces
 
 
 class LocalFileBackend:
@@ -114,7 +115,7 @@ class LocalFileBackend:
                 written = next_version(current, doc, self.location, force=force)
                 if previous_text is not None:
                     write_atomic(self.backup_path, previous_text)
-                write_atomic(self.path, dump_state(written))
+                write_atomic(self.path, state_chunks(written))  # never whole in memory
                 self.log.remove()  # folded into this version (or overwritten by it)
         except OSError as error:
             raise StateError(
@@ -215,17 +216,20 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace PATH with TEXT so readers see the old or the new file, never a mix.
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Replace PATH with TEXT (or the pieces of a text, written as they come) so readers
+    see the old or the new file, never a mix.
 
     Temp file in the same directory (mode 0600), fsync, rename over, fsync the directory.
     """
+    pieces = (text,) if isinstance(text, str) else text
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         os.fchmod(fd, FILE_MODE)  # exact, whatever the umask
-        with os.fdopen(fd, "wb", closefd=False) as handle:
-            handle.write(text.encode("utf-8"))
+        with os.fdopen(fd, "wb", _WRITE_BUFFER, closefd=False) as handle:
+            for piece in pieces:
+                handle.write(piece.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException:

@@ -34,7 +34,7 @@ from planner.state.document import (
     PendingIntent,
     StateDocument,
     check_recorded,
-    compute_checksum,
+    checksum_of,
 )
 from planner.state.records import RecordedDeployment
 
@@ -139,7 +139,7 @@ def replay(doc: StateDocument, groups: list[Group]) -> StateDocument:
             details=[type(error).__name__],  # never the values: they could be sensitive
         ) from None
     doc.pending = list(pending.values())  # a new list: the document recounts its names
-    doc.checksum = compute_checksum(doc.body())
+    doc.checksum = checksum_of(doc)
     doc.mark_replayed(len(mine))
     return doc
 

@@ -88,6 +88,17 @@ class PostgresBackend:
         groups = parse_lines(row[2] or "", source=f"{self.location} operations")
         return replay(self._parse(row[1], row[0]), groups)
 
+    def _stored_version(self, state_id: int) -> StateDocument | None:
+        """The stored version without its operations: what a write compares with (and
+        replaces the operations of), as a file's write reads the file without its log;
+        replaying them would build a second copy of the whole state for nothing."""
+        row = self._one(
+            "SELECT serial, document FROM {s}.versions WHERE state_id = %s "
+            "ORDER BY serial DESC LIMIT 1",
+            (state_id,),
+        )
+        return None if row is None else self._parse(row[1], row[0])
+
     def append(self, group: Group) -> None:
         self._reconnecting(partial(self._append, group))
 
@@ -133,7 +144,7 @@ class PostgresBackend:
         try:
             with self._errors(), conn.transaction():
                 self._head(state_id)  # locks the state row: no append slips in between
-                current = self._read()
+                current = self._stored_version(state_id)
                 expected = 0 if current is None else current.serial
                 written = next_version(current, doc, self.location, force=force)
                 self._insert_version(state_id, written)

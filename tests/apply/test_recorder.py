@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from planner.apply.recorder import StateRecorder
+from planner.errors import StateError
 from planner.state import InMemoryBackend, RecordedDeployment, StateDocument
 
 pytestmark = pytest.mark.anyio
@@ -171,3 +173,56 @@ async def test_flush_folds_a_left_log_even_when_nothing_changed() -> None:
     stored = first.backend.read()
     assert stored is not None and stored.serial == 2 and stored.replayed == 0
     assert [i.name for i in stored.pending] == ["crashed"]
+
+
+async def test_a_failed_write_stops_the_commits_waiting_for_it() -> None:
+    """When a write fails, its caller gets the failure and every commit that waited for
+    it is refused (nothing after an undurable change counts as recorded)."""
+    release = asyncio.Event()
+
+    async def failing_write(write: Any, snapshot: Any) -> Any:
+        await release.wait()
+        raise StateError("disk full")
+
+    rec = StateRecorder(
+        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=failing_write
+    )
+    first = asyncio.ensure_future(rec.record(RecordedDeployment(name="first", id=ID)))
+    await asyncio.sleep(0)
+    others = [
+        asyncio.ensure_future(rec.record(RecordedDeployment(name=f"d{i}", id=ID))) for i in range(3)
+    ]
+    await asyncio.sleep(0)
+    release.set()
+    results = await asyncio.gather(first, *others, return_exceptions=True)
+    assert [str(r) for r in results[:1]] == ["disk full"]
+    assert all(
+        isinstance(r, StateError) and "nothing more is sent" in r.message for r in results[1:]
+    )
+
+
+async def test_a_commit_queued_behind_flush_is_covered_by_its_write() -> None:
+    """A commit that has to queue behind `flush` (waiting for the lock) returns without a
+    write of its own: flush's versioned write carried its change."""
+    release = asyncio.Event()
+
+    async def held_write(write: Any, snapshot: Any) -> Any:
+        await release.wait()
+        return write(snapshot)
+
+    rec = StateRecorder(
+        InMemoryBackend(), StateDocument.new("embedded:test", None), run_write=held_write
+    )
+    first = asyncio.ensure_future(rec.record(RecordedDeployment(name="first", id=ID)))
+    await asyncio.sleep(0)
+    flushing = asyncio.ensure_future(rec.flush())
+    await asyncio.sleep(0)
+    rec.doc.record(RecordedDeployment(name="late", id=ID))
+    late = asyncio.ensure_future(rec.commit())
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(first, flushing, late)
+    assert rec.writes == 2
+    stored = rec.backend.read()
+    assert stored is not None and set(stored.deployments) == {"first", "late"}
+    assert stored.serial == rec.doc.serial == 2

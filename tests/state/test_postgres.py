@@ -155,3 +155,25 @@ def test_location_and_errors_never_show_the_password(postgres_url: str) -> None:
         backend.read()
     password = postgres_url.split("@")[0].rsplit(":", 1)[1]
     assert password not in str(caught.value) and password not in (caught.value.hint or "")
+
+
+def test_a_write_does_not_replay_the_operations_it_replaces(
+    postgres_url: str, backends: list[PostgresBackend]
+) -> None:
+    """A write compares with the stored version alone, as a file's write reads the file
+    without its log: the operations it replaces are not replayed (a second copy of the
+    whole state), so a damaged one goes with them instead of refusing the write."""
+    backend = PostgresBackend(postgres_url, name=unique_name())
+    backends.append(backend)
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    backend.write(doc)
+    _sql(
+        postgres_url,
+        "INSERT INTO planner.operations (state_id, base_serial, line) "
+        "SELECT id, 1, %s FROM planner.states WHERE name = %s RETURNING 1",
+        ("not json\n" + group_of(doc, [{"forget": "x"}]).line(), backend.name),
+    )
+    with pytest.raises(StateError, match="damaged"):
+        backend.read()
+    written = backend.write(doc)
+    assert written.serial == 2 and backend.read() == written
