@@ -104,6 +104,16 @@ def unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def tls_context(base_url: str) -> ssl.SSLContext:
+    """The TLS context of a client of BASE_URL: httpx2's default for https. A plain http
+    one never uses TLS (no redirect is followed; a proxy has its own context): it gets a
+    context that verifies and trusts no certificate, without reading the CA bundle (~20 ms
+    of start-up): a request to an https URL would fail verification, never skip it."""
+    if base_url[:7].lower() == "http://":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return httpx2.create_ssl_context()
+
+
 class ControlPlaneClient:
     """Typed access to every endpoint of the control plane; use as `async with`."""
 
@@ -151,9 +161,8 @@ class ControlPlaneClient:
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
         verify: ssl.SSLContext | bool = True  # a given transport: httpx2's own default
         if transport is None:
-            # httpx2's default context, made once: `fit_pool`'s new pool reuses it (making
-            # one reads the CA bundle, ~20 ms)
-            verify = self._ssl = self._ssl or httpx2.create_ssl_context()
+            # made once: `fit_pool`'s new pool reuses it
+            verify = self._ssl = self._ssl or tls_context(self.base_url)
         http = httpx2.AsyncClient(
             transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits, verify=verify
         )
