@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Seque
 from contextlib import aclosing
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, Protocol, Self, TypedDict, TypeVar, Unpack, cast
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypedDict, TypeVar, Unpack, cast
 
 import httpx2
 from pydantic import TypeAdapter, ValidationError
@@ -44,9 +44,6 @@ from planner.api.models import (
     DeploymentProgressList,
     DeploymentStatus,
     DeploymentType,
-    Integration,
-    OAuthProvider,
-    Repository,
     Revision,
     RevisionList,
     is_being_deleted,
@@ -54,6 +51,9 @@ from planner.api.models import (
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
 from planner.api.transport import use_asyncio_backend
 from planner.errors import ConfigError
+
+if TYPE_CHECKING:  # built by the commands that list them, not by every client
+    from planner.api.other_models import Integration, OAuthProvider, Repository
 
 logger = logging.getLogger("planner.api")
 
@@ -104,6 +104,16 @@ def unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def tls_context(base_url: str) -> ssl.SSLContext:
+    """The TLS context of a client of BASE_URL: httpx2's default for https. A plain http
+    one never uses TLS (no redirect is followed; a proxy has its own context): it gets a
+    context that verifies and trusts no certificate, without reading the CA bundle (~20 ms
+    of start-up): a request to an https URL would fail verification, never skip it."""
+    if base_url[:7].lower() == "http://":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return httpx2.create_ssl_context()
+
+
 class ControlPlaneClient:
     """Typed access to every endpoint of the control plane; use as `async with`."""
 
@@ -151,9 +161,8 @@ class ControlPlaneClient:
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
         verify: ssl.SSLContext | bool = True  # a given transport: httpx2's own default
         if transport is None:
-            # httpx2's default context, made once: `fit_pool`'s new pool reuses it (making
-            # one reads the CA bundle, ~20 ms)
-            verify = self._ssl = self._ssl or httpx2.create_ssl_context()
+            # made once: `fit_pool`'s new pool reuses it
+            verify = self._ssl = self._ssl or tls_context(self.base_url)
         http = httpx2.AsyncClient(
             transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits, verify=verify
         )
@@ -401,13 +410,21 @@ class ControlPlaneClient:
     # --- catalog ----------------------------------------------------------------------
 
     async def list_providers(self) -> list[OAuthProvider]:
-        return await self._get("/v2/auth/providers", _PROVIDERS)
+        from planner.api.other_models import OAuthProvider
+
+        return await self._get("/v2/auth/providers", TypeAdapter(list[OAuthProvider]))
 
     async def list_integrations(self) -> list[Integration]:
-        return await self._get("/v1/integrations/git_host/install", _INTEGRATIONS)
+        from planner.api.other_models import Integration
+
+        path = "/v1/integrations/git_host/install"
+        return await self._get(path, TypeAdapter(list[Integration]))
 
     async def list_repositories(self, integration_id: str) -> list[Repository]:
-        return await self._get(f"/v1/integrations/git_host/{integration_id}/repos", _REPOS)
+        from planner.api.other_models import Repository
+
+        path = f"/v1/integrations/git_host/{integration_id}/repos"
+        return await self._get(path, TypeAdapter(list[Repository]))
 
 
 class _Identified(Protocol):
@@ -467,6 +484,3 @@ _PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProg
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
 _REV: TypeAdapter[Revision] = TypeAdapter(Revision)
 _REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
-_PROVIDERS: TypeAdapter[list[OAuthProvider]] = TypeAdapter(list[OAuthProvider])
-_INTEGRATIONS: TypeAdapter[list[Integration]] = TypeAdapter(list[Integration])
-_REPOS: TypeAdapter[list[Repository]] = TypeAdapter(list[Repository])

@@ -63,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from planner.cli.refresh_only import run_refresh_only
-    from planner.cli.saved_target import load_sealed_plan
     from planner.cli.target import resolve_target
     from planner.plan.diff import PlanOptions
     from planner.render.apply_view import make_view
@@ -74,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         raise PlanError("--refresh-only cannot be combined with a saved plan or --replace")
     workspace, options = WorkspaceOptions.of(vars(args)), RunOptions.of(vars(args))
     if args.planfile:
+        from planner.cli.saved_target import load_sealed_plan  # the saved plan's only
+
         sealed = load_sealed_plan(args.planfile, workspace, os.environ)
         return asyncio.run(run_apply(sealed.target, options, sealed.saved, operation="apply"))
     plan_options = PlanOptions(
@@ -129,17 +130,17 @@ async def apply_locked(
 ) -> ApplyResult:
     """The run inside the state lock (released whatever happens)."""
     from planner.cli.workspace import Workspace
-    from planner.plan.saved import SavedPlan
+    from planner.plan.diff import PlanOptions  # not SavedPlan: planning needs none
     from planner.render.output import write_warnings
 
     async with Workspace.open(target) as ws:
         write_warnings(ws.config.warnings)
         with ws.lock(operation, options.lock_timeout, options.lock_lease):
             doc = ws.read_state()
-            if isinstance(source, SavedPlan):
-                plan = await checked_saved_plan(ws, doc, source)
-            else:
+            if isinstance(source, PlanOptions):
                 plan = await confirmed_plan(ws, doc, source, options, operation, view)
+            else:
+                plan = await checked_saved_plan(ws, doc, source)
             return await execute(ws, doc, plan, options, view.reporter(plan), signals)
 
 

@@ -90,7 +90,6 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from planner.cli.target import resolve_target
-    from planner.render.markdown import render_markdown
 
     workspace, output = WorkspaceOptions.of(vars(args)), OutputOptions.of(vars(args))
     options = plan_options(
@@ -106,13 +105,20 @@ def run(args: argparse.Namespace) -> int:
     result = run_async(run_plan(target, options, args.out))
     sys.stdout.write(render(result.plan, output))
     sys.stdout.flush()
-    append_step_summary(render_markdown(result.plan, verbose=output.verbose))
+    append_step_summary(lambda: step_summary(result.plan, output))
     report_side_effects(result, args.out, output)
     if result.plan.has_errors:
         return EXIT_ERROR
     if args.detailed_exitcode and is_changed(result.plan):
         return EXIT_CHANGES
     return EXIT_OK
+
+
+def step_summary(plan: Plan, output: OutputOptions) -> str:
+    """The plan's markdown for the CI step summary (rendered only when one is asked for)."""
+    from planner.render.markdown import render_markdown
+
+    return render_markdown(plan, verbose=output.verbose)
 
 
 def is_changed(plan: Plan) -> bool:
@@ -136,10 +142,10 @@ def plan_options(**given: Any) -> PlanOptions:
 
 def check_out(out: str | None, options: PlanOptions) -> None:
     """Refuse a bad `--out` before any work."""
-    from planner.plan.saved import plan_file_target
-
     if out is None:
         return
+    from planner.plan.saved import plan_file_target
+
     if options.refresh_only:
         raise PlanError(
             "--refresh-only cannot be combined with --out",
@@ -231,14 +237,16 @@ def saved_plan(
 
 
 def render(plan: Plan, output: OutputOptions) -> str:
-    from planner.render.json import render_json
-    from planner.render.markdown import render_markdown
-    from planner.render.text import render_text
-
     if output.format == "json":
+        from planner.render.json import render_json
+
         return render_json(plan)
     if output.format == "markdown":
+        from planner.render.markdown import render_markdown
+
         return render_markdown(plan, verbose=output.verbose)
+    from planner.render.text import render_text
+
     return render_text(plan, color=is_color_terminal(), verbose=output.verbose)
 
 
@@ -249,11 +257,11 @@ def is_color_terminal() -> bool:
 
 def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions) -> None:
     """The saved plan file, said apart from the plan itself."""
+    if not out:
+        return
     from planner.plan.saved import write_saved_plan
     from planner.render.console import make_console
 
-    if not out:
-        return
     if result.saved is None:
         make_console(stderr=True).print(f"The plan has errors: not saved to {out}.", markup=False)
         return

@@ -14,12 +14,11 @@ server nor the state.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
@@ -31,6 +30,9 @@ from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, S
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason
 from planner.state.endpoints import embedded_endpoint  # the one spelling the state records
+
+if TYPE_CHECKING:  # sqlite3 is the embedded control plane's: a URL endpoint needs none
+    import sqlite3
 
 EMBEDDED_DB_NAME = "local-control-plane.db"
 EMBEDDED_BASE_URL = "http://embedded.local"
@@ -117,6 +119,8 @@ def embedded_client(
     timings: Mapping[str, float] | None = None,
 ) -> ControlPlaneClient:
     """A client on a local control plane app running in this process."""
+    import sqlite3
+
     from planner.controlplane.app import create_app  # FastAPI only when embedded
 
     try:
@@ -138,6 +142,8 @@ def embedded_client(
 
 
 def _is_read_only(error: OSError | sqlite3.Error) -> bool:
+    import sqlite3
+
     code = getattr(error, "sqlite_errorcode", None)
     return code is not None and code & 0xFF == sqlite3.SQLITE_READONLY
 
@@ -150,6 +156,8 @@ class EmbeddedTransport(httpx2.ASGITransport):
         self.db_path = db_path
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        import sqlite3
+
         try:
             return await super().handle_async_request(request)
         except (OSError, sqlite3.Error) as error:

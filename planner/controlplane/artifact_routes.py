@@ -14,10 +14,10 @@ from typing import Annotated
 from fastapi import APIRouter, Body, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
-from planner.api.models import (
+from planner.api.models import ErrorBody
+from planner.api.other_models import (
     BuildLogPage,
     BuildLogRequest,
-    ErrorBody,
     PushToken,
     PushTokenRequest,
     UploadReceipt,

@@ -24,7 +24,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from planner.api.models import BuildLogOrder, RevisionStatus
+from planner.api.models import RevisionStatus
+from planner.api.other_models import BuildLogOrder
 from planner.controlplane import lifecycle, views
 from planner.controlplane.rows import DeploymentRow, RevisionRow, UploadRow
 from planner.controlplane.service import Conflict, NotFound, deployment_not_found

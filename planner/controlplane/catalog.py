@@ -11,14 +11,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
-from planner.api.models import (
-    ErrorBody,
-    Integration,
-    Listener,
-    ListenerList,
-    OAuthProvider,
-    Repository,
-)
+from planner.api.models import ErrorBody
+from planner.api.other_models import Integration, Listener, ListenerList, OAuthProvider, Repository
 from planner.controlplane.context import Context
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND
 from planner.controlplane.seed import Catalog

@@ -31,12 +31,12 @@ from planner.api.models import (
     DeploymentList,
     DeploymentType,
     ErrorBody,
-    HTTPValidationError,
     Revision,
     RevisionCreate,
     RevisionList,
     RevisionStatus,
 )
+from planner.api.other_models import HTTPValidationError
 from planner.api.rules import Problem, check_resource_numbers
 from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.api.models import ErrorBody, HTTPValidationError
+from planner.api.models import ErrorBody
+from planner.api.other_models import HTTPValidationError
 
 Responses = dict[int | str, dict[str, Any]]
 

@@ -19,13 +19,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from planner.api.models import (
+from planner.api.models import UuidStr
+from planner.api.other_models import (
     Integration,
     Listener,
     ListenerComputeConfig,
     OAuthProvider,
     Repository,
-    UuidStr,
 )
 from planner.errors import ConfigError
 from planner.files import parse_nested, read_user_text

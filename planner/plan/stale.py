@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanStaleError
 from planner.plan.body import moved_secrets
 from planner.plan.model import Plan
 from planner.plan.refresh import Observed
-from planner.plan.saved import SavedPlan, SeenDeployment, config_digest
 from planner.secrets import secret_digest
 from planner.state.document import StateDocument, iso_utc
 from planner.state.endpoints import target_text
+
+if TYPE_CHECKING:  # a saved plan's: an apply that plans itself never loads the module
+    from planner.plan.saved import SavedPlan, SeenDeployment
 
 STALE_HINT = "run `planner plan --out FILE` again, review it, and apply the new plan"
 
@@ -102,6 +105,8 @@ def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
 
 
 def config_moves(saved: SavedPlan, desired: Mapping[str, DesiredDeployment]) -> list[str]:
+    from planner.plan.saved import config_digest
+
     moves = []
     for name, digest in sorted(saved.config_digests.items()):
         if name not in desired:

@@ -6,7 +6,6 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import jsonpatch
 from pydantic import BaseModel
 
 from planner.api.fields import ChangeClass, classify
@@ -127,10 +126,13 @@ def view_patch(
     A changed secret looks the same on both sides once masked, so the diff alone would
     hide it; the explicit (idempotent) replace op says that it changes.
     """
-    # Most deployments of a large config are unchanged: no diff to compute for those.
-    ops: list[dict[str, Any]] = (
-        [] if before == after else list(jsonpatch.make_patch(before, after).patch)
-    )
+    # Most deployments of a large config are unchanged: no diff to compute for those (nor
+    # jsonpatch to import: a no-change plan or an apply of creates never needs it).
+    ops: list[dict[str, Any]] = []
+    if before != after:
+        import jsonpatch
+
+        ops = list(jsonpatch.make_patch(before, after).patch)
     names = [entry["name"] for entry in after.get("secrets", [])]
     for name in sorted(changed_secrets):
         if name in names:

@@ -7,8 +7,8 @@ not); revision ids are shortened to their first 8 characters, like git.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
@@ -16,6 +16,9 @@ from planner.render.console import make_console, print_plain
 from planner.render.lines import recovered_headline
 from planner.render.safe import visible
 from planner.render.summary import apply_summary
+
+if TYPE_CHECKING:  # rich.table only for a terminal: a log is written without it
+    from rich.table import Table
 
 _HEADERS = ("Deployment", "Action", "Revision", "Status", "Time")
 _STYLES = {
@@ -45,6 +48,8 @@ def render_apply_result(result: ApplyResult, *, color: bool = False) -> str:
 
 
 def result_table(rows: list[DeploymentResult]) -> Table:
+    from rich.table import Table
+
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for column in _HEADERS:
         table.add_column(column, justify="right" if column == "Time" else "left")

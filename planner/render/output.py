@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from planner.render.console import make_console
+
+if TYPE_CHECKING:  # rich.table is imported by the commands that print a table
+    from rich.table import Table
 
 
 def write_lines(console: Console, lines: Iterable[str]) -> None:
@@ -40,6 +42,8 @@ def write_json(console: Console, value: Any) -> None:
 def folded_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
     """A table whose cells fold, never cut (ids and urls stay whole), and print
     literally (a name like `[x]` is not markup)."""
+    from rich.table import Table
+
     table = Table()
     for header in headers:
         table.add_column(header, overflow="fold")

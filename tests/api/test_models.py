@@ -11,7 +11,6 @@ from pydantic import BaseModel, ValidationError
 from planner.api.models import (
     _SCALAR_FIELDS,
     _SCALAR_KINDS,
-    BuildLogRequest,
     DeploymentPatch,
     DeploymentStatus,
     ResourceSpec,
@@ -21,6 +20,7 @@ from planner.api.models import (
     WireModel,
     is_being_deleted,
 )
+from planner.api.other_models import BuildLogRequest
 
 
 def test_both_deletion_statuses_count_as_being_deleted() -> None:

@@ -392,3 +392,37 @@ async def test_a_resized_pool_keeps_the_clients_tls_context(loopback_url: str) -
         await client.fit_pool(client.pool_connections + 10)
         assert client._http._transport._pool._ssl_context is first  # type: ignore[attr-defined]
         assert (await client.list_deployments()).resources == []
+
+
+@pytest.mark.slow
+async def test_a_plain_http_client_trusts_no_certificate(
+    certificate: tuple[Path, Path], loopback_url: str
+) -> None:
+    """A client of an http URL reads no CA bundle: its TLS context verifies and trusts
+    nothing, so a request that did reach an https URL fails verification."""
+    cert, key = certificate
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(OK)
+        await writer.drain()
+
+    async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
+        context = client._ssl
+        assert context is not None and context.cert_store_stats()["x509_ca"] == 0
+        assert context.verify_mode is ssl.CERT_REQUIRED and context.check_hostname
+        assert (await client.list_deployments()).resources == []
+        async with raw_server(answer, server_tls) as url:
+            with pytest.raises(httpx2.ConnectError):
+                await client._http.get(url)
+
+
+async def test_an_https_client_verifies_with_httpx2s_default_context() -> None:
+    """https (in any case) gets httpx2's default context: the CA bundle is loaded."""
+    for url in ("https://cp.example", "HTTPS://cp.example"):
+        async with ControlPlaneClient(url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
+            context = client._ssl
+            assert context is not None and context.cert_store_stats()["x509_ca"] > 0
+            assert context.verify_mode is ssl.CERT_REQUIRED

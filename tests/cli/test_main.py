@@ -252,3 +252,28 @@ def test_every_command_and_action_is_in_the_help_check() -> None:
         words = tuple(parser.prog.split()[1:])
         if words:
             assert words in checked, words
+
+
+@pytest.mark.slow
+def test_the_plan_and_apply_modules_leave_out_what_they_never_use(tmp_path: Path):
+    """What `planner plan` and `planner apply` import to talk to a control plane URL and
+    write a plain log leaves out sqlite3 (the embedded control plane's), rich's tables (a
+    terminal's), the wire models of routes they never call, the saved plan's module (a
+    plan without --out, an apply without a plan file) and jsonpatch (an update's diff):
+    each is imported where it is used."""
+    probe = (
+        "import sys\n"
+        "import planner.cli.cmd_plan, planner.cli.cmd_apply, planner.cli.target\n"
+        "import planner.cli.endpoint, planner.cli.workspace, planner.plan.diff\n"
+        "import planner.render.text, planner.render.output, planner.render.apply_text\n"
+        "import planner.render.markdown, planner.apply.executor, planner.plan.stale\n"
+        "unused = ('sqlite3', 'rich.table', 'planner.api.other_models', 'planner.plan.saved',"
+        " 'jsonpatch')\n"
+        "print(sorted(m for m in unused if m in sys.modules))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -24,8 +24,16 @@ def test_plan_and_apply_append_their_markdown(
     assert SECRET_VALUE not in text
 
 
-def test_no_summary_without_the_variable(scenario: Scenario) -> None:
-    """Without GITHUB_STEP_SUMMARY nothing is written beside the output."""
+def test_no_summary_without_the_variable(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without GITHUB_STEP_SUMMARY nothing is written beside the output, and the plan's
+    markdown is not even rendered (at fleet scale that is work for nothing)."""
+
+    def not_rendered(*args: object, **kwargs: object) -> str:
+        raise AssertionError("the markdown of a text plan was rendered")
+
+    monkeypatch.setattr("planner.render.markdown.render_markdown", not_rendered)
     assert scenario.plan().code == 0
     assert sorted(p.name for p in scenario.root.iterdir()) == ["planner.toml", "state"]
 

@@ -17,13 +17,13 @@ from pydantic import BaseModel
 from planner.api.models import (
     DeploymentCreate,
     ErrorBody,
-    HTTPValidationError,
     ResourceSpec,
     Secret,
     SecretReference,
     SourceConfig,
     SourceRevisionConfig,
 )
+from planner.api.other_models import HTTPValidationError
 from planner.api.rules import Mode
 from planner.controlplane.app import create_app, validation_problems
 from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
