@@ -422,6 +422,14 @@ class Store:
         self._conn.executescript(SCHEMA)
         _add_columns(self._conn)
 
+    def _unit_of_work(self) -> Transaction:
+        """A write's transaction, a deletion that has come due purged first."""
+        tx = Transaction(self._conn)
+        now = self.settings.clock()
+        if self._has_due_deletion(now):
+            tx.purge_deleted(now)
+        return tx
+
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """One serialised unit of work: committed on success, rolled back on any error."""
@@ -429,11 +437,7 @@ class Store:
             self._commit_batch()
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                tx = Transaction(self._conn)
-                now = self.settings.clock()
-                if self._has_due_deletion(now):
-                    tx.purge_deleted(now)
-                yield tx
+                yield self._unit_of_work()
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -473,11 +477,7 @@ class Store:
                 loop.call_soon(self.commit_batch)
             self._conn.execute("SAVEPOINT batched")
             try:
-                tx = Transaction(self._conn)
-                now = self.settings.clock()
-                if self._has_due_deletion(now):
-                    tx.purge_deleted(now)
-                yield tx
+                yield self._unit_of_work()
             except BaseException:
                 self._conn.execute("ROLLBACK TO batched")
                 self._conn.execute("RELEASE batched")
