@@ -2,7 +2,7 @@
 
 Layers, low to high (CONVENTIONS.md, "Where things live"):
 
-    root (planner/__init__.py, errors.py, files.py, secrets.py)
+    root (planner/__init__.py, errors.py, files.py, lifetimes.py, secrets.py)
     state                      the state file, lock, store
     api                        wire models, rules, the httpx2 client: knows neither the
                                server, nor the state, nor the config
@@ -27,7 +27,13 @@ import pytest
 PLANNER = Path(__file__).resolve().parent.parent / "planner"
 
 ROOT = "root"
-ROOT_MODULES = {"planner", "planner.errors", "planner.files", "planner.secrets"}
+ROOT_MODULES = {
+    "planner",
+    "planner.errors",
+    "planner.files",
+    "planner.lifetimes",
+    "planner.secrets",
+}
 BELOW_PLAN = {ROOT, "state", "api", "config"}
 ALLOWED: dict[str, set[str]] = {
     ROOT: {ROOT},

@@ -60,12 +60,15 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
+    from planner.lifetimes import long_lived_objects
 
-    from planner.cli.refresh_only import run_refresh_only
-    from planner.cli.target import resolve_target
-    from planner.plan.diff import PlanOptions
-    from planner.render.apply_view import make_view
+    with long_lived_objects():  # the modules an apply needs, imported as it starts
+        import asyncio
+
+        from planner.cli.refresh_only import run_refresh_only
+        from planner.cli.target import resolve_target
+        from planner.plan.diff import PlanOptions
+        from planner.render.apply_view import make_view
 
     if args.planfile and (args.only or args.exclude or args.replace):
         raise PlanError("--only, --exclude and --replace cannot be used with a saved plan")
@@ -84,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         refresh_only=args.refresh_only,
         command_args=workspace.command_args(os.environ),
     )
-    target = resolve_target(workspace, os.environ)
+    with long_lived_objects():  # the config file's data
+        target = resolve_target(workspace, os.environ)
     if args.refresh_only:
         view = make_view(options.format, "apply")
         return asyncio.run(run_refresh_only(target, plan_options, options, show=view.show_plan))

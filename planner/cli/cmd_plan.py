@@ -89,7 +89,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.cli.target import resolve_target
+    from planner.lifetimes import long_lived_objects
 
     workspace, output = WorkspaceOptions.of(vars(args)), OutputOptions.of(vars(args))
     options = plan_options(
@@ -101,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
         command_args=workspace.command_args(os.environ),
     )
     check_out(args.out, options)
-    target = resolve_target(workspace, os.environ)
+    with long_lived_objects():  # the modules a plan needs, and the config file's data
+        from planner.cli.target import resolve_target
+
+        target = resolve_target(workspace, os.environ)
     result = run_async(run_plan(target, options, args.out))
     sys.stdout.write(render(result.plan, output))
     sys.stdout.flush()
@@ -157,7 +160,7 @@ def check_out(out: str | None, options: PlanOptions) -> None:
 async def run_plan(target: Target, options: PlanOptions, out: str | None) -> PlanRun:
     """The plan of one snapshot of the state, naming a writer that holds the lock."""
     from planner.cli.workspace import Workspace
-    from planner.plan.engine import long_lived_objects
+    from planner.lifetimes import long_lived_objects
     from planner.render.output import write_warnings
 
     # the config, the state, the live deployments and the plan all live as long as the

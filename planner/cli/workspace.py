@@ -19,8 +19,8 @@ from planner.api.client import ControlPlaneClient
 from planner.cli.endpoint import announce_on_stderr, open_client
 from planner.cli.target import Target
 from planner.config import Config, load_config
+from planner.lifetimes import long_lived_objects
 from planner.plan import engine
-from planner.plan.engine import long_lived_objects
 from planner.plan.model import Plan, Recovered
 from planner.plan.options import PlanOptions
 from planner.plan.refresh import Observed

@@ -8,14 +8,13 @@ apply, not plan, writes it) and the digest key.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 
 from planner.api.client import ControlPlaneClient
 from planner.config.desired import DesiredDeployment
 from planner.config.models import Policy
 from planner.errors import PlanError
+from planner.lifetimes import long_lived_objects
 from planner.plan.diff import make_plan
 from planner.plan.model import Plan, Recovered
 from planner.plan.options import PlanOptions, check_not_emptied
@@ -135,18 +134,3 @@ def recheck_policies(
             details=[f"{error.name}: {error.message}" for error in checked.errors],
             hint="fix the config, then make a new plan with `planner plan --out`",
         )
-
-
-@contextmanager
-def long_lived_objects() -> Iterator[None]:
-    """Build objects that live as long as the command (a config, a plan) without the
-    cyclic garbage collector: at 10,000 deployments its passes over them cost a quarter of
-    a plan's CPU. They are then frozen out of later collections (`gc.freeze`)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()

@@ -11,7 +11,7 @@
 - `stop` (the first SIGTERM or SIGINT) ends the loop: a heal in progress winds down as an
   apply's first Ctrl-C does, the leadership is given up.
 - Objects the engine froze out of the garbage collector for a command's lifetime
-  (`planner.plan.engine.long_lived_objects`) live one cycle here: they are unfrozen and
+  (`planner.lifetimes.long_lived_objects`) live one cycle here: they are unfrozen and
   collected after each (the next cycle's freeze would otherwise keep the garbage of this
   one for good, a whole embedded control plane included), so a controller running for
   months keeps a flat memory.
