@@ -73,6 +73,20 @@ def requests_so_far(url: str) -> int:
     return sum(int(float(m.group(2))) for line in text.splitlines() if (m := REQUESTS.match(line)))
 
 
+def machine() -> str:
+    """The machine a benchmark ran on: cores, load, Python and the time (UTC)."""
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"{os.cpu_count()} cores, load {load}, Python {sys.version.split()[0]}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+
+
+def step(text: str) -> None:
+    """A progress line on stderr, with the time."""
+    print(f"  {time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
+
+
 def measured(name: str, url: str, argv: list[str], cwd: Path, env: dict[str, str]) -> Row:
     """Run ARGV as a child; its wall time, the requests it made, its peak RSS."""
     before = requests_so_far(url)

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_apply import API_KEY, Row, measured, requests_so_far, start_server
+from bench_apply import API_KEY, Row, machine, measured, requests_so_far, start_server
 
 PLANNER = [sys.executable, "-m", "planner"]
 
@@ -126,9 +126,8 @@ def main() -> None:
 
 
 def print_plan(rows: list[Row], count: int, latency_ms: float) -> None:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"no-change plan of {count:,} deployments, planner serve --latency-ms "
-          f"{latency_ms:g}; {os.cpu_count()} cores, load {load}")  # fmt: skip
+          f"{latency_ms:g}; {machine()}")  # fmt: skip
     print("| run | wall s | CPU s | peak RSS MiB | requests |")
     print("|---|---|---|---|---|")
     for row in rows:

@@ -50,10 +50,12 @@ from bench_apply import (
     ScaleRow,
     baseline,
     config_text,
+    machine,
     measured,
     median,
     run_scale,
     start_server,
+    step,
 )
 from bench_controlplane import body, measure_loopback_creates
 
@@ -359,11 +361,9 @@ def main() -> None:
 
 
 def header(sizes: Sizes, quick: bool) -> str:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     mode = "QUICK: smaller counts than the issue's" if quick else "full run"
     return (
-        f"fleet_scale.py ({mode}) on {os.cpu_count()} cores, load {load}, Python "
-        f"{sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
+        f"fleet_compare.py ({mode}) on {machine()}\n"
         f"planner serve --build-seconds 1 --deploy-seconds 1 --latency-ms {LATENCY_MS:.0f}; "
         f"× = multiples of one revision ({REVISION_SECONDS:.0f} s); apply rows: median of "
         f"{sizes.runs}; (a) and (b) extrapolated linearly from the samples named; floor = "
@@ -372,9 +372,6 @@ def header(sizes: Sizes, quick: bool) -> str:
 
 
 def measure(sizes: Sizes) -> list[list[str]]:
-    def step(text: str) -> None:
-        print(f"  {time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
-
     step(f"floor: {sizes.floor_creates} creates straight to planner serve")
     rate = floor_rate(sizes.floor_creates)
     step(f"(a) and (b) on samples of {sizes.provider_sample} and {sizes.sequential_sample}")

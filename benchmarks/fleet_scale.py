@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
-from bench_apply import API_KEY, Row, config_text, measured, start_server
+from bench_apply import API_KEY, Row, config_text, machine, measured, start_server, step
 from lean_client import lean_apply
 
 LATENCY_MS = 5.0
@@ -254,20 +254,15 @@ def print_table(table: list[list[str]]) -> None:
 
 
 def header(sizes: Sizes, quick: bool) -> str:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     mode = "QUICK: smaller counts than the issue's" if quick else "full run"
     return (
-        f"fleet_scale.py ({mode}) on {os.cpu_count()} cores, load {load}, Python "
-        f"{sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
+        f"fleet_scale.py ({mode}) on {machine()}\n"
         f"planner serve --build-seconds 1 --deploy-seconds 1 --latency-ms {LATENCY_MS:.0f}; "
         f"apply vs floor: median of {sizes.runs} pair(s), each on fresh servers\n"
     )
 
 
 def measure(sizes: Sizes) -> list[list[str]]:
-    def step(text: str) -> None:
-        print(f"  {time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
-
     pairs = []
     for run in range(sizes.runs):
         step(f"run {run + 1}: lean client, then planner apply, {sizes.count} creates each")
