@@ -91,20 +91,56 @@ def check_keys(model: type[BaseModel], data: Any, loc: Loc) -> list[Problem]:
 
 
 def _check_keys(model: type[BaseModel], data: Any, loc: Loc, found: list[Problem]) -> None:
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         return
-    fields = _keys_of(model)
+    targets = _targets_of(model)
     for key, value in data.items():
-        annotation = fields.get(key)
-        if annotation is None:
-            found.append(Problem((*loc, key), _unknown_key_message(model, key, fields)))
-        elif (model, key) in _NOT_CONFIGURABLE:
+        target = targets.get(key, _UNKNOWN)
+        if target is None and value is not None:
+            continue  # most keys: a scalar's value has no keys to check
+        if target is _UNKNOWN:
+            found.append(Problem((*loc, key), _unknown_key_message(model, key, _keys_of(model))))
+        elif target is _BLOCKED:
             found.append(Problem((*loc, key), _NOT_CONFIGURABLE[(model, key)]))
         elif value is None:
             message = "null is not allowed; leave the key out to leave it unmanaged"
             found.append(Problem((*loc, key), message))
-        elif _has_models(annotation):  # a scalar's value has no keys to check
-            _check_value(annotation, value, (*loc, key), found)
+        elif _is_model(target):
+            _check_keys(target, value, (*loc, key), found)
+        else:
+            _check_value(target, value, (*loc, key), found)
+
+
+# What a field's value is walked as (`_targets_of`), besides its annotation or model.
+_UNKNOWN: Any = object()  # no such field
+_BLOCKED: Any = object()  # a field that cannot be configured (`_NOT_CONFIGURABLE`)
+
+
+@cache
+def _targets_of(model: type[BaseModel]) -> dict[str, Any]:
+    """MODEL's keys, each with what its value is walked against: None for a value with no
+    keys to check, `_BLOCKED`, the model a table must match (through `Annotated` and
+    `| None`), or the annotation to descend into (lists, dicts, other unions)."""
+    targets: dict[str, Any] = {}
+    for key, annotation in _keys_of(model).items():
+        if (model, key) in _NOT_CONFIGURABLE:
+            targets[key] = _BLOCKED
+        elif not _has_models(annotation):
+            targets[key] = None
+        else:
+            targets[key] = _the_model(annotation) or annotation
+    return targets
+
+
+def _the_model(annotation: Any) -> type[BaseModel] | None:
+    """The one model ANNOTATION is (`M`, `Annotated[M, ...]`, `M | None`), if it is one."""
+    origin, args = _shape(annotation)
+    if origin is typing.Annotated:
+        return _the_model(args[0])
+    if origin in (typing.Union, types.UnionType):
+        present = [option for option in args if option is not type(None)]
+        return _the_model(present[0]) if len(present) == 1 else None
+    return annotation if _is_model(annotation) else None
 
 
 def _unknown_key_message(model: type[BaseModel], key: str, fields: Mapping[str, Any]) -> str:
