@@ -49,6 +49,12 @@ def check_bounds(data: Any, loc: Loc = ()) -> tuple[Loc | None, list[ValueProble
     return walk.too_deep, walk.problems
 
 
+def is_plain(data: Any, depth: int) -> bool:
+    """True when `check_bounds` surely finds nothing in DATA at DEPTH (of a body checked
+    part by part: a part at the top of a body is at depth 1)."""
+    return _is_plain(data, depth)
+
+
 def _is_plain(data: Any, depth: int) -> bool:
     """True when nothing in DATA (at DEPTH) can be out of bounds: plain JSON types only,
     ASCII strings within the length, numbers within range, nesting within the limit.

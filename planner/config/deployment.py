@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from planner.api.models import SourceConfig, SourceRevisionConfig
 from planner.api.rules import Mode
+from planner.api.values import is_plain
 from planner.config.checks import (
     check_ignore_changes,
     check_name,
@@ -59,6 +62,9 @@ class Defaults:
     # A table of `raw` as validated for the first deployment that inherits it whole, by
     # key: every other one that does gets the same (equal) model, not a copy of its own.
     validated: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # What the checks of a deployment found of such a shared model, by key: its wire JSON
+    # and whether that is within every value bound, and its resource_spec's problems.
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def origin(self, loc: Loc) -> str:
         """The table a default at LOC was written in."""
@@ -143,7 +149,7 @@ def load_deployment(
         desired = _desired(name, spec, merged, secrets, shared)
         if isinstance(remote, str):
             desired = desired.model_copy(update={"remote_name": remote})
-        checked = _check_desired(desired, mode)
+        checked = _check_desired(desired, mode, defaults)
         loaded.problems.extend(p for p in checked if not under(p.loc, pruned))
         if not loaded.problems:
             loaded.desired = desired
@@ -219,19 +225,82 @@ def _desired(
     return DesiredDeployment(name=name, source=spec.source, **fields)
 
 
-def _check_desired(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
-    body = desired.managed()
+def _check_desired(desired: DesiredDeployment, mode: Mode, shared: Defaults) -> list[Problem]:
+    body, plain = _managed_body(desired, shared)
     problems = check_wire_rules(body, str(desired.source), mode)
-    problems += check_resource_spec(desired.source_config.resource_spec)
-    reported = {problem.loc for problem in problems}
-    # A number past both its resource bound and the 64-bit range is one problem, not two.
-    bounds = check_value_bounds(body, desired.secret_values())
-    problems += [problem for problem in bounds if problem.loc not in reported]
+    problems += _resource_problems(desired.source_config, shared)
+    secrets = desired.secret_values()
+    if not plain or (secrets and not is_plain(secrets, 1)):
+        reported = {problem.loc for problem in problems}
+        # A number past both its resource bound and the 64-bit range is one problem, not two.
+        bounds = check_value_bounds(body, secrets)
+        problems += [problem for problem in bounds if problem.loc not in reported]
     problems += check_secret_references(desired)
     problems += check_ignore_changes(
         desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")
     )
     return problems
+
+
+def _managed_body(desired: DesiredDeployment, shared: Defaults) -> tuple[dict[str, Any], bool]:
+    """`desired.managed()`, and whether it is surely within every value bound (False: look
+    closer). The models a deployment shares with others (`Defaults.validated`) are dumped
+    and looked at once; a deployment setting fields of other kinds is dumped whole."""
+    given = desired.model_fields_set
+    if not given <= _BODY_FIELDS:
+        return desired.managed(), False
+    body: dict[str, Any] = {} if desired.remote_name is None else {"name": desired.remote_name}
+    plain = is_plain(desired.remote_name, 1)
+    for key in _WIRE_ORDER:
+        if key not in given:
+            continue
+        value = getattr(desired, key)
+        if isinstance(value, BaseModel):
+            wire, part_plain = _shared_wire(key, value, shared)
+        else:
+            wire = value.value if isinstance(value, Enum) else value
+            part_plain = is_plain(wire, 1)
+        body[key] = wire
+        plain = plain and part_plain
+    return body, plain
+
+
+def _shared_wire(key: str, model: BaseModel, shared: Defaults) -> tuple[Any, bool]:
+    """MODEL's wire JSON (its fields set) and whether it is within the bounds: found once
+    for the model of KEY all deployments inheriting it share."""
+    found = shared.derived.get(key)
+    if found is not None and found[0] is model:
+        return found[1], found[2]
+    wire = _WIRE_MODELS[key].__pydantic_serializer__.to_python(
+        model, mode="json", exclude_unset=True
+    )
+    plain = is_plain(wire, 1)
+    if shared.validated.get(key) is model:
+        shared.derived[key] = (model, wire, plain)
+    return wire, plain
+
+
+def _resource_problems(source_config: SourceConfig, shared: Defaults) -> list[Problem]:
+    """`check_resource_spec` of a deployment's resource_spec, found once for the one all
+    deployments inheriting `source_config` share."""
+    if shared.validated.get("source_config") is not source_config:
+        return check_resource_spec(source_config.resource_spec)
+    found = shared.derived.get("resource_spec")
+    if found is None or found[0] is not source_config:
+        found = (source_config, check_resource_spec(source_config.resource_spec))
+        shared.derived["resource_spec"] = found
+    return list(found[1])
+
+
+# Fields `_managed_body` dumps itself (the others are not managed, or take `managed()`),
+# in the order of DesiredDeployment's fields (the order `managed()` gives them).
+_WIRE_MODELS: dict[str, type[BaseModel]] = {
+    "source_config": SourceConfig,
+    "source_revision_config": SourceRevisionConfig,
+}
+_WIRE_ORDER = ("source", "display_name", "source_config", "source_revision_config")
+_NOT_WIRE = ("name", "remote_name", "secrets", "secret_env", "lifecycle")
+_BODY_FIELDS = frozenset(_WIRE_ORDER + _NOT_WIRE)
 
 
 def _attribute(

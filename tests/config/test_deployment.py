@@ -4,9 +4,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
 
 from planner.api.rules import Mode
-from planner.config.deployment import Defaults, load_deployment
+from planner.config.checks import (
+    check_ignore_changes,
+    check_resource_spec,
+    check_secret_references,
+    check_value_bounds,
+    check_wire_rules,
+)
+from planner.config.deployment import (
+    Defaults,
+    _check_desired,
+    _desired,
+    _managed_body,
+    load_deployment,
+    validate_model,
+)
+from planner.config.desired import DesiredDeployment
+from planner.config.diagnostics import Problem
+from planner.config.merge import deep_merge
+from planner.config.models import DeploymentSpec
+from planner.config.secret_values import resolve_secrets
+from tests.strategies import ConfigCase, free_form, valid_configs
 
 Load = Callable[..., object]
 ProblemsOf = Callable[..., list[str]]
@@ -147,3 +171,99 @@ def test_problems_do_not_depend_on_a_table_shared_before(problems_of: ProblemsOf
     alone = lines({"b": broken})
     assert "Invalid JSON" in alone[0]
     assert lines({"a": clean, "b": broken}) == alone
+
+
+def _nested(depth: int) -> object:
+    return {"x": _nested(depth - 1)} if depth else 1
+
+
+def _reference_checks(desired: DesiredDeployment, mode: Mode) -> list[Problem]:
+    """The checks of one deployment as written before `_managed_body`: its whole
+    `managed()` dump, every check run on it."""
+    body = desired.managed()
+    problems = check_wire_rules(body, str(desired.source), mode)
+    problems += check_resource_spec(desired.source_config.resource_spec)
+    reported = {problem.loc for problem in problems}
+    bounds = check_value_bounds(body, desired.secret_values())
+    problems += [problem for problem in bounds if problem.loc not in reported]
+    problems += check_secret_references(desired)
+    problems += check_ignore_changes(
+        desired.lifecycle.ignore_changes, ("lifecycle", "ignore_changes")
+    )
+    return problems
+
+
+def _in_order(value: object) -> object:
+    """VALUE with each table's key order made part of its equality."""
+    if isinstance(value, dict):
+        return [(key, _in_order(item)) for key, item in value.items()]
+    if isinstance(value, list):
+        return [_in_order(item) for item in value]
+    return (type(value), value)
+
+
+def _assert_checked_alike(data: dict[str, Any], environ: dict[str, str], mode: Mode) -> Defaults:
+    defaults = Defaults(raw=data.get("defaults", {}))
+    for name, own in data["deployments"].items():
+        for _ in range(2):  # the second time, the shared tables' dumps are reused
+            merged = deep_merge(defaults.raw, own)
+            spec, _problems = validate_model(DeploymentSpec, merged)
+            if spec is None:
+                continue
+            secrets = resolve_secrets(
+                merged.get("secrets", {}), deployment=name, loc=("secrets",), environ=environ
+            )
+            desired = _desired(name, spec, merged, secrets, defaults)
+            if isinstance(own.get("name"), str):
+                desired = desired.model_copy(update={"remote_name": own["name"]})
+            body, plain = _managed_body(desired, defaults)
+            assert _in_order(body) == _in_order(desired.managed())
+            if plain:
+                assert check_value_bounds(body, {}) == []
+            assert _check_desired(desired, mode, defaults) == _reference_checks(desired, mode)
+    return defaults
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=valid_configs(), shared_labels=free_form)
+def test_shared_tables_are_checked_as_each_deployment_would_be(
+    case: ConfigCase, shared_labels: dict[str, Any]
+) -> None:
+    """The wire body a deployment's checks read is its `managed()`, key for key, and the
+    checks find what they find on that dump, whether its tables are shared with other
+    deployments (from [defaults]) or its own."""
+    shared = {"source_config": {"resource_spec": {"labels": shared_labels}}}
+    data = {**case.data, "defaults": shared}
+    mode = Mode.SELF_HOSTED if "mode" in data.get("control_plane", {}) else Mode.CLOUD
+    _assert_checked_alike(data, case.environ, mode)
+
+
+@pytest.mark.parametrize(
+    "shared",
+    [
+        {"resource_spec": {"labels": {"big": 2**70}, "max_scale": 3}},
+        {"resource_spec": {"labels": {"text": "x" * 20_000, "é": "ü"}}},
+        {"resource_spec": {"min_scale": 5, "max_scale": 2, "cpu": -1.0}},
+        {"resource_spec": {"labels": {"deep": _nested(40)}}},
+        {"build_command": "make", "resource_spec": {"cpu": 2**64}},
+    ],
+)
+def test_shared_tables_out_of_bounds_are_reported_alike(shared: dict[str, Any]) -> None:
+    """A shared table past a value bound or a resource rule: every deployment inheriting
+    it gets the problems the whole dump of its own would give."""
+    data = {
+        "defaults": {"source_config": shared},
+        "deployments": {
+            "a": {"source": "internal_docker", "source_revision_config": {"image_uri": "i:1"}},
+            "b": {
+                "source": "internal_docker",
+                "name": "b-ü",
+                "display_name": "B" * 20_000,
+                "source_revision_config": {"image_uri": "i:2"},
+                "secrets": {"K": "v\udcff", "L": "plain"},
+            },
+            "c": {"source": "git_host", "source_config": {"repo_url": "https://x.example/c"}},
+        },
+    }
+    defaults = _assert_checked_alike(data, {}, Mode.CLOUD)
+    assert {"source_config", "resource_spec"} <= defaults.derived.keys()  # shared, not redone
