@@ -106,7 +106,7 @@ def _get(body: Mapping[str, Any], loc: tuple[str, ...]) -> Any:
 
 def check_mode(source: str, mode: Mode | str) -> list[Problem]:
     """The source must be available in the control plane's mode (cloud / self-hosted)."""
-    mode = Mode(mode)
+    mode = mode if type(mode) is Mode else Mode(mode)
     if source in SOURCES_BY_MODE[mode]:
         return []
     where = Mode.SELF_HOSTED if source == Source.EXTERNAL_DOCKER else Mode.CLOUD

@@ -81,7 +81,9 @@ def validate_model(
     Strict JSON validation treats TOML and JSON alike: no bool-as-number, no 1.5 for an
     integer, enum values as strings.
     """
-    body = {key: value for key, value in raw.items() if key != "secrets"}
+    body = (
+        {key: value for key, value in raw.items() if key != "secrets"} if "secrets" in raw else raw
+    )
     try:
         return model.model_validate_json(_to_json(body), strict=True), []
     except ValidationError as error:

@@ -222,10 +222,12 @@ def _deployments(
 
 
 def _merged(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
+    present = [layer for layer in layers if layer]  # an empty one would only copy again
+    if len(present) == 1:  # most deployments: their own table, copied (as deep_merge would)
+        return dict(present[0])
     merged: dict[str, Any] = {}
-    for layer in layers:
-        if layer:  # an empty layer would only copy the tables again
-            merged = deep_merge(merged, layer)
+    for layer in present:
+        merged = deep_merge(merged, layer)
     return merged
 
 

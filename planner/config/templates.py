@@ -16,7 +16,10 @@ from planner.config.variables import Scope, interpolate
 SELECTION_KEYS = ("template", "environments")
 
 
-def without_selection(table: Mapping[str, Any]) -> dict[str, Any]:
+def without_selection(table: Mapping[str, Any]) -> Mapping[str, Any]:
+    """TABLE without `template` and `environments` (most tables have neither: not copied)."""
+    if "template" not in table and "environments" not in table:
+        return table
     return {key: value for key, value in table.items() if key not in SELECTION_KEYS}
 
 
