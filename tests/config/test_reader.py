@@ -245,3 +245,20 @@ def test_which_files_rtoml_reads(text: str, in_order: bool) -> None:
     """rtoml reads a file whose headers are simple and in order (a large fleet's are);
     anything else is tomli's to read."""
     assert reader._in_order(text) is in_order
+
+
+def test_without_rtoml_tomli_reads_every_file(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where rtoml is not installed (no wheel for the platform), tomli reads the file."""
+    path = in_tmp / "planner.toml"
+    path.write_text('[deployments.api]\nsource = "git_host"\n', encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "rtoml", None)  # `import rtoml` raises ImportError
+    try:
+        importlib.reload(reader)
+        assert reader._fast_loads is None
+        assert reader.read_raw(path) == {"deployments": {"api": {"source": "git_host"}}}
+    finally:
+        monkeypatch.undo()
+        importlib.reload(reader)
+    assert reader._fast_loads is not None
