@@ -41,7 +41,7 @@ from planner.plan.moves import (
 from planner.plan.options import PlanOptions as PlanOptions  # re-exported: callers plan with it
 from planner.plan.options import check_option_names, record_command, selected_names
 from planner.plan.recovery import split_recovered
-from planner.plan.update import build_update, unchanged
+from planner.plan.update import SeenParts, build_update, unchanged
 from planner.state.document import IntentOp, PendingIntent, iso_utc
 from planner.state.records import RecordedDeployment
 
@@ -54,6 +54,7 @@ class _Outcome:
     errors: list[PlanProblem] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
     rollouts: list[Rollout] = field(default_factory=list)
+    seen: SeenParts = field(default_factory=dict)  # of the no-op comparisons
 
 
 class _Subject(NamedTuple):  # a tuple: one made per deployment, cheaply
@@ -155,7 +156,7 @@ def plan_deployment(
 ) -> None:
     """Add the drift, change and errors of one deployment to `out`."""
     desired, recorded, observed = subject.desired, subject.recorded, subject.observed
-    if _is_update(subject, options) and (same := _unchanged(subject, key)) is not None:
+    if _is_update(subject, options) and (same := _unchanged(subject, key, out.seen)) is not None:
         out.changes.append(with_health(out, subject, same))  # no drift, nothing to send
         return
     ignore = desired.lifecycle.ignore_changes if desired is not None else ()
@@ -199,9 +200,9 @@ def _is_update(subject: _Subject, options: PlanOptions) -> bool:
     return present and not modes and subject.name not in options.replace
 
 
-def _unchanged(subject: _Subject, key: bytes) -> Change | None:
+def _unchanged(subject: _Subject, key: bytes, seen: SeenParts) -> Change | None:
     assert subject.desired and subject.recorded and subject.observed
-    return unchanged(subject.desired, subject.recorded, subject.observed, key)
+    return unchanged(subject.desired, subject.recorded, subject.observed, key, seen)
 
 
 def with_health(out: _Outcome, subject: _Subject, change: Change) -> Change:

@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from planner.api.client import PAGE_SIZE, ControlPlaneClient
-from planner.api.models import SUCCESS_STATUSES, Deployment, ResourceSpec, is_being_deleted
+from planner.api.models import SUCCESS_STATUSES, Deployment, is_being_deleted
 from planner.plan.health import RevisionHealth, is_converged
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, set_path
@@ -137,7 +137,7 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
     ids: set[str] = set()
     claimed, end = 0, None  # pages handed out; the first page found to end the listing
     failed = False  # a page failed: hand out no more (the others are being cancelled)
-    specs: dict[tuple[Any, ...], ResourceSpec] = {}  # the listing's resource specs, by value
+    specs: dict[tuple[Any, ...], BaseModel] = {}  # alike parts of the listing, by value
 
     async def worker() -> None:
         nonlocal claimed, last, end, failed
@@ -163,29 +163,42 @@ async def _read_pages(client: ControlPlaneClient, last: int) -> list[list[Deploy
     return [pages[index] for index in range(end + 1)]
 
 
-def _lighten(deployment: Deployment, specs: dict[tuple[Any, ...], ResourceSpec]) -> None:
-    """A listed deployment made lighter, nothing of its value changed: the sets of given
-    names of it and its parts shared with the other listed ones' (`share_given_names`),
-    its resource spec shared with the listed ones equal to it (SPECS: most of a fleet's
-    are alike). 22 MiB of a 10,000-deployment listing; nothing changes a listed one."""
+def _lighten(deployment: Deployment, specs: dict[tuple[Any, ...], BaseModel]) -> None:
+    """A listed deployment made lighter, nothing of its value changed: its resource spec
+    shared with the listed ones equal to it (SPECS: most of a fleet's are alike), then
+    its source config likewise when it holds nothing but scalars and its spec (a plan
+    compares a shared one with the config once); the sets of given names of it and of
+    the parts it keeps shared with the other listed ones' (`share_given_names`).
+    22 MiB of a 10,000-deployment listing; nothing changes a listed one."""
+    share_given_names(deployment)
+    share_given_names(deployment.source_revision_config)
     source_config = deployment.source_config
-    for part in (deployment, source_config, deployment.source_revision_config):
+    spec: BaseModel | None = source_config.resource_spec
+    if spec is not None:
+        spec = source_config.__dict__["resource_spec"] = _shared(spec, _value_key(spec), specs)
+    key = _value_key(source_config, spec)
+    deployment.__dict__["source_config"] = _shared(source_config, key, specs)
+
+
+def _shared(
+    part: BaseModel, key: tuple[Any, ...] | None, specs: dict[tuple[Any, ...], BaseModel]
+) -> BaseModel:
+    """The first listed part alike to PART (KEY: its value; None: PART, not shared)."""
+    shared = part if key is None else specs.setdefault(key, part)
+    if shared is part:
         share_given_names(part)
-    spec = source_config.resource_spec
-    if spec is None:
-        return
-    share_given_names(spec)
-    key = _value_key(spec)
-    if key is not None:
-        source_config.__dict__["resource_spec"] = specs.setdefault(key, spec)
+    return shared
 
 
-def _value_key(model: BaseModel) -> tuple[Any, ...] | None:
-    """The given fields of MODEL with their types and values (None: one is not a scalar)."""
+def _value_key(model: BaseModel, spec: BaseModel | None = None) -> tuple[Any, ...] | None:
+    """MODEL's class and its given fields with their types and values (None: one is not
+    a scalar, nor SPEC, which stands for itself: SPECS holds it, so its id stays its)."""
     names = tuple(model.__pydantic_fields_set__)
     values = tuple(map(model.__dict__.__getitem__, names))
+    if spec is not None:
+        values = tuple([id(v) if v is spec else v for v in values])
     kinds = tuple(map(type, values))
-    return (names, kinds, values) if _SCALARS.issuperset(kinds) else None
+    return (type(model), names, kinds, values) if _SCALARS.issuperset(kinds) else None
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

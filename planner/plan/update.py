@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from planner.api.fields import ChangeClass, classify
+from planner.api.fields import ChangeClass, UnknownFieldError, classify
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import patch_request_body
@@ -86,7 +86,11 @@ def build_update(
 
 
 def unchanged(
-    desired: DesiredDeployment, recorded: RecordedDeployment, observed: Deployment, key: bytes
+    desired: DesiredDeployment,
+    recorded: RecordedDeployment,
+    observed: Deployment,
+    key: bytes,
+    seen: SeenParts | None = None,
 ) -> Change | None:
     """The no-op change of a deployment whose config, record and live values agree, found
     by comparing the fields the config sets once; None: compare in full (`build_update`,
@@ -96,14 +100,15 @@ def unchanged(
     ignore_changes, the record holding exactly the config's values (so no drift and no
     released field is possible once the live values equal them), every value set (no
     null or empty one the comparison would leave out) and the secrets the same on all
-    three sides. Anything else takes the full path.
+    three sides. Anything else takes the full path. SEEN: what one plan remembers of the
+    parts it compared (`SeenParts`), None: nothing.
     """
     if desired.lifecycle.ignore_changes:
         return None
     digests = _unchanged_secrets(desired, recorded, observed, key)
     if digests is None:
         return None
-    doc = _agreed_view(*_managed_values(desired), recorded.managed, observed)
+    doc = _agreed_view(*_managed_values(desired), recorded.managed, observed, seen=seen)
     if doc is _NOT_PLAIN:
         managed = desired.managed()
         doc = None if recorded.managed != managed else _general_view(managed, observed)
@@ -156,27 +161,34 @@ def _agreed_view(
     recorded: Any,
     live: BaseModel,
     prefix: str = "",
+    seen: SeenParts | None = None,
 ) -> Any:
     """`_general_view` of the managed fields (NAMES of VALUES: a model's given fields),
     when RECORDED holds them (the record is the config) and each is a plain scalar, LIVE's
     value of it one too or null: compared and shown as they are (keys sorted), read from
-    the models' attributes, no dump. `_NOT_PLAIN`: another kind was met."""
+    the models' attributes, no dump. `_NOT_PLAIN`: another kind was met. SEEN: the last
+    answer for a part at each prefix, given again for the same parts of the config and
+    of the live deployment (a config's defaults and a listing's alike parts are shared)
+    with a record equal to the last one's: the answer reads nothing else.
+
+    What each key's check needs to know of its path and of LIVE's class is worked out
+    once per shape (`_steps`); the checks run in the order of the keys, as they read."""
     if type(recorded) is not dict:
         return _NOT_PLAIN
     if len(recorded) != len(names):
         return None  # the record holds other fields than the config sets
     doc: dict[str, Any] = {}
-    seen_fields = field_names(type(live))
-    for key in sorted(names):
-        value, path = values[key], prefix + key
+    for key, path, is_struct, is_listed, is_secrets, read_only in _steps(
+        frozenset(names), type(live), prefix
+    ):
+        value = values[key]
         if key not in recorded:
             return None
-        if path in STRUCT_PATHS and isinstance(value, BaseModel):
-            inner = getattr(live, key) if key in seen_fields else None
+        if is_struct and isinstance(value, BaseModel):
+            inner = getattr(live, key) if is_listed else None
             if inner is None or not field_names(type(inner)):
                 return _NOT_PLAIN
-            given = value.model_fields_set
-            nested = _agreed_view(value.__dict__, given, recorded[key], inner, path + ".")
+            nested = _part_view(value, recorded[key], inner, path + ".", seen)
             if nested is None or nested is _NOT_PLAIN:
                 return nested
             if nested:
@@ -187,13 +199,69 @@ def _agreed_view(
                 value = value.value  # as the wire dump has it
             if not _is_plain(value):
                 return _NOT_PLAIN
-        seen = getattr(live, key) if key in seen_fields else _NOT_PLAIN
-        if not (seen is None or type(seen) in _SCALARS or _is_plain(seen)) or path == "secrets":
+        got = getattr(live, key) if is_listed else _NOT_PLAIN
+        if is_secrets or not (got is None or type(got) in _SCALARS or _is_plain(got)):
             return _NOT_PLAIN
-        if recorded[key] != value or seen != value or classify(path) is ChangeClass.READ_ONLY:
+        # read-only not known (None): the path is asked about, and raises, as it always was
+        if (
+            recorded[key] != value
+            or got != value
+            or (_is_read_only(path) if read_only is None else read_only)
+        ):
             return None
         doc[key] = value
     return doc
+
+
+# Per prefix, the last part compared: (config part, live part, record, answer).
+SeenParts = dict[str, tuple[BaseModel, BaseModel, Any, Any]]
+
+
+def _part_view(
+    value: BaseModel, recorded: Any, live: BaseModel, prefix: str, seen: SeenParts | None
+) -> Any:
+    """`_agreed_view` of the config's part VALUE at PREFIX, LIVE's part and the record's."""
+    last = None if seen is None else seen.get(prefix)
+    if last is not None and last[0] is value and last[1] is live and last[2] == recorded:
+        return last[3]
+    nested = _agreed_view(value.__dict__, value.model_fields_set, recorded, live, prefix, seen)
+    if seen is not None:
+        seen[prefix] = (value, live, recorded, nested)
+    return nested
+
+
+# One key's check: (key, path, a struct path?, a field of the live class?, the secrets?,
+# read-only? (None: not known, `classify` is asked when the key is reached, as it raises
+# for a path no entry covers))
+_Step = tuple[str, str, bool, bool, bool, bool | None]
+_STEPS: dict[tuple[frozenset[str], type, str], tuple[_Step, ...]] = {}
+
+
+def _steps(names: frozenset[str], live: type, prefix: str) -> tuple[_Step, ...]:
+    """The checks of `_agreed_view` for the given NAMES of one level at PREFIX against a
+    live model of class LIVE, in key order (remembered: a fleet has few shapes)."""
+    steps = _STEPS.get((names, live, prefix))
+    if steps is None:
+        listed = field_names(live)
+        steps = _STEPS[names, live, prefix] = tuple(
+            _step(key, prefix + key, key in listed) for key in sorted(names)
+        )
+    return steps
+
+
+def _step(key: str, path: str, is_listed: bool) -> _Step:
+    return key, path, path in STRUCT_PATHS, is_listed, path == "secrets", _read_only(path)
+
+
+def _read_only(path: str) -> bool | None:
+    try:
+        return _is_read_only(path)
+    except UnknownFieldError:
+        return None
+
+
+def _is_read_only(path: str) -> bool:
+    return classify(path) is ChangeClass.READ_ONLY
 
 
 def _is_plain(value: Any) -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 from planner.api.client import PAGE_SIZE, ControlPlaneClient
 from planner.api.errors import BadRequestError
-from planner.api.models import Deployment, DeploymentCreate, ResourceSpec
+from planner.api.models import Deployment, DeploymentCreate, ResourceSpec, SourceConfig
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.plan.model import Drift
@@ -422,3 +422,36 @@ async def test_listed_deployments_alike_share_their_resource_spec() -> None:
     ]
     assert got[0] is got[1] and got[2] is not got[0] and got[5] is not got[0]
     assert got[3] is not got[4] and got[3] == got[4]
+
+
+@pytest.mark.anyio
+async def test_listed_deployments_alike_share_their_source_config() -> None:
+    """Listed source configs alike (the same scalars and a shared resource spec) are one
+    model; one with another spec, another scalar or a part that is no scalar stays its
+    own; every one keeps its value."""
+    configs: list[dict[str, Any]] = [
+        {"resource_spec": {"cpu": 0.5}, "deployment_type": "prod"},
+        {"deployment_type": "prod", "resource_spec": {"cpu": 0.5}},
+        {"resource_spec": {"cpu": 1}, "deployment_type": "prod"},
+        {"resource_spec": {"cpu": 0.5}, "deployment_type": "dev"},
+        {"resource_spec": {"cpu": 0.5, "labels": {"a": "b"}}, "deployment_type": "prod"},
+        {"resource_spec": {"cpu": 0.5, "labels": {"a": "b"}}, "deployment_type": "prod"},
+        {"listener_config": {"k8s_namespace": "x"}},
+        {"listener_config": {"k8s_namespace": "x"}},
+        {"deployment_type": "prod"},
+        {"deployment_type": "prod"},
+    ]
+    resources = []
+    for i, source_config in enumerate(configs):
+        resource = deployment_json(f"00000000-0000-4000-8000-{i:012d}")
+        resource["source_config"] = source_config
+        resources.append(resource)
+    transport = httpx2.MockTransport(lambda request: page(resources, 0))
+    async with ControlPlaneClient("http://cp.test", "key", transport=transport) as client:
+        listed = await list_workspace(client, len(configs))
+    got = [d.source_config for d in listed]
+    assert [c.model_dump(exclude_unset=True) for c in got] == [
+        SourceConfig.model_validate(c).model_dump(exclude_unset=True) for c in configs
+    ]
+    assert got[0] is got[1] and got[8] is got[9]
+    assert len({id(c) for c in got[1:5]}) == 4 and got[4] is not got[5] and got[6] is not got[7]

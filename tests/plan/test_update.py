@@ -13,6 +13,7 @@ from planner.plan.drift import deployment_drift
 from planner.plan.model import Action
 from planner.plan.update import (
     _NOT_PLAIN,
+    SeenParts,
     _agreed_view,
     _general_view,
     _managed_values,
@@ -153,3 +154,46 @@ def test_a_plain_field_the_server_or_record_holds_otherwise_differs() -> None:
         "source_config": {"build_on_push": True, "integration_id": INTEGRATION},
         "source_revision_config": {"agent_config_path": "agent.json", "repo_ref": "main"},
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_parts_seen_before_answer_as_they_would_alone(data: st.DataObject) -> None:
+    """One plan's deployments sharing parts of the config and of the listing (the same
+    models) with records alike or not: every answer given with what the plan has seen
+    is the one each gives alone, view for view."""
+    prior = data.draw(desired_deployments("api"))
+    live = observed_from(prior)
+    seen: SeenParts = {}
+    for _ in range(data.draw(st.integers(2, 5))):
+        own = data.draw(desired_deployments("api"))
+        desired = prior if data.draw(st.booleans()) else own
+        if data.draw(st.booleans()):  # a part shared with the others (a config's defaults)
+            part = data.draw(st.sampled_from(["source_config", "source_revision_config"]))
+            desired = desired.model_copy(update={part: getattr(prior, part)})
+        recorded = recorded_from(prior if data.draw(st.booleans()) else desired)
+        observed = observed_from(desired) if data.draw(st.booleans()) else live
+        if data.draw(st.booleans()):
+            observed = edit(observed, data.draw(outside_edits))
+        if data.draw(st.booleans()):  # a listing's alike parts are shared
+            observed = observed.model_copy(update={"source_config": live.source_config})
+        alone = unchanged(desired, recorded, observed, KEY)
+        remembered = unchanged(desired, recorded, observed, KEY, seen)
+        assert remembered == alone
+        if alone is not None and remembered is not None:
+            assert remembered.model_dump_json() == alone.model_dump_json()
+
+
+def test_a_part_seen_before_is_compared_again_with_another_record() -> None:
+    """The same config and live parts against a record that differs there: no no-op."""
+    desired = git_desired(source_config={"integration_id": INTEGRATION, "build_on_push": True})
+    live, recorded = observed_from(desired), recorded_from(desired)
+    seen: SeenParts = {}
+    assert unchanged(desired, recorded, live, KEY, seen) is not None
+    assert "source_config." in seen
+    managed = recorded.managed | {
+        "source_config": {"integration_id": INTEGRATION, "build_on_push": False}
+    }
+    other = recorded.model_copy(update={"managed": managed})
+    assert unchanged(desired, other, live, KEY, seen) is None
+    assert unchanged(desired, recorded, live, KEY, seen) is not None
