@@ -19,7 +19,8 @@ Deployments whose deletion time has passed are purged (with their revisions and 
 project) at the start of every write, and before a read when one is due (an indexed
 probe), so "gone" needs no background task.
 
-`pages.py` says which index each list filter seeks.
+`pages.py` says which index each list filter seeks; `PageStarts` lets a plain listing's
+next page seek where the last one ended.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from planner.controlplane.settings import ServerSettings
 __all__ = [
     "DeploymentFilter",
     "DeploymentRow",
+    "PageStarts",
     "RevisionRow",
     "RevisionSummary",
     "Store",
@@ -135,6 +137,7 @@ def _summary_columns(table: str = "") -> tuple[str, ...]:
 # A list page's row: a deployment, then one of its revisions (NULLs: none).
 _PAGE_COLUMNS = (*(f"d.{c}" for c in StoredDeployment._fields), *_summary_columns("r."))
 _DEPLOYMENT_WIDTH = len(StoredDeployment._fields)
+_NO_FILTER = DeploymentFilter()
 _REVISION_COLUMNS = ", ".join(f.name for f in fields(RevisionRow))
 _UPLOAD_COLUMNS = (
     "id, object_path, tenant_id, deployment_id, token_sha256, created_at, expires_at, "
@@ -203,11 +206,64 @@ def stored(row: DeploymentRow) -> StoredDeployment:
     return StoredDeployment(**{name: values[name] for name in StoredDeployment._fields})
 
 
-class Transaction:
-    """The queries of one unit of work: inside `Store.transaction()` or `Store.snapshot()`."""
+# A row's place in the page order: (created_at, id).
+PageKey = tuple[float, str]
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+
+class PageStarts:
+    """Where the pages of a plain listing (no filter) begin: the page order's key of the
+    row before offset N, remembered when a page ends there, so the page at N seeks its
+    first row in the workspace index instead of walking the N entries before it.
+
+    OFFSET keeps its meaning: the key stays the row before N as long as no row sorting
+    before it is added or removed. A new deployment sorting after every key remembered
+    keeps them (a create's `created_at` is the clock's now); one sorting before any, a
+    purge, or a commit by another connection (`PRAGMA data_version`: another process or
+    store on the file) forgets them all, and the next pages walk OFFSET again."""
+
+    LIMIT = 100_000  # keys remembered (a listing of a million rows, 100 a page, at most)
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, int], PageKey] = {}
+        self._greatest: PageKey | None = None
+        self._version: int | None = None
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        """Forget everything if another connection has committed since the last check."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._version:
+            self.forget()
+            self._version = version
+
+    def before(self, tenant_id: str, offset: int) -> PageKey | None:
+        """The key of the row just before OFFSET in TENANT_ID's page order, if known."""
+        return self._keys.get((tenant_id, offset))
+
+    def remember(self, tenant_id: str, offset: int, key: PageKey) -> None:
+        """KEY is the row just before OFFSET."""
+        if len(self._keys) >= self.LIMIT:
+            self.forget()
+        self._keys[(tenant_id, offset)] = key
+        if self._greatest is None or key > self._greatest:
+            self._greatest = key
+
+    def added(self, key: PageKey) -> None:
+        """A row with KEY was inserted."""
+        if self._greatest is not None and key < self._greatest:
+            self.forget()
+
+    def forget(self) -> None:
+        self._keys = {}
+        self._greatest = None
+
+
+class Transaction:
+    """The queries of one unit of work: inside `Store.transaction()` or `Store.snapshot()`
+    (STARTS: the store's `PageStarts`, told of every row added or removed)."""
+
+    def __init__(self, conn: sqlite3.Connection, starts: PageStarts | None = None) -> None:
         self.conn = conn
+        self.starts = starts or PageStarts()
 
     # --- deployments ---------------------------------------------------------------
 
@@ -216,6 +272,7 @@ class Transaction:
         written = stored(row)
         marks = ", ".join("?" for _ in written)
         self.conn.execute(f"INSERT INTO deployments ({_STORED_COLUMNS}) VALUES ({marks})", written)
+        self.starts.added((row.created_at, row.id))
         return written
 
     def update_deployment(self, row: DeploymentRow) -> StoredDeployment:
@@ -251,8 +308,15 @@ class Transaction:
         view reads of its revisions (newest first)."""
         if where.match_nothing or where.deployment_ids == []:
             return []
-        sql, params = page_sql(where, _PAGE_COLUMNS)
+        plain = where == _NO_FILTER
+        after = None
+        if plain:
+            self.starts.check(self.conn)
+            after = self.starts.before(tenant_id, offset) if offset else None
+        sql, params = page_sql(where, _PAGE_COLUMNS, after=after is not None)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
+        if after is not None:
+            params.update(after_created_at=after[0], after_id=after[1], offset=0)
         page: list[tuple[StoredDeployment, list[RevisionSummary]]] = []
         revisions: list[RevisionSummary] = []
         for values in _query(self.conn, sql, params):
@@ -261,6 +325,9 @@ class Transaction:
                 page.append((StoredDeployment._make(values[:_DEPLOYMENT_WIDTH]), revisions))
             if values[_DEPLOYMENT_WIDTH] is not None:
                 revisions.append(_summary(values[_DEPLOYMENT_WIDTH:]))
+        if plain and page:
+            last = page[-1][0]
+            self.starts.remember(tenant_id, offset + len(page), (last.created_at, last.id))
         return page
 
     def count_deployments(self, tenant_id: str) -> int:
@@ -284,6 +351,7 @@ class Transaction:
         self.conn.execute(
             "DELETE FROM deployments WHERE delete_at IS NOT NULL AND delete_at <= ?", (now,)
         )
+        self.starts.forget()
 
     # --- revisions -----------------------------------------------------------------
 
@@ -404,6 +472,7 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _create_private(self.path)
         self._lock = threading.RLock()
+        self._starts = PageStarts()
         # The open batch of `batched()` units: its loop and its COMMIT's future.
         self._batch: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
         # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves.
@@ -424,7 +493,7 @@ class Store:
 
     def _unit_of_work(self) -> Transaction:
         """A write's transaction, a deletion that has come due purged first."""
-        tx = Transaction(self._conn)
+        tx = Transaction(self._conn, self._starts)
         now = self.settings.clock()
         if self._has_due_deletion(now):
             tx.purge_deleted(now)
@@ -457,7 +526,7 @@ class Store:
                     pass
             self._conn.execute("BEGIN DEFERRED")
             try:
-                yield Transaction(self._conn)
+                yield Transaction(self._conn, self._starts)
             finally:
                 self._conn.execute("ROLLBACK")
 
