@@ -161,6 +161,17 @@ def _status_since(timing: Timed, now: float) -> tuple[RevisionStatus, float]:
     return status, since
 
 
+def settled_at(timing: Timed) -> float:
+    """The instant from which the revision's status no longer changes with time (until a
+    write changes the revision): SKIPPED from its skip on, QUEUED for good while waiting
+    for its artifact, else the last step of its timeline."""
+    if timing.skipped_at is not None:
+        return timing.skipped_at
+    if is_waiting_for_artifact(timing.source, timing.source_revision_config):
+        return timing.created_at
+    return timing.created_at + timeline(timing)[-1][0]
+
+
 def is_unfinished(timing: Timed, now: float) -> bool:
     """Still walking (or waiting) at `now`: a newer revision would supersede it."""
     return not is_final_revision_status(revision_status(timing, now).status)

@@ -46,21 +46,29 @@ def page_sql(
     the outer loop) and sorts those few again, as SQL promises no order otherwise; one
     statement reads a page and the revisions its statuses need.
     """
-    clauses, params = _filter_sql(where)
-    if after:
-        clauses += " AND (created_at, id) > (:after_created_at, :after_id)"
-    tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
-    index = f"INDEXED BY {NAME_INDEX} " if _uses_name_index(where) else ""
-    page = (
-        f"SELECT rowid AS page_rowid FROM deployments {index}"
-        f"WHERE {tenant} = :tenant_id {clauses} "
-        "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
-    )
+    page, params = page_keys_sql(where, "rowid AS page_rowid", after=after)
     sql = (
         f"SELECT {', '.join(columns)} FROM ({page}) AS page "
         "CROSS JOIN deployments AS d ON d.rowid = page.page_rowid "
         "LEFT JOIN revisions AS r ON r.deployment_id = d.id "
         "ORDER BY d.created_at, d.id, r.seq DESC"
+    )
+    return sql, params
+
+
+def page_keys_sql(
+    where: DeploymentFilter, columns: str = "created_at, id", *, after: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The page's COLUMNS of `deployments` alone, in page order (as `page_sql`)."""
+    clauses, params = _filter_sql(where)
+    if after:
+        clauses += " AND (created_at, id) > (:after_created_at, :after_id)"
+    tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
+    index = f"INDEXED BY {NAME_INDEX} " if _uses_name_index(where) else ""
+    sql = (
+        f"SELECT {columns} FROM deployments {index}"
+        f"WHERE {tenant} = :tenant_id {clauses} "
+        "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
     )
     return sql, params
 
