@@ -389,14 +389,17 @@ class Transaction:
         params.update(tenant_id=tenant_id, limit=limit, offset=offset)
         if after is not None:
             params.update(after_created_at=after[0], after_id=after[1], offset=0)
-        keys: list[PageKey] = _query(self.conn, sql, params).fetchall()
         found = self.memo.views.get
-        texts = [found(deployment_id, now) for _, deployment_id in keys]
-        if None in texts:
-            return None
-        if keys:
-            self.memo.starts.remember(tenant_id, offset + len(keys), keys[-1])
-        return texts  # type: ignore[return-value]  # no None in it
+        texts: list[str] = []
+        key: PageKey | None = None
+        for key in _query(self.conn, sql, params):
+            text = found(key[1], now)
+            if text is None:
+                return None  # read no further
+            texts.append(text)
+        if key is not None:
+            self.memo.starts.remember(tenant_id, offset + len(texts), key)
+        return texts
 
     def count_deployments(self, tenant_id: str) -> int:
         found = self.conn.execute(

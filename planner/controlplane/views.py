@@ -152,7 +152,12 @@ def settled_since(row: StoredDeployment, revisions: Sequence[RevisionSummary]) -
     (READY, and every revision's status final); None while it is being deleted."""
     if row.delete_at is not None:
         return None
-    return max(row.ready_at, *(lifecycle.settled_at(r) for r in revisions))
+    since = row.ready_at
+    for revision in revisions:
+        at = lifecycle.settled_at(revision)
+        if at > since:
+            since = at
+    return since
 
 
 def page_json(items: Sequence[str], offset: int) -> str:
