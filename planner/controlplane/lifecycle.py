@@ -152,8 +152,12 @@ def _status_since(timing: Timed, now: float) -> tuple[RevisionStatus, float]:
         return S.SKIPPED, timing.skipped_at
     if is_waiting_for_artifact(timing.source, timing.source_revision_config):
         return S.QUEUED, timing.created_at
+    steps = timeline(timing)
+    last = timing.created_at + steps[-1][0]
+    if now >= last:  # ended (most reads): the last step, as the walk below ends on it
+        return steps[-1][1], last
     status, since = S.QUEUED, timing.created_at
-    for offset, step in timeline(timing):
+    for offset, step in steps:
         at = timing.created_at + offset
         if at > now:
             break
