@@ -160,10 +160,13 @@ class Deployments:
         page = tx.list_deployments(self.tenant_id, where, now, limit, offset)
         resources = [views.deployment_json(row, revisions, now) for row, revisions in page]
         if where == DeploymentFilter():
+            kept = tx.memo.views
             for (row, revisions), text in zip(page, resources, strict=True):
+                if kept.get(row.id, now) is not None:
+                    continue  # kept already (a page read whole for another reason)
                 since = views.settled_since(row, revisions)
                 if since is not None and now >= since:
-                    tx.memo.views.keep(row.id, since, text)
+                    kept.keep(row.id, since, text)
         return resources
 
     def patch(self, deployment_id: str, patch: DeploymentPatch) -> str:

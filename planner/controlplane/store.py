@@ -308,6 +308,12 @@ class Transaction:
     def __init__(self, conn: sqlite3.Connection, memo: ReadMemo | None = None) -> None:
         self.conn = conn
         self.memo = memo or ReadMemo()
+        self._checked = False  # the memo against other connections' commits, once
+
+    def _check_memo(self) -> None:
+        if not self._checked:
+            self.memo.check(self.conn)
+            self._checked = True
 
     # --- deployments ---------------------------------------------------------------
 
@@ -356,7 +362,7 @@ class Transaction:
         plain = where == _NO_FILTER
         after = None
         if plain:
-            self.memo.check(self.conn)
+            self._check_memo()
             after = self.memo.starts.before(tenant_id, offset) if offset else None
         sql, params = page_sql(where, _PAGE_COLUMNS, after=after is not None)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
@@ -380,11 +386,14 @@ class Transaction:
     ) -> list[str] | None:
         """The views of a plain page (no filter) when every one of its deployments has
         a settled view remembered (`SettledViews`); None otherwise. Reads only the
-        workspace index."""
+        workspace index, from where the page begins (`PageStarts`): a page after an
+        unknown start is read whole (looking would walk OFFSET, and a miss walk it twice)."""
         if where != _NO_FILTER:
             return None
-        self.memo.check(self.conn)
+        self._check_memo()
         after = self.memo.starts.before(tenant_id, offset) if offset else None
+        if offset and after is None:
+            return None
         sql, params = page_keys_sql(where, after=after is not None)
         params.update(tenant_id=tenant_id, limit=limit, offset=offset)
         if after is not None:

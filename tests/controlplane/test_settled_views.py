@@ -82,6 +82,16 @@ def test_settled_pages_come_from_kept_views_at_every_instant(tmp_path: Path) -> 
     fleet.clock.now += 10.0
     assert not reads_rows(fleet.same_twice())
     assert fleet.plain(2, 2) == fleet.read_whole(2, 2)
+    expected = fleet.read_whole(2, 3)
+    statements = traced(fleet.store)
+    assert fleet.plain(2, 3) == expected  # no page ended at 3: read whole
+    assert reads_rows(statements)
+    assert not [s for s in statements if s.startswith("SELECT created_at, id")], statements
+    expected = fleet.read_whole(2, 2)
+    fleet.plain(2, 0)
+    statements = traced(fleet.store)
+    assert fleet.plain(2, 2) == expected  # a page ended at 2: from kept views
+    assert not reads_rows(statements)
     fleet.store.close()
 
 
