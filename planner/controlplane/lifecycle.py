@@ -152,13 +152,28 @@ def _status_since(timing: Timed, now: float) -> tuple[RevisionStatus, float]:
         return S.SKIPPED, timing.skipped_at
     if is_waiting_for_artifact(timing.source, timing.source_revision_config):
         return S.QUEUED, timing.created_at
+    steps = timeline(timing)
+    last = timing.created_at + steps[-1][0]
+    if now >= last:  # ended (most reads): the last step, as the walk below ends on it
+        return steps[-1][1], last
     status, since = S.QUEUED, timing.created_at
-    for offset, step in timeline(timing):
+    for offset, step in steps:
         at = timing.created_at + offset
         if at > now:
             break
         status, since = step, at
     return status, since
+
+
+def settled_at(timing: Timed) -> float:
+    """The instant from which the revision's status no longer changes with time (until a
+    write changes the revision): SKIPPED from its skip on, QUEUED for good while waiting
+    for its artifact, else the last step of its timeline."""
+    if timing.skipped_at is not None:
+        return timing.skipped_at
+    if is_waiting_for_artifact(timing.source, timing.source_revision_config):
+        return timing.created_at
+    return timing.created_at + timeline(timing)[-1][0]
 
 
 def is_unfinished(timing: Timed, now: float) -> bool:

@@ -8,7 +8,9 @@ are read, so skipping OFFSET rows walks index entries, not whole rows:
 - `name_contains` alone: the workspace's names in the UNIQUE (tenant_id, name) index,
   reading only the rows that match;
 - anything else: the workspace index (tenant_id, created_at, id) in page order; with no
-  filter it covers the page query, so a deep page costs index entries only.
+  filter it covers the page query, so a deep page costs index entries only, and with
+  AFTER (the key of the row before the page, `store.PageStarts`) it seeks the page's
+  first entry instead of walking the OFFSET entries before it.
 `tests/controlplane/test_store.py` pins each shape with EXPLAIN QUERY PLAN.
 """
 
@@ -33,28 +35,40 @@ STATUS_SQL = (
 
 
 def page_sql(
-    where: DeploymentFilter, columns: Sequence[str] = ("d.*", "r.*")
+    where: DeploymentFilter, columns: Sequence[str] = ("d.*", "r.*"), *, after: bool = False
 ) -> tuple[str, dict[str, Any]]:
     """The query of one list page: COLUMNS of its deployments (`d`) each joined to its
-    revisions (`r`, newest first), and its parameters besides tenant, now, limit, offset.
+    revisions (`r`, newest first), and its parameters besides tenant, now, limit, offset
+    (AFTER: and `after_created_at`, `after_id`, the page order's key the page follows;
+    OFFSET then counts from there).
 
     The outer query reads the page's rows by rowid (CROSS JOIN keeps the page's subquery
     the outer loop) and sorts those few again, as SQL promises no order otherwise; one
     statement reads a page and the revisions its statuses need.
     """
-    clauses, params = _filter_sql(where)
-    tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
-    index = f"INDEXED BY {NAME_INDEX} " if _uses_name_index(where) else ""
-    page = (
-        f"SELECT rowid AS page_rowid FROM deployments {index}"
-        f"WHERE {tenant} = :tenant_id {clauses} "
-        "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
-    )
+    page, params = page_keys_sql(where, "rowid AS page_rowid", after=after)
     sql = (
         f"SELECT {', '.join(columns)} FROM ({page}) AS page "
         "CROSS JOIN deployments AS d ON d.rowid = page.page_rowid "
         "LEFT JOIN revisions AS r ON r.deployment_id = d.id "
         "ORDER BY d.created_at, d.id, r.seq DESC"
+    )
+    return sql, params
+
+
+def page_keys_sql(
+    where: DeploymentFilter, columns: str = "created_at, id", *, after: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The page's COLUMNS of `deployments` alone, in page order (as `page_sql`)."""
+    clauses, params = _filter_sql(where)
+    if after:
+        clauses += " AND (created_at, id) > (:after_created_at, :after_id)"
+    tenant = "+tenant_id" if where.deployment_ids is not None else "tenant_id"
+    index = f"INDEXED BY {NAME_INDEX} " if _uses_name_index(where) else ""
+    sql = (
+        f"SELECT {columns} FROM deployments {index}"
+        f"WHERE {tenant} = :tenant_id {clauses} "
+        "ORDER BY created_at, id LIMIT :limit OFFSET :offset"
     )
     return sql, params
 

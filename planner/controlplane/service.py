@@ -147,9 +147,27 @@ class Deployments:
         """One page `{resources, offset}`; `offset` is where the next page starts."""
         now = self._now()
         with self.store.snapshot() as tx:
-            page = tx.list_deployments(self.tenant_id, where, now, limit, offset)
-        resources = [views.deployment_json(row, revisions, now) for row, revisions in page]
+            resources = tx.settled_page(self.tenant_id, where, now, limit, offset)
+            if resources is None:
+                resources = self._page(tx, where, now, limit, offset)
         return views.page_json(resources, offset + len(resources))
+
+    def _page(
+        self, tx: Transaction, where: DeploymentFilter, now: float, limit: int, offset: int
+    ) -> list[str]:
+        """The views of a page read whole; those of a plain page that are settled now are
+        kept for the next (in the snapshot: no write can come between)."""
+        page = tx.list_deployments(self.tenant_id, where, now, limit, offset)
+        resources = [views.deployment_json(row, revisions, now) for row, revisions in page]
+        if where == DeploymentFilter():
+            kept = tx.memo.views
+            for (row, revisions), text in zip(page, resources, strict=True):
+                if kept.get(row.id, now) is not None:
+                    continue  # kept already (a page read whole for another reason)
+                since = views.settled_since(row, revisions)
+                if since is not None and now >= since:
+                    kept.keep(row.id, since, text)
+        return resources
 
     def patch(self, deployment_id: str, patch: DeploymentPatch) -> str:
         """Merge `patch`; one new revision when a new-revision field changed."""

@@ -19,7 +19,10 @@ Deployments whose deletion time has passed are purged (with their revisions and 
 project) at the start of every write, and before a read when one is due (an indexed
 probe), so "gone" needs no background task.
 
-`pages.py` says which index each list filter seeks.
+`pages.py` says which index each list filter seeks. Between reads the store remembers
+(`ReadMemo`) where a plain listing's pages begin (`PageStarts`) and the views of settled
+deployments (`SettledViews`); a write forgets what it changes, another connection's
+commit everything.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from pathlib import Path
@@ -37,7 +40,7 @@ from typing import Any
 
 from planner.api.chunks import chunked
 from planner.controlplane.lifecycle import status_config
-from planner.controlplane.pages import page_sql
+from planner.controlplane.pages import page_keys_sql, page_sql
 from planner.controlplane.rows import (
     DeploymentFilter,
     DeploymentRow,
@@ -52,8 +55,11 @@ from planner.controlplane.settings import ServerSettings
 __all__ = [
     "DeploymentFilter",
     "DeploymentRow",
+    "PageStarts",
+    "ReadMemo",
     "RevisionRow",
     "RevisionSummary",
+    "SettledViews",
     "Store",
     "StoredDeployment",
     "TracingProjectRow",
@@ -135,6 +141,7 @@ def _summary_columns(table: str = "") -> tuple[str, ...]:
 # A list page's row: a deployment, then one of its revisions (NULLs: none).
 _PAGE_COLUMNS = (*(f"d.{c}" for c in StoredDeployment._fields), *_summary_columns("r."))
 _DEPLOYMENT_WIDTH = len(StoredDeployment._fields)
+_NO_FILTER = DeploymentFilter()
 _REVISION_COLUMNS = ", ".join(f.name for f in fields(RevisionRow))
 _UPLOAD_COLUMNS = (
     "id, object_path, tenant_id, deployment_id, token_sha256, created_at, expires_at, "
@@ -203,11 +210,110 @@ def stored(row: DeploymentRow) -> StoredDeployment:
     return StoredDeployment(**{name: values[name] for name in StoredDeployment._fields})
 
 
-class Transaction:
-    """The queries of one unit of work: inside `Store.transaction()` or `Store.snapshot()`."""
+# A row's place in the page order: (created_at, id).
+PageKey = tuple[float, str]
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+
+class PageStarts:
+    """Where the pages of a plain listing (no filter) begin: the page order's key of the
+    row before offset N, remembered when a page ends there, so the page at N seeks its
+    first row in the workspace index instead of walking the N entries before it.
+
+    OFFSET keeps its meaning: the key stays the row before N as long as no row sorting
+    before it is added or removed. A new deployment sorting after every key remembered
+    keeps them (a create's `created_at` is the clock's now); one sorting before any, a
+    purge, or a commit by another connection (`PRAGMA data_version`: another process or
+    store on the file: `ReadMemo.check`) forgets them all, and the next pages walk OFFSET
+    again."""
+
+    LIMIT = 100_000  # keys remembered (a listing of a million rows, 100 a page, at most)
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, int], PageKey] = {}
+        self._greatest: PageKey | None = None
+
+    def before(self, tenant_id: str, offset: int) -> PageKey | None:
+        """The key of the row just before OFFSET in TENANT_ID's page order, if known."""
+        return self._keys.get((tenant_id, offset))
+
+    def remember(self, tenant_id: str, offset: int, key: PageKey) -> None:
+        """KEY is the row just before OFFSET."""
+        if len(self._keys) >= self.LIMIT:
+            self.forget()
+        self._keys[(tenant_id, offset)] = key
+        if self._greatest is None or key > self._greatest:
+            self._greatest = key
+
+    def added(self, key: PageKey) -> None:
+        """A row with KEY was inserted."""
+        if self._greatest is not None and key < self._greatest:
+            self.forget()
+
+    def forget(self) -> None:
+        self._keys = {}
+        self._greatest = None
+
+
+class SettledViews:
+    """The wire text of deployments whose view no longer changes with time, by id, each
+    with the instant from which it holds (`views.settled_since`): a plain list page whose
+    deployments are all here is written without reading their rows. The store forgets a
+    deployment's view whenever its row or its revisions are written."""
+
+    LIMIT = 50_000  # views kept (about 1 KB each)
+
+    def __init__(self) -> None:
+        self._views: dict[str, tuple[float, str]] = {}
+
+    def get(self, deployment_id: str, now: float) -> str | None:
+        found = self._views.get(deployment_id)
+        return found[1] if found is not None and now >= found[0] else None
+
+    def keep(self, deployment_id: str, since: float, text: str) -> None:
+        """TEXT is the deployment's view at every instant from SINCE on."""
+        if len(self._views) >= self.LIMIT:
+            self.forget()
+        self._views[deployment_id] = (since, text)
+
+    def drop(self, deployment_ids: Iterable[str]) -> None:
+        for deployment_id in deployment_ids:
+            self._views.pop(deployment_id, None)
+
+    def forget(self) -> None:
+        self._views = {}
+
+
+class ReadMemo:
+    """What a store remembers between reads; all of it forgotten once another connection
+    (another process or store on the file) has committed."""
+
+    def __init__(self) -> None:
+        self.starts = PageStarts()
+        self.views = SettledViews()
+        self._version: int | None = None
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        """Forget everything if another connection has committed since the last check."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._version:
+            self.starts.forget()
+            self.views.forget()
+            self._version = version
+
+
+class Transaction:
+    """The queries of one unit of work: inside `Store.transaction()` or `Store.snapshot()`
+    (MEMO: the store's, told of every write that changes what it remembers)."""
+
+    def __init__(self, conn: sqlite3.Connection, memo: ReadMemo | None = None) -> None:
         self.conn = conn
+        self.memo = memo or ReadMemo()
+        self._checked = False  # the memo against other connections' commits, once
+
+    def _check_memo(self) -> None:
+        if not self._checked:
+            self.memo.check(self.conn)
+            self._checked = True
 
     # --- deployments ---------------------------------------------------------------
 
@@ -216,11 +322,13 @@ class Transaction:
         written = stored(row)
         marks = ", ".join("?" for _ in written)
         self.conn.execute(f"INSERT INTO deployments ({_STORED_COLUMNS}) VALUES ({marks})", written)
+        self.memo.starts.added((row.created_at, row.id))
         return written
 
     def update_deployment(self, row: DeploymentRow) -> StoredDeployment:
         """Write ROW over its stored version; what was written."""
         written = stored(row)
+        self.memo.views.drop([row.id])
         values = written._asdict()
         sets = ", ".join(f"{k} = :{k}" for k in values if k not in ("id", "tenant_id"))
         self.conn.execute(
@@ -251,8 +359,15 @@ class Transaction:
         view reads of its revisions (newest first)."""
         if where.match_nothing or where.deployment_ids == []:
             return []
-        sql, params = page_sql(where, _PAGE_COLUMNS)
+        plain = where == _NO_FILTER
+        after = None
+        if plain:
+            self._check_memo()
+            after = self.memo.starts.before(tenant_id, offset) if offset else None
+        sql, params = page_sql(where, _PAGE_COLUMNS, after=after is not None)
         params.update(tenant_id=tenant_id, now=now, limit=limit, offset=offset)
+        if after is not None:
+            params.update(after_created_at=after[0], after_id=after[1], offset=0)
         page: list[tuple[StoredDeployment, list[RevisionSummary]]] = []
         revisions: list[RevisionSummary] = []
         for values in _query(self.conn, sql, params):
@@ -261,7 +376,39 @@ class Transaction:
                 page.append((StoredDeployment._make(values[:_DEPLOYMENT_WIDTH]), revisions))
             if values[_DEPLOYMENT_WIDTH] is not None:
                 revisions.append(_summary(values[_DEPLOYMENT_WIDTH:]))
+        if plain and page:
+            last = page[-1][0]
+            self.memo.starts.remember(tenant_id, offset + len(page), (last.created_at, last.id))
         return page
+
+    def settled_page(
+        self, tenant_id: str, where: DeploymentFilter, now: float, limit: int, offset: int
+    ) -> list[str] | None:
+        """The views of a plain page (no filter) when every one of its deployments has
+        a settled view remembered (`SettledViews`); None otherwise. Reads only the
+        workspace index, from where the page begins (`PageStarts`): a page after an
+        unknown start is read whole (looking would walk OFFSET, and a miss walk it twice)."""
+        if where != _NO_FILTER:
+            return None
+        self._check_memo()
+        after = self.memo.starts.before(tenant_id, offset) if offset else None
+        if offset and after is None:
+            return None
+        sql, params = page_keys_sql(where, after=after is not None)
+        params.update(tenant_id=tenant_id, limit=limit, offset=offset)
+        if after is not None:
+            params.update(after_created_at=after[0], after_id=after[1], offset=0)
+        found = self.memo.views.get
+        texts: list[str] = []
+        key: PageKey | None = None
+        for key in _query(self.conn, sql, params):
+            text = found(key[1], now)
+            if text is None:
+                return None  # read no further
+            texts.append(text)
+        if key is not None:
+            self.memo.starts.remember(tenant_id, offset + len(texts), key)
+        return texts
 
     def count_deployments(self, tenant_id: str) -> int:
         found = self.conn.execute(
@@ -270,6 +417,7 @@ class Transaction:
         return int(found[0])
 
     def mark_deleting(self, deployment_ids: Sequence[str], now: float, delete_at: float) -> None:
+        self.memo.views.drop(deployment_ids)
         self.conn.executemany(
             "UPDATE deployments SET delete_at = ?, updated_at = ? WHERE id = ?",
             [(delete_at, now, i) for i in deployment_ids],
@@ -284,10 +432,13 @@ class Transaction:
         self.conn.execute(
             "DELETE FROM deployments WHERE delete_at IS NOT NULL AND delete_at <= ?", (now,)
         )
+        self.memo.starts.forget()
+        self.memo.views.forget()
 
     # --- revisions -----------------------------------------------------------------
 
     def insert_revision(self, row: RevisionRow) -> None:
+        self.memo.views.drop([row.deployment_id])
         values = _encoded(vars(row), _REVISION_JSON)
         columns = ", ".join(values)
         marks = ", ".join(f":{k}" for k in values)
@@ -338,6 +489,7 @@ class Transaction:
     def mark_skipped(self, revision_ids: Sequence[str], at: float) -> None:
         if not revision_ids:
             return
+        self.memo.views.forget()  # whose they are is not known here
         self.conn.executemany(
             "UPDATE revisions SET skipped_at = ? WHERE id = ?", [(at, i) for i in revision_ids]
         )
@@ -404,6 +556,7 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _create_private(self.path)
         self._lock = threading.RLock()
+        self._memo = ReadMemo()
         # The open batch of `batched()` units: its loop and its COMMIT's future.
         self._batch: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
         # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves.
@@ -424,7 +577,7 @@ class Store:
 
     def _unit_of_work(self) -> Transaction:
         """A write's transaction, a deletion that has come due purged first."""
-        tx = Transaction(self._conn)
+        tx = Transaction(self._conn, self._memo)
         now = self.settings.clock()
         if self._has_due_deletion(now):
             tx.purge_deleted(now)
@@ -457,7 +610,7 @@ class Store:
                     pass
             self._conn.execute("BEGIN DEFERRED")
             try:
-                yield Transaction(self._conn)
+                yield Transaction(self._conn, self._memo)
             finally:
                 self._conn.execute("ROLLBACK")
 

@@ -147,6 +147,19 @@ def deployment_json(row: StoredDeployment, revisions: Sequence[RevisionSummary],
     )
 
 
+def settled_since(row: StoredDeployment, revisions: Sequence[RevisionSummary]) -> float | None:
+    """From when `deployment_json` of ROW and its REVISIONS no longer changes with time
+    (READY, and every revision's status final); None while it is being deleted."""
+    if row.delete_at is not None:
+        return None
+    since = row.ready_at
+    for revision in revisions:
+        at = lifecycle.settled_at(revision)
+        if at > since:
+            since = at
+    return since
+
+
 def page_json(items: Sequence[str], offset: int) -> str:
     """A list page `{resources, offset}` of views already written."""
     return f'{{"resources":[{",".join(items)}],"offset":{offset}}}'

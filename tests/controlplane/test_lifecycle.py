@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from planner.api.models import DeploymentStatus, RevisionStatus
 from planner.controlplane.lifecycle import (
     RevisionTiming,
+    StatusAt,
     active_revision,
     database_seconds,
     deployment_status,
@@ -16,6 +19,7 @@ from planner.controlplane.lifecycle import (
     is_unfinished,
     is_waiting_for_artifact,
     revision_status,
+    timeline,
 )
 
 S = RevisionStatus
@@ -142,3 +146,27 @@ def test_deployment_status_moves_from_database_to_ready_and_delete() -> None:
     assert deployment_status(ready_at, None, T0) is DeploymentStatus.AWAITING_DATABASE
     assert deployment_status(ready_at, None, ready_at) is DeploymentStatus.READY
     assert deployment_status(ready_at, T0 + 50, T0 + 1) is DeploymentStatus.AWAITING_DELETE
+
+
+@given(
+    source=st.sampled_from(["git_host", "external_docker", "internal_docker"]),
+    build=st.floats(0.0, 100.0),
+    deploy=st.floats(0.0, 100.0),
+    marker=st.sampled_from(["main", "fail-build", "fail-deploy"]),
+    now=st.floats(T0 - 1.0, T0 + 300.0),
+)
+def test_an_ended_revision_reads_its_last_step_as_the_walk_does(
+    source: str, build: float, deploy: float, marker: str, now: float
+) -> None:
+    """Offsets never decrease, so once past the last one the status is the last step,
+    since its instant: exactly what walking every step gives."""
+    config = {"repo_ref": marker, "image_uri": marker}
+    revision = RevisionTiming(source, config, T0, build, deploy)
+    steps = timeline(revision)
+    assert [o for o, _ in steps] == sorted(o for o, _ in steps)
+    status, since = S.QUEUED, T0
+    for offset, step in steps:
+        if T0 + offset > now:
+            break
+        status, since = step, T0 + offset
+    assert revision_status(revision, now) == StatusAt(status, since)
