@@ -384,10 +384,42 @@ def indented_chunks(payload: Mapping[str, Any]) -> Iterator[str]:
 
 
 def _indented_entry(entry: Any) -> str:
-    # a newline in JSON text is always structure (one inside a string is escaped), so an
-    # entry encoded at the top level moves two levels in by indenting every line after
-    # its first
-    return _INDENTED.encode(_json(entry)).replace("\n", _ENTRY_INDENT)
+    return _indented_value(_json(entry), _ENTRY_INDENT)
+
+
+_encode_text = json.encoder.encode_basestring  # a string as ensure_ascii=False writes it
+
+
+def _indented_value(value: Any, indent: str) -> str:
+    """`_INDENTED.encode(value)` with every line after its first moved in to INDENT (a
+    newline and the spaces of VALUE's own level): the same text, built a container at a
+    time with the compiled encoder for strings and scalars (json's indenting encoder is
+    pure Python, token by token: most of a large state's write)."""
+    if isinstance(value, str):
+        return _encode_text(value)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if not all(isinstance(key, str) for key in value):  # json's own key conversions
+            # a newline in JSON text is always structure (one in a string is escaped)
+            return _INDENTED.encode(value).replace("\n", indent)
+        inner = indent + "  "
+        items = [
+            _encode_text(key) + ": " + _indented_value(value[key], inner) for key in sorted(value)
+        ]
+        return "{" + inner + ("," + inner).join(items) + indent + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        inner = indent + "  "
+        return (
+            "["
+            + inner
+            + ("," + inner).join([_indented_value(v, inner) for v in value])
+            + indent
+            + "]"
+        )
+    return _CANONICAL.encode(value)  # a number, true, false, null: as json writes them
 
 
 def _json(entry: Any) -> Any:
