@@ -97,9 +97,9 @@ class StateDocument(BaseModel):
     checksum: str | None = None
     # how many operation-log groups a read replayed over the stored version (planner.state.oplog)
     _replayed: int = PrivateAttr(default=0)
-    # the change log and the index of intents by name, in one plain object: each
-    # private attribute read goes through pydantic's `__getattr__` (about a microsecond;
-    # a dozen of them per recorded operation were a tenth of an apply's CPU)
+    # the change log and the index of intents by name, in one plain object read through
+    # `_bookkeeping()`: a private attribute read goes through pydantic's `__getattr__`
+    # (1.7 us; a dozen of them per recorded operation were a tenth of an apply's CPU)
     _book: _Book = PrivateAttr(default_factory=lambda: _Book())
 
     @field_validator("deployments")
@@ -110,6 +110,13 @@ class StateDocument(BaseModel):
         for key, recorded in deployments.items():
             check_recorded(key, recorded)
         return deployments
+
+    def _bookkeeping(self) -> _Book:
+        """`self._book`, read from pydantic's private dict without its `__getattr__`."""
+        private = self.__pydantic_private__
+        assert private is not None  # every way a document is made sets its private values
+        book: _Book = private["_book"]
+        return book
 
     @classmethod
     def new(cls, endpoint: str, tenant_id: str | None) -> StateDocument:
@@ -163,16 +170,16 @@ class StateDocument(BaseModel):
 
     def track_changes(self) -> None:
         """From now on, note every change made through these methods (see `take_changes`)."""
-        self._book.changes = []
+        self._bookkeeping().changes = []
 
     def take_changes(self) -> list[dict[str, Any]]:
         """The changes noted since the last call, as operation-log deltas (oldest first)."""
-        book = self._book
+        book = self._bookkeeping()
         changes, book.changes = book.changes or [], [] if book.changes is not None else None
         return changes
 
     def _note(self, kind: str, value: Any) -> None:
-        changes = self._book.changes
+        changes = self._bookkeeping().changes
         if changes is not None:
             changes.append({kind: value})
 
@@ -181,7 +188,7 @@ class StateDocument(BaseModel):
         check_recorded(recorded.name, recorded)
         # in place: reassigning would revalidate every deployment (O(n) per record)
         self.deployments[recorded.name] = recorded
-        changes = self._book.changes
+        changes = self._bookkeeping().changes
         if changes is not None:
             changes.append({"record": recorded.model_dump(mode="json")})
 
@@ -217,7 +224,7 @@ class StateDocument(BaseModel):
         )
         self.pending.append(intent)
         self._counted_change(intent, 1)
-        changes = self._book.changes
+        changes = self._bookkeeping().changes
         if changes is not None:
             changes.append({"intent": intent.model_dump(mode="json")})
         return intent
@@ -239,7 +246,7 @@ class StateDocument(BaseModel):
         """The pending intents of each name (oldest first), rebuilt only when `pending` was
         replaced or changed size behind this document's back (its own changes keep it in
         step)."""
-        book, pending = self._book, self.pending
+        book, pending = self._bookkeeping(), self.pending
         if book.counted != (id(pending), len(pending)):
             book.named = {}
             for entry in pending:
@@ -248,7 +255,7 @@ class StateDocument(BaseModel):
         return book.named
 
     def _counted_change(self, entry: PendingIntent, step: int) -> None:
-        book, pending = self._book, self.pending
+        book, pending = self._bookkeeping(), self.pending
         if book.counted != (id(pending), len(pending) - step):
             return  # out of step already: the next lookup rebuilds the index
         named = book.named.setdefault(entry.name, [])
