@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner.api.auth import KeyAuth
 from planner.api.client import ControlPlaneClient
@@ -27,6 +29,8 @@ CALLS: list[tuple[str, str, Any, Any]] = [
     ("GET", "/v2/deployments", [("limit", 100), ("offset", 0), ("deployment_ids", "a,b")], None),
     ("GET", "/v2/deployments", [("name_contains", "a b&c/é"), ("remote_reconciled", "true")], None),
     ("GET", "/v2/deployments", [], None),
+    ("GET", "/v2/deployments", [("deployment_ids", "6f1e-a_b.c~d,,e,"), ("x", "")], None),
+    ("GET", "/v2/deployments", [("flag", True), ("none", None), ("n", 1.5)], None),
     ("POST", "/v2/deployments", None, BODY),
     ("POST", "/v2/deployments", None, None),
     ("PATCH", "/v2/deployments/d1", None, {"source_revision_config": {"repo_ref": "v2"}}),
@@ -72,7 +76,51 @@ def test_few_urls_are_kept() -> None:
     assert sender is not None
     for n in range(300):
         sender.build("GET", f"http://h/v2/deployments/d{n}", None, None)
+        sender.build("GET", f"http://h/v2/deployments/d{n}", [("ids", "a,b")], None)
     assert 0 < len(sender._urls) <= 256
+    assert 0 < len(sender._queried) <= 256
+
+
+_TEXT = st.text(alphabet=st.sampled_from("aZ09_.-~,% +&=?#/é\t\u2028"), max_size=12)
+_VALUES = st.one_of(_TEXT, st.integers(-5, 5), st.booleans(), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _VALUES), max_size=4))
+def test_any_query_is_built_as_httpx2_builds_it(params: list[tuple[str, Any]]) -> None:
+    """Plain queries (the fast path) and all others: the URL httpx2 makes of them, or the
+    error it raises."""
+    http = httpx2.AsyncClient()
+    sender = DirectSender.of(http, [])
+    assert sender is not None
+    url = "http://127.0.0.1:8080/v2/deployments"
+    try:
+        expected = http.build_request("GET", url, params=params)
+    except httpx2.InvalidURL:
+        with pytest.raises(httpx2.InvalidURL):
+            sender.build("GET", url, params, None)
+        return
+    built = sender.build("GET", url, params, None)
+    assert wire(built) == wire(expected)
+    assert built.url._uri_reference == expected.url._uri_reference
+
+
+@pytest.mark.parametrize("length", [59_990, 65_000, 70_000])
+def test_a_long_query_is_httpx2s_to_refuse(length: int) -> None:
+    """Near httpx2's URL length limit the query goes through httpx2's own parser: the
+    same URL, or the same refusal."""
+    http = httpx2.AsyncClient()
+    sender = DirectSender.of(http, [])
+    assert sender is not None
+    url = "http://h/v2/deployments"
+    params: list[tuple[str, Any]] = [("ids", "a," * (length // 2))]
+    try:
+        expected = http.build_request("GET", url, params=params)
+    except httpx2.InvalidURL:
+        with pytest.raises(httpx2.InvalidURL):
+            sender.build("GET", url, params, None)
+        return
+    assert wire(sender.build("GET", url, params, None)) == wire(expected)
 
 
 async def test_the_bytes_on_the_wire_are_httpx2s() -> None:

@@ -54,13 +54,14 @@ def waiting(client: ControlPlaneClient, **kwargs: object) -> Waiting:
 
 
 def test_poll_delays_grow_with_the_time_waited_up_to_the_cap() -> None:
-    """The pause is 0.2 s at first, a fifth of the time waited later, 5 s at most,
+    """The pause is 0.2 s at first, a tenth of the time waited later, 5 s at most,
     +- 10% jitter."""
     low = PollPolicy(random=lambda: 0.0)
     high = PollPolicy(random=lambda: 1.0)
     assert low.delay(0.0) == pytest.approx(0.2 * 0.9)
     assert high.delay(0.5) == pytest.approx(0.2 * 1.1)
-    assert low.delay(4.0) == pytest.approx(0.8 * 0.9)
+    assert high.delay(2.0) == pytest.approx(0.2 * 1.1)
+    assert low.delay(4.0) == pytest.approx(0.4 * 0.9)
     assert high.delay(1800.0) == pytest.approx(5.0 * 1.1)
 
 

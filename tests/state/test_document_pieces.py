@@ -53,6 +53,20 @@ def test_pieces_join_to_json_dumps(body: dict[str, Any]) -> None:
     assert "".join(indented_chunks(body)) == _indented(body)
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"b": {2: "int key", 1: [True, 1.5, float("inf"), None]}, "a": ("tuple", [])},
+        {"x": {"y": {"z": [{}, [], 'é\u2028\n"', -0.0, 10**20]}}},
+    ],
+)
+def test_entries_of_any_json_kind_are_indented_as_json_dumps(entry: dict[str, Any]) -> None:
+    """Keys that are not strings (json converts them), tuples, infinities, escapes: the
+    entries of a top-level object are written as json.dumps writes them."""
+    body = {"deployments": {"d": entry}, "pending": [entry]}
+    assert "".join(indented_chunks(body)) == _indented(body)
+
+
 def _recorded(index: int) -> RecordedDeployment:
     name = f"agent-é-{index:03d}" if index % 3 else f"Agent\n{index}"  # sorts, escapes
     return sample_recorded(name).model_copy(
