@@ -441,10 +441,6 @@ class RevisionCreate(WireModel):
 
 
 class DeploymentList(WireModel):
-    # A page's JSON strings are mostly unique (ids, times, image references): parsed
-    # without looking each up in pydantic's string cache first (a tenth of a page's parse)
-    model_config = ConfigDict(cache_strings="keys")
-
     resources: list[Deployment]
     offset: int
 
