@@ -540,7 +540,7 @@ def _load_json_object(text: str, source: str) -> dict[str, Any]:
 def _verify_checksum(raw: dict[str, Any], source: str, backup: str | None) -> None:
     stored = raw.get("checksum")
     body = {key: value for key, value in raw.items() if key != "checksum"}
-    if isinstance(stored, str) and stored == _read_checksum(body):
+    if isinstance(stored, str) and stored == compute_checksum(body):
         return
     hint = (
         f"restore the previous version from {backup} (copy it over {source}) if it is intact"
@@ -551,14 +551,6 @@ def _verify_checksum(raw: dict[str, Any], source: str, backup: str | None) -> No
         f"state file {source} is corrupt or was edited by hand (checksum mismatch)",
         hint=hint + "; never edit a state file by hand: use `planner state` commands",
     )
-
-
-def _read_checksum(body: dict[str, Any]) -> str:
-    """`compute_checksum` of the body of a state just read (plain JSON values): encoded
-    in one pass of the C encoder, not in pieces (the file's text is held already, so is
-    a copy of its size; the pieces joined are the same text)."""
-    canonical = _CANONICAL.encode(body).encode("utf-8")
-    return f"sha256:{hashlib.sha256(canonical).hexdigest()}"
 
 
 def _problems(error: ValidationError, offset: dict[str, int] | None = None) -> list[str]:
