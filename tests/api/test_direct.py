@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 import httpx2
@@ -81,6 +82,12 @@ def test_few_urls_are_kept() -> None:
     assert 0 < len(sender._queried) <= 256
 
 
+@functools.cache
+def _shared_client() -> httpx2.AsyncClient:
+    """One client for every example (building one reads the CA bundle: most of the time)."""
+    return httpx2.AsyncClient()
+
+
 _TEXT = st.text(alphabet=st.sampled_from("aZ09_.-~,% +&=?#/é\t\u2028"), max_size=12)
 _VALUES = st.one_of(_TEXT, st.integers(-5, 5), st.booleans(), st.none())
 
@@ -90,7 +97,7 @@ _VALUES = st.one_of(_TEXT, st.integers(-5, 5), st.booleans(), st.none())
 def test_any_query_is_built_as_httpx2_builds_it(params: list[tuple[str, Any]]) -> None:
     """Plain queries (the fast path) and all others: the URL httpx2 makes of them, or the
     error it raises."""
-    http = httpx2.AsyncClient()
+    http = _shared_client()
     sender = DirectSender.of(http, [])
     assert sender is not None
     url = "http://127.0.0.1:8080/v2/deployments"
