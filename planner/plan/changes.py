@@ -81,7 +81,8 @@ def secret_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
 
 
 def build_create(desired: DesiredDeployment, key: bytes, notes: list[str]) -> Change:
-    want = desired_fields(desired)
+    managed = desired.managed()  # dumped once for the fields and the body
+    want = desired_fields(desired, managed)
     fields = [
         field_change(path, None, value, reason="set at creation")
         for path, value in sorted(want.items())
@@ -99,7 +100,7 @@ def build_create(desired: DesiredDeployment, key: bytes, notes: list[str]) -> Ch
         after=after,
         patch=creation_patch(after),
         notes=notes,
-        request_body=create_request_body(desired),
+        request_body=create_request_body(desired, managed),
         send_secrets=True,
         secret_digests=secret_digests(desired, key),
     )
