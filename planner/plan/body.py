@@ -24,9 +24,12 @@ _CREATE_ACTIONS = (Action.CREATE, Action.REPLACE)
 _PATCH_ACTIONS = (Action.UPDATE, Action.NEW_REVISION)
 
 
-def create_request_body(desired: DesiredDeployment) -> dict[str, Any]:
-    """The POST body without secrets: the name and every field the config sets."""
-    return {"name": desired.api_name, **desired.managed()}
+def create_request_body(
+    desired: DesiredDeployment, managed: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The POST body without secrets: the name and every field the config sets
+    (MANAGED: `desired.managed()`, when the caller has it already)."""
+    return {"name": desired.api_name, **(desired.managed() if managed is None else managed)}
 
 
 def patch_request_body(
@@ -85,7 +88,9 @@ def planned_create_body(
     """The POST body of a create/replace, with the desired secrets (possibly none)."""
     if change.action not in _CREATE_ACTIONS:
         raise ValueError(f"{change.name}: a {change.action.value} change sends no POST")
-    body = copy.deepcopy(change.request_body)
+    # a copy of the top level only: the caller validates it into a new model, and the
+    # change's body is never changed (a deep copy cost each of a fleet's creates 5 us)
+    body = dict(change.request_body)
     body["secrets"] = _secret_list(change, secret_values or {})
     return body
 

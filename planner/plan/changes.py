@@ -81,7 +81,8 @@ def secret_digests(desired: DesiredDeployment, key: bytes) -> dict[str, str]:
 
 
 def build_create(desired: DesiredDeployment, key: bytes, notes: list[str]) -> Change:
-    want = desired_fields(desired)
+    managed = desired.managed()  # dumped once for the fields and the body
+    want = desired_fields(desired, managed)
     fields = [
         field_change(path, None, value, reason="set at creation")
         for path, value in sorted(want.items())
@@ -99,7 +100,7 @@ def build_create(desired: DesiredDeployment, key: bytes, notes: list[str]) -> Ch
         after=after,
         patch=creation_patch(after),
         notes=notes,
-        request_body=create_request_body(desired),
+        request_body=create_request_body(desired, managed),
         send_secrets=True,
         secret_digests=secret_digests(desired, key),
     )
@@ -210,9 +211,14 @@ def immutable_error(name: str, field: FieldChange) -> PlanProblem:
 def show(value: Any) -> str:
     """A value as one line: JSON, except `(sensitive)` which prints bare; a whole float
     prints as the integer the config said (`cpu = 1` shows `1`, not `1.0`)."""
-    if value == SENSITIVE:
-        return SENSITIVE
-    return json.dumps(whole_numbers(value), sort_keys=True, ensure_ascii=False)
+    if isinstance(value, str):  # most values: their JSON string, as `json.dumps` writes it
+        return SENSITIVE if value == SENSITIVE else _json_string(value)
+    return _SHOW.encode(whole_numbers(value))
+
+
+# `json.dumps(value, sort_keys=True, ensure_ascii=False)`, without a new encoder per call
+_SHOW = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+_json_string = json.encoder.encode_basestring
 
 
 def whole_numbers(value: Any) -> Any:

@@ -15,14 +15,17 @@ from planner.plan.paths import flatten, get_path, is_clearable, nest, normalize
 from planner.secrets import SENSITIVE
 
 
-def desired_fields(desired: DesiredDeployment) -> dict[str, Any]:
-    """Field path -> normalized value for every field the config sets and can set.
+def desired_fields(
+    desired: DesiredDeployment, managed: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Field path -> normalized value for every field the config sets and can set
+    (MANAGED: `desired.managed()`, when the caller has it already).
 
     Read-only fields are never planned, and a null the API cannot apply (outside
     `resource_spec` and `secret_references`) leaves the field unmanaged.
     """
     fields: dict[str, Any] = {}
-    for path, raw in flatten(desired.managed()).items():
+    for path, raw in flatten(desired.managed() if managed is None else managed).items():
         value = normalize(raw)
         if classify(path) is ChangeClass.READ_ONLY:
             continue

@@ -17,10 +17,15 @@ from __future__ import annotations
 import itertools
 import re
 
+from rich.control import strip_control_codes
 from rich.text import Text
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
+)
+# `_UNSAFE` but the line break (what lines joined by line breaks may hold)
+_UNSAFE_BUT_LINE_BREAKS = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 )
 
 
@@ -47,6 +52,16 @@ def visible_text(text: Text) -> Text:
         styles = [s.style for s in text.spans if s.start <= start and end <= s.end]
         out.append(visible(plain[start:end]), style=styles[-1] if styles else "")
     return out
+
+
+def visible_lines(lines: list[str]) -> str:
+    """LINES joined by line breaks, each the plain text of `visible_text(Text(line))`:
+    without the control codes rich's `Text` drops, the other unsafe characters escaped.
+    One look at the whole text when nothing in it needs either (the usual case)."""
+    joined = "\n".join(lines)
+    if not _UNSAFE_BUT_LINE_BREAKS.search(joined) and joined.count("\n") == len(lines) - 1:
+        return joined
+    return "\n".join([visible(strip_control_codes(line)) for line in lines])
 
 
 def defang(text: str) -> str:

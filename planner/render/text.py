@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 from collections.abc import Iterator
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -35,7 +35,7 @@ from planner.render.lines import (
     rollout_text,
     unmanaged_text,
 )
-from planner.render.safe import visible_text
+from planner.render.safe import visible_lines, visible_text
 from planner.render.summary import plan_summary
 
 STYLES = {
@@ -70,19 +70,47 @@ def write_text(
     """`render_text` written to STREAM as it is rendered, a block of lines at a time, so
     the plan of 30,000 creates is never one string (nor one rich layout) in memory."""
     console = make_console(stream, force_terminal=color)
-    chunk: list[Text] = []
+    print_chunk = _print_unstyled if is_plain(console) else _print_styled
+    chunk: list[Styled] = []
     for line in _plan_lines(plan, verbose=verbose, applying=applying):
-        chunk.append(visible_text(line))  # no control or bidi character, raw
+        chunk.append(line)
         if len(chunk) == _LINES_PER_PRINT:
-            print_lines(console, chunk)
+            print_chunk(console, chunk)
             chunk = []
     if chunk:
-        print_lines(console, chunk)
+        print_chunk(console, chunk)
 
 
 # Lines per print: a print per line costs rich's layout per line (a second at 10,000
 # deployments); a print per block of lines costs the same bytes, each line laid out alone.
 _LINES_PER_PRINT = 1000
+
+
+class Styled(NamedTuple):
+    """One line of the text before rich sees it: TEXT in STYLE, then TAIL in TAIL_STYLE.
+
+    A plain console prints only the characters, so it never needs the rich `Text`."""
+
+    text: str = ""
+    style: str = ""
+    tail: str = ""
+    tail_style: str = ""
+
+    def as_text(self) -> Text:
+        text = Text(self.text, style=self.style)
+        if self.tail:
+            text.append(self.tail, style=self.tail_style)
+        return text
+
+
+def _print_styled(console: Console, lines: list[Styled]) -> None:
+    print_lines(console, [visible_text(line.as_text()) for line in lines])
+
+
+def _print_unstyled(console: Console, lines: list[Styled]) -> None:
+    """LINES on a plain console: the characters `print_lines` writes for their `Text`s
+    (rich's `Text` drops some control codes, `visible` escapes the rest), without them."""
+    print_plain(console, visible_lines([line.text + line.tail for line in lines]))
 
 
 def print_lines(console: Console, lines: list[Text]) -> None:
@@ -94,23 +122,26 @@ def print_lines(console: Console, lines: list[Text]) -> None:
     console.print(Text("\n").join(lines))
 
 
-def _plan_lines(plan: Plan, *, verbose: bool, applying: bool) -> Iterator[Text]:
+def _plan_lines(plan: Plan, *, verbose: bool, applying: bool) -> Iterator[Styled]:
     if plan.config is not None:
         where = f", environment: {plan.environment}" if plan.environment else ""
-        yield from (Text(f"Config: {plan.config}{where}", "bold"), Text())
+        yield from (Styled(f"Config: {plan.config}{where}", "bold"), _BLANK)
     for block in plan_blocks(plan, verbose=verbose, applying=applying):
         yield from block
-        yield Text()
-    yield Text(plan_summary(plan), style="bold")
+        yield _BLANK
+    yield Styled(plan_summary(plan), "bold")
 
 
-def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterator[list[Text]]:
+_BLANK = Styled()
+
+
+def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterator[list[Styled]]:
     """Errors, warnings, drift, recovered operations, rollouts in progress, then one block
     per shown deployment (deletions first), then the deployments not managed; each block
     made when it is reached."""
     blocks = (
         errors_block(plan),
-        [Text(lock_line(plan.lock), style="yellow")] if plan.lock else [],
+        [Styled(lock_line(plan.lock), "yellow")] if plan.lock else [],
         warnings_block(plan),
         policy_block(plan),
         drift_block(plan),
@@ -122,83 +153,77 @@ def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterato
     return (block for block in itertools.chain(blocks, changes, [unmanaged]) if block)
 
 
-def listed_block(title: str, items: list[str]) -> list[Text]:
+def listed_block(title: str, items: list[str]) -> list[Styled]:
     if not items:
         return []
-    return [Text(title, style="bold"), *(Text(f"  {item}") for item in items)]
+    return [Styled(title, "bold"), *(Styled(f"  {item}") for item in items)]
 
 
-def errors_block(plan: Plan) -> list[Text]:
+def errors_block(plan: Plan) -> list[Styled]:
     if not plan.errors:
         return []
-    lines = [Text("Errors: the plan cannot be applied", style="bold red")]
+    lines = [Styled("Errors: the plan cannot be applied", "bold red")]
     for error in plan.errors:
-        lines.append(Text(f"  ✗ {error.name}: {error.message}", style="red"))
+        lines.append(Styled(f"  ✗ {error.name}: {error.message}", "red"))
         if error.hint:
-            lines.append(Text(f"      hint: {error.hint}"))
+            lines.append(Styled(f"      hint: {error.hint}"))
     return lines
 
 
-def warnings_block(plan: Plan) -> list[Text]:
+def warnings_block(plan: Plan) -> list[Styled]:
     if not plan.warnings:
         return []
-    lines = [Text("Warnings:", style="bold yellow")]
-    lines += [Text(f"  ! {w.message}", style="yellow") for w in plan.warnings]
+    lines = [Styled("Warnings:", "bold yellow")]
+    lines += [Styled(f"  ! {w.message}", "yellow") for w in plan.warnings]
     return lines
 
 
-def policy_block(plan: Plan) -> list[Text]:
+def policy_block(plan: Plan) -> list[Styled]:
     """The Policy section: each warning a policy gave, with the deployment it is about."""
     found = policy_warnings(plan)
     if not found:
         return []
-    lines = [Text(POLICY_TITLE, style="bold yellow")]
-    lines += [Text(f"  ! {policy_text(result)}", style="yellow") for result in found]
+    lines = [Styled(POLICY_TITLE, "bold yellow")]
+    lines += [Styled(f"  ! {policy_text(result)}", "yellow") for result in found]
     return lines
 
 
-def drift_block(plan: Plan) -> list[Text]:
+def drift_block(plan: Plan) -> list[Styled]:
     if not plan.drift:
         return []
-    lines = [Text("Drift: changed outside the planner (recorded → observed)", style="bold yellow")]
-    lines += [Text(f"  {drift_line(drift)}", style="yellow") for drift in plan.drift]
+    lines = [Styled("Drift: changed outside the planner (recorded → observed)", "bold yellow")]
+    lines += [Styled(f"  {drift_line(drift)}", "yellow") for drift in plan.drift]
     if plan.record_command:
-        lines.append(Text(f"To record it into the state: {plan.record_command}"))
+        lines.append(Styled(f"To record it into the state: {plan.record_command}"))
     return lines
 
 
-def recovered_block(recovered: list[Recovered], *, applying: bool = False) -> list[Text]:
+def recovered_block(recovered: list[Recovered], *, applying: bool = False) -> list[Styled]:
     """`Recovered from an interrupted apply: api (ID), ...`, then what each one was."""
     if not recovered:
         return []
-    lines = [Text(recovered_headline(recovered), style="bold")]
-    lines += [Text(f"  {recovered_text(r, applying=applying)}") for r in recovered]
+    lines = [Styled(recovered_headline(recovered), "bold")]
+    lines += [Styled(f"  {recovered_text(r, applying=applying)}") for r in recovered]
     return lines
 
 
-def change_block(change: Change, *, verbose: bool) -> list[Text]:
+def change_block(change: Change, *, verbose: bool) -> list[Styled]:
     style = STYLES[change.action]
-    head = Text(headline(change), style=style)
-    if change.deployment_id:
-        head.append(f"  (id {change.deployment_id})", style="dim")
-    lines = [head]
+    ident = f"  (id {change.deployment_id})" if change.deployment_id else ""
+    lines = [Styled(headline(change), style, ident, "dim")]
     if change.reason:
-        lines.append(Text(f"    reason: {change.reason}", style=style))
+        lines.append(Styled(f"    reason: {change.reason}", style))
     lines += [line_text(line) for line in change_lines(change, verbose=verbose)]
-    lines += [Text(f"    note: {note}", style="dim") for note in change.notes]
+    lines += [Styled(f"    note: {note}", "dim") for note in change.notes]
     return lines
 
 
-def line_text(line: Line) -> Text:
-    """`    + path = value  (note)`: the line in its sign's style, the note dim (one Text
-    made whole: appending its parts cost as much as the rest of the plan's text)."""
+def line_text(line: Line) -> Styled:
+    """`    + path = value  (note)`: the line in its sign's style, the note dim."""
     if line.sign == "~":
         plain = f"    ~ {line.path}: {show(line.before)} → {show(line.after)}"
     elif line.sign == "-":
         plain = f"    - {line.path} = {show(line.before)}"
     else:
         plain = f"    {line.sign} {line.path} = {show(line.after)}"
-    text = Text(plain, style=_SIGN_STYLES[line.sign])
-    if line.note:
-        text.append(f"  ({line.note})", style="dim")
-    return text
+    return Styled(plain, _SIGN_STYLES[line.sign], f"  ({line.note})" if line.note else "", "dim")

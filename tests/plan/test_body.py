@@ -8,7 +8,7 @@ import pytest
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.plan.body import planned_create_body, planned_patch_body
+from planner.plan.body import create_request_body, planned_create_body, planned_patch_body
 from planner.plan.diff import make_plan
 from planner.plan.model import Change
 from planner.plan.stale import secret_moves
@@ -77,6 +77,8 @@ def test_the_create_body_carries_the_config_and_its_secrets() -> None:
     assert body["name"] == "api"
     assert body["secrets"] == [{"name": "TOKEN", "value": "t"}]
     assert body["source_config"]["resource_spec"] == {"min_scale": 1, "max_scale": 3}
+    assert "secrets" not in change.request_body  # the plan's body is left as planned
+    assert change.request_body == create_request_body(desired)  # one dump, the same body
     with pytest.raises(ValueError, match="sends no PATCH"):
         planned_patch_body(change)
     with pytest.raises(ValueError, match="no value for secrets TOKEN"):

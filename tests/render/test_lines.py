@@ -49,4 +49,4 @@ def test_whole_floats_show_as_the_integer_the_config_wrote() -> None:
         after=1.0,
     )
     [line] = field_lines(field, Action.CREATE)
-    assert line_text(line).plain.endswith("cpu = 1")
+    assert line_text(line).text.endswith("cpu = 1")

@@ -5,14 +5,16 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.text import Text
 
 from planner.plan.model import Action, Change, FieldChange, Plan
 from planner.render import text as text_module
 from planner.render.console import is_plain, make_console, print_plain
-from planner.render.safe import visible
+from planner.render.safe import visible, visible_text
 from planner.render.summary import plan_summary
-from planner.render.text import print_lines, render_text, write_text
+from planner.render.text import Styled, print_lines, render_text, write_text
 from tests.plan.builders import SECRET_VALUES
 
 
@@ -128,3 +130,20 @@ def test_print_plain_writes_what_rich_writes(text) -> None:
     make_console(by_rich).print(text, markup=False)
     print_plain(make_console(plain), text)
     assert plain.getvalue() == by_rich.getvalue()
+
+
+# Text of every kind a value may bring: what rich drops, what `visible` escapes, line breaks
+_ANY_TEXT = st.text(st.sampled_from(list("ab ~→「\t\n\r\x07\x0b\x1b\x85\u202e\u2066\ufeff")))
+_STYLED = st.builds(
+    Styled, _ANY_TEXT, st.sampled_from(["", "green", "bold"]), _ANY_TEXT, st.just("dim")
+)
+
+
+@given(st.lists(_STYLED, min_size=1, max_size=5))
+def test_plain_styled_lines_print_what_their_rich_text_prints(lines) -> None:
+    """On a plain console the lines are written without rich's `Text`: the same bytes as
+    their `Text`s made visible and printed (control codes dropped or escaped alike)."""
+    by_text, by_lines = io.StringIO(), io.StringIO()
+    print_lines(make_console(by_text), [visible_text(line.as_text()) for line in lines])
+    text_module._print_unstyled(make_console(by_lines), lines)
+    assert by_lines.getvalue() == by_text.getvalue()
