@@ -172,7 +172,9 @@ async def confirmed_plan(
     operation: Operation,
     view: ApplyView,
 ) -> Plan:
-    """The plan of DOC, shown; its adopted creates recorded; confirmed if it changes."""
+    """The plan of DOC, shown; its adopted creates recorded; confirmed if it changes.
+    What is only for showing it is let go of (`planner.apply.executable`)."""
+    from planner.apply.executable import executable
     from planner.cli.prompt import confirm
     from planner.state.document import IntentOp
 
@@ -186,7 +188,7 @@ async def confirmed_plan(
         raise PlanError("the plan has errors (listed above): nothing was applied", details=listed)
     if plan.has_changes:
         confirm(run.auto_approve, operation, output_format=run.format)
-    return plan
+    return executable(plan)
 
 
 async def execute(

@@ -347,3 +347,20 @@ def test_a_read_states_records_share_their_given_names() -> None:
     assert moved.model_fields_set is not first.model_fields_set
     assert second.model_fields_set == shared and moved.protect and not second.protect
     assert read == parse_state(text, source="s.json") and dump_state(read) == text
+
+
+def test_recorded_deployments_and_intents_share_their_sets_of_given_names() -> None:
+    """Records and intents a document takes share one set of given field names per
+    class (pydantic makes one per instance); what they hold and dump is unchanged."""
+    doc = StateDocument.new(ENDPOINT, TENANT)
+    first, second = sample_recorded("alpha"), sample_recorded("beta")
+    expected = [first.model_dump(mode="json"), second.model_dump(mode="json")]
+    doc.record(first)
+    doc.record(second)
+    assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__
+    assert [doc.deployments[n].model_dump(mode="json") for n in ("alpha", "beta")] == expected
+    one = doc.add_intent(IntentOp.CREATE, "gamma")
+    two = doc.add_intent(IntentOp.DELETE, "alpha", deployment_id=first.id)
+    assert one.__pydantic_fields_set__ is two.__pydantic_fields_set__
+    assert one.model_fields_set == {"op", "name", "started_at", "deployment_id", "details"}
+    assert parse_state(_text(doc), source="s").pending == [one, two]
