@@ -10,11 +10,12 @@ Every measurement runs against its own `planner serve --build-seconds 1 --deploy
   the server's CPU per create (from /proc, over the create phase alone);
 - `planner apply` creating COUNT at the default parallelism, as a multiple of that floor
   (the median of --runs, each next to its own floor run);
-- the planner's CPU per create (user + system of the process, wait4) at COUNT, PLAN_COUNT
-  and SEED_COUNT, and the lean client's;
-- a no-change `planner plan --detailed-exitcode` over the PLAN_COUNT fleet: wall, CPU, peak
-  RSS, and the requests the server counted against ceil(N/100)+1; then the server's CPU per
-  100-item list page over that fleet (a full listing, from /proc);
+- the planner's CPU per create (user + system of the process, wait4) at COUNT (the median
+  of the --runs applies), PLAN_COUNT and SEED_COUNT, and the lean client's;
+- a no-change `planner plan --detailed-exitcode` over the PLAN_COUNT fleet, run --runs
+  times: the medians of wall, CPU and peak RSS, and the most requests any run made
+  against ceil(N/100)+1; then the server's CPU per 100-item list page over that fleet (a
+  full listing, from /proc);
 - one `planner apply` creating SEED_COUNT: wall as a multiple of the PLAN_COUNT apply's
   (linear = SEED_COUNT / PLAN_COUNT; the target allows 10 % over it), peak RSS;
 - `python -m planner --help` and `python -m planner apply --help` (the start of a
@@ -119,22 +120,34 @@ def planner_env(workdir: Path, url: str) -> dict[str, str]:
     }
 
 
-def fleet(count: int, *, plan: bool = False) -> Fleet:
-    """`planner apply` creating COUNT at the default parallelism; then (PLAN) a no-change
-    `planner plan` and a full listing over the same fleet."""
+def fleet(count: int, *, plans: int = 0) -> Fleet:
+    """`planner apply` creating COUNT at the default parallelism; then PLANS no-change
+    `planner plan`s (their medians) and a full listing over the same fleet."""
     with serving() as (workdir, server, url):
         env = planner_env(workdir, url)
         config = workdir / "bench.toml"
         config.write_text(config_text(count, "main"))
         apply = [*PLANNER, "apply", "-c", str(config), "--auto-approve"]
         result = Fleet(measured(f"create {count}", url, apply, workdir, env))
-        if plan:
+        if plans:
             argv = [*PLANNER, "plan", "-c", str(config), "--detailed-exitcode"]
-            result.plan = measured("no-change plan", url, argv, workdir, env)
+            runs = [measured("no-change plan", url, argv, workdir, env) for _ in range(plans)]
+            result.plan = median_row(runs)
             before = server_cpu(server.pid)
             pages = asyncio.run(full_listing(url))
             result.page_ms = 1000 * (server_cpu(server.pid) - before) / pages
     return result
+
+
+def median_row(rows: list[Row]) -> Row:
+    """The medians of ROWS' wall, CPU and peak RSS; the most requests any of them made."""
+    return Row(
+        rows[0].name,
+        statistics.median(row.seconds for row in rows),
+        max(row.requests for row in rows),
+        statistics.median(row.peak_mb for row in rows),
+        cpu=statistics.median(row.cpu for row in rows),
+    )
 
 
 async def full_listing(url: str) -> int:
@@ -185,14 +198,15 @@ def rows(
     n, big, huge = sizes.count, sizes.plan_count, sizes.seed_count
     ratios = [row.seconds / lean.seconds for lean, row in pairs]
     ratio = statistics.median(ratios)
-    lean, small = pairs[len(pairs) // 2]
+    lean = pairs[len(pairs) // 2][0]
+    small_cpu = statistics.median(row.cpu for _, row in pairs)
     walls = ", ".join(f"{row.seconds:.2f} s / {f.seconds:.2f} s" for f, row in pairs)
     plan = large.plan
     assert plan is not None
     expected = math.ceil(big / PAGE) + 1
     per = [
-        1000 * fleet.cpu / count
-        for fleet, count in ((small, n), (large.created, big), (seeded.created, huge))
+        1000 * cpu / count
+        for cpu, count in ((small_cpu, n), (large.created.cpu, big), (seeded.created.cpu, huge))
     ]
     linear = huge / big
     growth = seeded.created.seconds / large.created.seconds
@@ -258,7 +272,8 @@ def header(sizes: Sizes, quick: bool) -> str:
     return (
         f"fleet_scale.py ({mode}) on {machine()}\n"
         f"planner serve --build-seconds 1 --deploy-seconds 1 --latency-ms {LATENCY_MS:.0f}; "
-        f"apply vs floor: median of {sizes.runs} pair(s), each on fresh servers\n"
+        f"apply vs floor and the no-change plan: medians of {sizes.runs} run(s), "
+        "the apply pairs each on fresh servers\n"
     )
 
 
@@ -268,8 +283,8 @@ def measure(sizes: Sizes) -> list[list[str]]:
         step(f"run {run + 1}: lean client, then planner apply, {sizes.count} creates each")
         lean = floor(sizes.count)
         pairs.append((lean, fleet(sizes.count).created))
-    step(f"apply: {sizes.plan_count} creates, a no-change plan, a full listing")
-    large = fleet(sizes.plan_count, plan=True)
+    step(f"apply: {sizes.plan_count} creates, {sizes.runs} no-change plan(s), a full listing")
+    large = fleet(sizes.plan_count, plans=sizes.runs)
     step(f"apply: {sizes.seed_count} creates")
     seeded = fleet(sizes.seed_count)
     step("start-up")
@@ -284,7 +299,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, help="creates of the apply and floor rows (1,000)")
     parser.add_argument("--plan-count", type=int, help="fleet of the no-change plan (10,000)")
     parser.add_argument("--seed-count", type=int, help="creates of the largest apply (30,000)")
-    parser.add_argument("--runs", type=int, help="apply/floor pairs, median (1)")
+    parser.add_argument(
+        "--runs", type=int, help="apply/floor pairs and no-change plans, medians (1)"
+    )
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     for field in ("count", "plan_count", "seed_count", "runs"):
