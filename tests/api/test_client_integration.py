@@ -25,6 +25,7 @@ from planner.api.models import (
     ResourceSpec,
     SourceConfig,
     SourceRevisionConfig,
+    is_being_deleted,
 )
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
@@ -107,7 +108,7 @@ async def test_bulk_delete_with_unknown_id(local_client: ControlPlaneClient):
     again = await local_client.delete_deployments([a.id])  # already being deleted: 207
     assert again.deleted == {a.id}
     remaining = await local_client.get_deployments_by_ids([a.id, b.id])
-    assert all(d.status == "AWAITING_DELETE" for d in remaining.values())
+    assert all(is_being_deleted(d.status) for d in remaining.values())
 
 
 async def test_error_classes_from_the_real_server(local_client: ControlPlaneClient):

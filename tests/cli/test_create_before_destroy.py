@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from planner.api.models import is_being_deleted
 from tests.cli.conftest import Scenario
 from tests.cli.test_apply_killed import apply_killed_after
 from tests.event_lines import event_lines
@@ -71,13 +72,13 @@ def test_create_before_destroy_with_the_same_remote_name_is_a_plan_error(
     assert not [c for c in planned["changes"] if c["action"] == "replace"]  # no contradiction
     assert "'worker-blue' stays the same" in error["message"]
     assert blue.cli("apply", "--replace", "worker", "--auto-approve").code == 1
-    assert blue.get(worker_id(blue)).status != "AWAITING_DELETE"
+    assert not is_being_deleted(blue.get(worker_id(blue)).status)
 
 
 def live_ids(scene: Scenario) -> set[str]:
     """The ids of the deployments running on the server (not being deleted)."""
     listed = scene.remote(lambda client: client.list_deployments())
-    return {d.id for d in listed.resources if d.status != "AWAITING_DELETE"}
+    return {d.id for d in listed.resources if not is_being_deleted(d.status)}
 
 
 def assert_nothing_forgotten(scene: Scenario) -> None:

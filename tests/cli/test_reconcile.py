@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from planner.api.models import is_being_deleted
 from planner.cli.cmd_reconcile import ReconcileOptions
 from planner.cli.main import build_parser
 from planner.reconcile.leader import election_for
@@ -105,7 +106,7 @@ def test_deletions_are_held_back_without_prune(scenario: Scenario) -> None:
     cycle = cycle_of(events)
     assert code == 2 and cycle["status"] == "drift" and cycle["held"] == ["worker"]
     assert cycle["pending"] == []
-    assert scenario.get(ids["worker"]).status != "AWAITING_DELETE"
+    assert not is_being_deleted(scenario.get(ids["worker"]).status)
     state = scenario.state()
     assert state is not None and "worker" in state.deployments
     code, events, _ = reconcile(scenario, "--prune")
