@@ -84,7 +84,10 @@ def _parse_toml(path: Path, text: str) -> Any:
             raise ConfigError(f"{path}: invalid TOML: {message}") from None
         line, column = found.groups()
         reason = message[: found.start()]
-        raise ConfigError(f"{path}:{line}:{column}: invalid TOML: {reason}") from None
+        hint = None
+        if text.startswith("\ufeff") and (line, column) == ("1", "1"):
+            hint = "the file starts with a byte order mark (U+FEFF): save it as UTF-8 without one"
+        raise ConfigError(f"{path}:{line}:{column}: invalid TOML: {reason}", hint=hint) from None
 
 
 def _in_order(text: str) -> bool:

@@ -50,6 +50,20 @@ def test_toml_syntax_error_has_line_and_column(in_tmp: Path) -> None:
     assert "invalid TOML" in caught.value.message
 
 
+def test_a_byte_order_mark_is_named_in_the_hint(in_tmp: Path) -> None:
+    """A file saved with a BOM gets tomli's error at 1:1 and a hint that names the BOM;
+    an error elsewhere in such a file does not blame it."""
+    (in_tmp / "planner.toml").write_text("\ufeff[control_plane]\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        read_raw(Path("planner.toml"))
+    assert caught.value.message.startswith("planner.toml:1:1: invalid TOML")
+    assert caught.value.hint is not None and "byte order mark" in caught.value.hint
+    (in_tmp / "planner.toml").write_text("[control_plane]\ntenant_id = \n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        read_raw(Path("planner.toml"))
+    assert caught.value.hint is None
+
+
 def test_json_syntax_error_has_line_and_column(in_tmp: Path) -> None:
     """A JSON syntax error names the file, line and column."""
     (in_tmp / "planner.json").write_text('{\n  "deployments": {,}\n}\n')
