@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     from planner.cli.import_all import adopted_lines, run_import_all
     from planner.cli.target import resolve_target
-    from planner.plan.model import suggested_command
+    from planner.command_lines import suggested_command
     from planner.render.console import make_console
     from planner.render.output import write_lines
 

@@ -12,8 +12,7 @@ Invariants:
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, cast
 
@@ -168,12 +167,6 @@ class Drift(PlanModel):
     path: str | None = None
     recorded: Any = None
     observed: Any = None
-
-
-def suggested_command(command: str, *operands: str, command_args: Sequence[str] = ()) -> str:
-    """`planner COMMAND [COMMAND_ARGS] OPERANDS...` as the user should type it: the options
-    they gave (`-c FILE`, `--state PATH`) repeated, every word shell-quoted."""
-    return shlex.join(["planner", *command.split(), *command_args, *operands])
 
 
 class Recovered(PlanModel):

@@ -48,7 +48,8 @@ def free_port() -> int:
 
 def reconcile_page(scene: Scenario, state_url: str) -> tuple[Result, str]:
     """`planner reconcile --mode detect --listen` run until its status page shows the last
-    plan (fetched over loopback), then stopped with SIGTERM: its result and that page."""
+    plan with a suggested command (fetched over loopback), then stopped with SIGTERM: its
+    result and that page."""
     port = free_port()
     page: list[str] = []
 
@@ -60,7 +61,7 @@ def reconcile_page(scene: Scenario, state_url: str) -> tuple[Result, str]:
                     text = http.get(f"http://127.0.0.1:{port}/").text
                 except httpx2.TransportError:
                     text = ""
-                if "by-hand" in text:
+                if "planner import" in text:
                     page.append(text)
                     break
                 time.sleep(0.05)
@@ -101,14 +102,18 @@ def test_no_output_file_or_page_carries_the_state_password(
     (unmanaged,) = recorded["unmanaged"]
     hand = unmanaged["id"]
     assert unmanaged["import_command"] == f"planner import --state {spoken} by-hand {hand}"
-    results += [team.cli("show", "plan.json", "--format", f) for f in ("text", "markdown", "json")]
+    shown = [
+        team.cli("show", "plan.json", "--format", f, *state) for f in ("text", "markdown", "json")
+    ]
+    results += shown
+    assert all(f"by-hand {hand}" in result.out for result in shown)
     results.append(team.cli("apply", "--auto-approve", *state))
     results.append(team.cli("state", "rm", "worker", *state))
     assert f"planner import --state {spoken} worker {worker}" in results[-1].out
     results.append(team.cli("state", "pull", *state))
     reconciled, page = reconcile_page(team, postgres_url)
     results.append(reconciled)
-    assert f"planner import --state {spoken} by-hand {hand}" in page
+    assert f"planner import --state {spoken} worker {worker}" in page
     assert all(r.code == 0 for r in results[3:]), [r.err for r in results[3:] if r.code]
     for result in results:
         assert password not in result.out + result.err
