@@ -61,6 +61,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="with --all: write the config declaring them to FILE (its own state)",
     )
     parser.add_argument("--force", action="store_true", help="with --all: replace FILE")
+    parser.add_argument(
+        "--auto-approve",
+        action="store_true",
+        help="with --all: adopt without asking (it lists them and asks for `yes` on a "
+        "terminal, and refuses without one)",
+    )
     add_workspace_options(parser)
     add_lock_options(parser)
     parser.set_defaults(func=run)
@@ -69,7 +75,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from planner.cli.import_all import adopted_lines, run_import_all
+    from planner.cli.import_all import Proposal, adopted_lines, proposal_lines, run_import_all
+    from planner.cli.prompt import confirm
     from planner.cli.target import resolve_target
     from planner.command_lines import suggested_command
     from planner.render.console import make_console
@@ -80,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
     workspace = WorkspaceOptions.of(vars(args))
     console = make_console()
     if args.all:
-        adopted = run_import_all(workspace, options, os.environ)
+
+        def approve(proposal: Proposal) -> None:
+            write_lines(console, proposal_lines(proposal, workspace))
+            confirm(options.auto_approve, "import --all")
+
+        adopted = run_import_all(workspace, options, os.environ, approve)
         env = workspace.environment(os.environ)
         write_lines(console, adopted_lines(adopted, workspace, env))
         return 0
@@ -108,6 +120,7 @@ def import_options(given: Mapping[str, Any]) -> ImportAllOptions:
         given["force"],
         given["lock_timeout"],
         given["lock_lease"],
+        given["auto_approve"],
     )
 
 
@@ -128,6 +141,7 @@ def check_arguments(
         ("--generate-config", options.generate_config),
         ("--name-contains", options.name_contains),
         ("--force", options.force),
+        ("--auto-approve", options.auto_approve),
     ):
         if value:
             raise PlannerError(f"{flag} goes with --all")

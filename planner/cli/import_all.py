@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +37,7 @@ from planner.cli.endpoint import open_client
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.target import Target, default_state_dir, resolve_state, resolve_target
 from planner.cli.workspace import Workspace
+from planner.command_lines import suggested_command
 from planner.config import Config, load_config
 from planner.config.models import StateConfig
 from planner.config.secret_values import NotingMissing
@@ -51,8 +52,9 @@ from planner.plan.adopt import (
 )
 from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
+from planner.render.lines import UNRECORDED, UNSEEN_STATES
 from planner.state.backend import StateBackend
-from planner.state.document import adopt
+from planner.state.document import adopt, iso_utc
 from planner.state.localfile import write_atomic
 from planner.state.location import STATE_ENV, is_postgres_url
 
@@ -65,6 +67,20 @@ class AdoptFrom:
     managed_ids: set[str]
     declared: set[str]
     mode: Mode | None = None
+
+
+@dataclass
+class Proposal:
+    """What `import --all` is about to do, before it writes anything: adopt DEPLOYMENTS
+    into the state at STATE_LOCATION (as people read it) and declare them in CONFIG_PATH."""
+
+    config_path: Path
+    state_location: str
+    deployments: list[Deployment]
+    skipped: list[str]
+
+
+Approve = Callable[[Proposal], None]
 
 
 @dataclass
@@ -155,11 +171,16 @@ def generated_state_table(source: Target, given: str | None) -> StateConfig:
 
 
 def run_import_all(
-    workspace: WorkspaceOptions, options: ImportAllOptions, environ: Mapping[str, str]
+    workspace: WorkspaceOptions,
+    options: ImportAllOptions,
+    environ: Mapping[str, str],
+    approve: Approve,
 ) -> Adopted:
+    """Adopt every unmanaged deployment (see the module's steps); APPROVE sees what is
+    about to be adopted before anything is written (it raises to stop)."""
     file = check_target(options.generate_config or "", options.force)
     source = read_source(resolve_target(workspace, environ), file, environ)
-    return asyncio.run(adopt_all(workspace, options, file, source, environ))
+    return asyncio.run(adopt_all(workspace, options, file, source, environ, approve))
 
 
 async def adopt_all(
@@ -168,6 +189,7 @@ async def adopt_all(
     file: Path,
     source: AdoptFrom,
     environ: Mapping[str, str],
+    approve: Approve,
 ) -> Adopted:
     async with open_client(source.target.endpoint) as client:
         observed, skipped = await list_unmanaged(client, source, options.name_contains)
@@ -184,7 +206,8 @@ async def adopt_all(
     state = resolve_state(
         workspace.state, table, file, environ, environment, default_state_dir(file, environ)
     )
-    refuse_managing_state(state.open(), file)
+    location = refuse_managing_state(state.open(), file)
+    approve(Proposal(file, location, sorted(observed, key=lambda d: d.name), skipped))
     generated = generated_config(observed)
     plane = generated_control_plane(source, observed)
     state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
@@ -197,8 +220,9 @@ async def adopt_all(
     return Adopted(file, location, names, generated.variables, skipped)
 
 
-def refuse_managing_state(backend: StateBackend, file: Path) -> None:
-    """FILE's state must manage nothing yet: the new config would plan to delete it."""
+def refuse_managing_state(backend: StateBackend, file: Path) -> str:
+    """FILE's state must manage nothing yet: the new config would plan to delete it (its
+    location, as people read it)."""
     try:
         doc = backend.read()
     finally:
@@ -209,6 +233,7 @@ def refuse_managing_state(backend: StateBackend, file: Path) -> None:
             hint=f"adopt into a new config (its own state): another --generate-config FILE than "
             f"{file}, or --state PATH",
         )
+    return backend.location
 
 
 def checked_config(
@@ -251,28 +276,53 @@ def record_adopted(
     return ws.backend.location
 
 
+def skipped_lines(skipped: list[str], source: WorkspaceOptions) -> list[str]:
+    """The names left out because the `-c` config declares them."""
+    if not skipped:
+        return []
+    return [
+        f"Left out, declared in {source.config} (adopt each with `planner import NAME ID`): "
+        + ", ".join(skipped)
+    ]
+
+
+def proposal_lines(proposal: Proposal, source: WorkspaceOptions) -> list[str]:
+    """What `import --all` is about to adopt, said before it asks: each deployment, where
+    it goes, and what the planner cannot know about it."""
+    count = len(proposal.deployments)
+    lines = skipped_lines(proposal.skipped, source)
+    lines.append(
+        f"To adopt {count} deployment{'s' if count != 1 else ''} into the state "
+        f"{proposal.state_location}, declared in {proposal.config_path}:"
+    )
+    lines += [
+        f"  {d.name} (id {d.id}, created {iso_utc(d.created_at)})" for d in proposal.deployments
+    ]
+    lines.append(
+        f"{'Each' if count != 1 else 'It'} is {UNRECORDED} ({UNSEEN_STATES}): adopting a "
+        "deployment another state manages makes two states write one deployment."
+    )
+    return lines
+
+
 def adopted_lines(adopted: Adopted, source: WorkspaceOptions, env: str | None) -> list[str]:
     """What `import --all` tells: what it wrote, what is left to do (ENV: the environment)."""
-    lines = []
-    if adopted.skipped:
-        lines.append(
-            f"Left out, declared in {source.config} (adopt each with `planner import NAME ID`): "
-            + ", ".join(adopted.skipped)
-        )
     if not adopted.names:
-        lines.append("No unmanaged deployment to adopt: nothing was written.")
-        return lines
+        nothing = "No unmanaged deployment to adopt: nothing was written."
+        return [*skipped_lines(adopted.skipped, source), nothing]
     count = len(adopted.names)
-    lines.append(
+    lines = [
         f"Adopted {count} deployment{'s' if count != 1 else ''} into the state "
-        f"{adopted.state_location} and wrote {adopted.config_path}."
-    )
-    lines.append("Nothing was changed on the control plane.")
+        f"{adopted.state_location} and wrote {adopted.config_path}.",
+        "Nothing was changed on the control plane.",
+    ]
     if adopted.variables:
         lines.append(
             "Set these environment variables (the deployments' secrets) to plan: "
             + " ".join(adopted.variables)
         )
-    plan = " ".join(["planner plan -c", str(adopted.config_path), *(["--env", env] if env else [])])
+    plan = suggested_command(
+        "plan", command_args=("-c", str(adopted.config_path), *(("--env", env) if env else ()))
+    )
     lines.append(f"Then `{plan}` shows no changes.")
     return lines

@@ -190,7 +190,8 @@ class Rollout(PlanModel):
 
 
 class Unmanaged(PlanModel):
-    """A deployment of the workspace the state does not manage: listed, never touched."""
+    """A deployment of the workspace that neither this state nor any other state the planner
+    can see records (states it cannot see may manage it): listed, nothing sent for it."""
 
     name: str
     id: str

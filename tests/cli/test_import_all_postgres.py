@@ -36,7 +36,7 @@ def test_import_all_reads_and_writes_the_postgres_state_of_the_config(
     solo = scenario.remote(lambda client: client.create_deployment(create))
     scenario.wait_until_deployed(solo.id)
     stem = unique_name("adopted")
-    result = scenario.cli("import", "--all", "--generate-config", f"{stem}.toml")
+    result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", f"{stem}.toml")
     assert result.code == 0, result.out + result.err
     generated = tomllib.loads((scenario.root / f"{stem}.toml").read_text())
     assert sorted(generated["deployments"]) == ["solo"]
@@ -73,7 +73,7 @@ def test_import_all_under_planner_state_writes_no_state_url_of_the_config(
     solo = scenario.remote(lambda client: client.create_deployment(create))
     scenario.wait_until_deployed(solo.id)
     stem = unique_name("adopted")
-    result = scenario.cli("import", "--all", "--generate-config", f"{stem}.toml")
+    result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", f"{stem}.toml")
     assert result.code == 0, result.out + result.err
     text = (scenario.root / f"{stem}.toml").read_text()
     assert "db.invalid" not in text and "state" not in tomllib.loads(text)

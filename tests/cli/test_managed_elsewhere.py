@@ -41,7 +41,7 @@ def test_another_environments_deployment_is_not_listed_as_unmanaged(envs: Scenar
     assert plan["unmanaged"] == []
     assert [(c["name"], c["action"]) for c in plan["changes"]] == [("api", "create")]
     text = envs.plan("--env", "dev").out
-    assert "api-staging" not in text and "Not managed" not in text
+    assert "api-staging" not in text and "Not recorded by this state" not in text
 
 
 def test_import_all_never_adopts_another_environments_deployment(envs: Scenario) -> None:
