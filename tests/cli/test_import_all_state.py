@@ -81,7 +81,7 @@ def test_a_config_that_declares_deployments_does_not_share_its_state(
 ) -> None:
     """planner.toml declares deployments and keeps them in `[state] url`: adopting others
     into that same state would make its plan delete them, so it is refused before anything
-    is written."""
+    is written; `--state PATH` gives them a state of their own."""
     scenario.write_config(BASE_CONFIG + STATE_URL)
     make_by_hand(scenario)
     result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", "gen.toml")
@@ -90,3 +90,9 @@ def test_a_config_that_declares_deployments_does_not_share_its_state(
     assert "custom/adopt.state.json" in result.err
     assert not (scenario.root / "gen.toml").exists()
     assert not (scenario.root / "custom" / "adopt.state.json").exists()
+    argv = ["import", "--all", "--auto-approve", "--generate-config", "gen.toml"]
+    result = scenario.cli(*argv, "--state", "own.state.json")
+    assert result.code == 0, result.err
+    assert tomllib.loads((scenario.root / "gen.toml").read_text())["state"] == {
+        "url": "own.state.json"
+    }
