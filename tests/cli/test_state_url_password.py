@@ -81,9 +81,9 @@ def reconcile_page(scene: Scenario, state_url: str) -> tuple[Result, str]:
 def test_no_output_file_or_page_carries_the_state_password(
     team: Scenario, postgres_url: str
 ) -> None:
-    """plan (every format, --out), show, import, apply, state rm/pull and reconcile's page
-    with `--state URL-WITH-PASSWORD`: the password appears nowhere, and the import hints
-    repeat `--state` with the URL without it."""
+    """plan (every format, --out), show, import, apply, state rm/pull, reconcile's page and
+    import --all (its generated config) with `--state URL-WITH-PASSWORD`: the password
+    appears nowhere, and the import hints repeat `--state` with the URL without it."""
     password = urlsplit(postgres_url).password
     assert password, "the test server's URL carries a password (scripts/postgres-up makes one)"
     state = ("--state", postgres_url)
@@ -113,12 +113,16 @@ def test_no_output_file_or_page_carries_the_state_password(
     results.append(team.cli("state", "pull", *state))
     reconciled, page = reconcile_page(team, postgres_url)
     results.append(reconciled)
+    adopted = f"{unique_name('adopted')}.toml"
+    argv = ("import", "--all", "--auto-approve", "--generate-config", adopted, *state)
+    results.append(team.cli(*argv))
+    assert f"by-hand (id {hand}" in results[-1].out
     assert f"planner import --state {spoken} worker {worker}" in page
     assert all(r.code == 0 for r in results[3:]), [r.err for r in results[3:] if r.code]
     for result in results:
         assert password not in result.out + result.err
     assert password not in page
     files = [p for p in team.root.rglob("*") if p.is_file()]
-    assert team.root / "summary.md" in files and team.root / "plan.json" in files
+    assert {team.root / "summary.md", team.root / "plan.json", team.root / adopted} <= set(files)
     for path in files:
         assert password.encode() not in path.read_bytes(), path
