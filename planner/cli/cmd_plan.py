@@ -262,6 +262,7 @@ def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions)
     """The saved plan file, said apart from the plan itself."""
     if not out:
         return
+    from planner.command_lines import suggested_command
     from planner.plan.saved import write_saved_plan
     from planner.render.console import make_console
 
@@ -270,6 +271,7 @@ def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions)
         return
     write_saved_plan(out, result.saved)
     make_console(stderr=output.format != "text").print(
-        f"\nSaved the plan to {out}. To apply exactly this plan: planner apply {out}",
+        f"\nSaved the plan to {out}. To apply exactly this plan: "
+        + suggested_command("apply", out),
         markup=False,
     )

@@ -105,7 +105,7 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    from planner.plan.model import suggested_command
+    from planner.command_lines import suggested_command
     from planner.render.console import make_console
     from planner.render.output import write_lines
     from planner.render.state_view import removed_lines

@@ -273,11 +273,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class ImportAllOptions:
-    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout` and
-    `--lock-lease` (the last two also a single import's)."""
+    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout`,
+    `--lock-lease` (these two also a single import's) and `--auto-approve`."""
 
     generate_config: str | None
     name_contains: str | None = None
     force: bool = False
     lock_timeout: float = 0.0
     lock_lease: float = DEFAULT_LEASE_SECONDS
+    auto_approve: bool = False

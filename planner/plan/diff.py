@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from planner.api.models import Deployment
+from planner.command_lines import suggested_command
 from planner.config.desired import DesiredDeployment
 from planner.plan.changes import build_create, build_delete, build_replace, replace_first
 from planner.plan.drift import deployment_drift
@@ -26,7 +27,6 @@ from planner.plan.model import (
     Recovered,
     Rollout,
     Unmanaged,
-    suggested_command,
     summarize,
 )
 from planner.plan.moves import (

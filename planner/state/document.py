@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from planner import __version__
+from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
@@ -304,7 +305,7 @@ def adopt(doc: StateDocument, *adopted: RecordedDeployment) -> None:
             raise StateError(
                 f"{recorded.name} is already in the state (deployment {current.id})",
                 hint=f"to adopt another deployment under this name, first run "
-                f"`planner state rm {recorded.name}`",
+                f"`{suggested_command('state rm', recorded.name)}`",
             )
         if recorded.id in names_by_id:
             raise StateError(

@@ -18,6 +18,7 @@ from types import TracebackType
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner import __version__
+from planner.command_lines import suggested_command
 from planner.errors import StateError, StateLockedError
 from planner.state.document import iso_utc, utc_now
 from planner.state.lease import DEFAULT_LEASE_SECONDS, Heartbeat
@@ -240,7 +241,7 @@ def locked_error(source: str, holder: LockInfo | None, timeout: float) -> StateL
         "state is locked",
         details=details + holder.describe(),
         hint="wait for that run to finish (or pass --lock-timeout SECONDS); if it is gone "
-        f"and the lock stays, release it with `planner unlock {holder.id}`",
+        f"and the lock stays, release it with `{suggested_command('unlock', holder.id)}`",
     )
 
 
@@ -270,7 +271,7 @@ def wrong_id_error(
     hint = (
         "that lock is held by a running process and is released when it exits"
         if live
-        else f"to clear that lock, run `planner unlock {recorded.id}`"
+        else f"to clear that lock, run `{suggested_command('unlock', recorded.id)}`"
     )
     return StateError(
         f"lock id {lock_id} does not match the lock on state {source}",
