@@ -117,3 +117,19 @@ def test_a_replace_onto_a_name_this_state_records_under_another_address_is_a_pla
     assert f"the remote name of api (id {api_id})" in errors["worker"]
     assert scenario.cli("apply", "--replace", "worker", "--auto-approve").code == 1
     assert scenario.state() == state
+
+
+def test_a_saved_replace_whose_new_name_was_taken_since_is_stale(envs: Scenario) -> None:
+    """`plan --out` of a replace onto a free name, then a deployment takes that name:
+    `apply PLANFILE` refuses the plan as stale, naming the holder, and deletes nothing."""
+    dev_id = recorded_id(envs, "dev")
+    envs.edit_config('name = "worker-${env}"', 'name = "worker-blue"')
+    planned = envs.plan("--env", "dev", "--replace", "worker", "--out", "replace.plan")
+    assert planned.code == 0, planned.out + planned.err
+    body = {"name": "worker-blue", "source": "internal_docker", "source_revision_config": {}}
+    create = DeploymentCreate.model_validate(body)
+    holder = envs.remote(lambda client: client.create_deployment(create))
+    applied = envs.cli("apply", "replace.plan")
+    assert applied.code == 1
+    assert f"deployment {holder.id} holds worker's new remote name since the plan" in applied.err
+    assert_untouched(envs, dev_id)
