@@ -122,8 +122,19 @@ def taken_by_replace(
         name=address,
         path="name",
         message=f"{address} cannot be replaced as {remote!r}: {holder_text(remote, holder)}",
-        hint=f"give [deployments.{address}] a remote name no deployment holds, or set name "
-        f"back to {show(live.name)}",
+        hint=f"{_free(address, holder)}, or set name back to {show(live.name)}",
+    )
+
+
+def _free(address: str, holder: Holder) -> str:
+    """What makes ADDRESS's new remote name work: another name, or, when HOLDER is the
+    old deployment ADDRESS's own create-before-destroy replace kept, going back to it."""
+    free = f"give [deployments.{address}] a remote name no deployment holds"
+    if holder.address is None or successor_of(holder.address) != address:
+        return free
+    return (
+        f"{free}; to go back to {holder.address}, `planner state rm {address}` (its new "
+        "deployment is then not managed) and the plan moves the old one back"
     )
 
 
@@ -133,10 +144,8 @@ def replace_way_out(desired: DesiredDeployment, live: Deployment, holder: Holder
     (HOLDER), what would work instead."""
     name, remote = desired.name, desired.api_name
     if holder is not None:
-        return (
-            f"{holder_text(remote, holder)}, so a replace could not create it: give "
-            f"[deployments.{name}] a remote name no deployment holds"
-        )
+        taken = holder_text(remote, holder)
+        return f"{taken}, so a replace could not create it: {_free(name, holder)}"
     if not desired.lifecycle.create_before_destroy:
         return f"to delete and re-create {name} (it gets a new id), plan with --replace {name}"
     if remote != live.name:

@@ -155,17 +155,21 @@ def test_a_killed_create_before_destroy_forgets_no_deployment(blue: Scenario, me
 def test_a_reverted_create_before_destroy_moves_the_old_deployment_back(
     blue: Scenario, how: str
 ) -> None:
-    """After a failed create-before-destroy, `state rm worker` and the config reverted to
-    `worker-blue`: the deposed record is the deployment `worker` names again, so plan,
-    apply and a saved plan all move it back (no "already exists" error, no import hint
-    that `import` refuses); `worker-blue` keeps running under its id."""
+    """After a failed create-before-destroy, the config reverted to `worker-blue`: the
+    error on `name` says how to go back (`state rm worker`); after it, the deposed record
+    is the deployment `worker` names again, so plan, apply and a saved plan all move it
+    back (no "already exists" error, no import hint that `import` refuses);
+    `worker-blue` keeps running under its id."""
     old_id = worker_id(blue)
     blue.edit_config('name = "worker-blue"', 'name = "worker-green"')
     blue.edit_config("worker:1", "worker:fail-deploy")
     assert blue.cli("apply", "--replace", "worker", "--auto-approve").code == 1
-    assert blue.cli("state", "rm", "worker").code == 0
     blue.write_config(BLUE_GREEN)
     deposed = f"worker~deposed-{old_id}"
+    (error,) = json.loads(blue.plan("--format", "json").out)["errors"]
+    assert error["path"] == "name" and "--replace" not in error["hint"]
+    assert f"to go back to {deposed}, `planner state rm worker`" in error["hint"]
+    assert blue.cli("state", "rm", "worker").code == 0
     planned = blue.plan("--detailed-exitcode")
     assert planned.code == 2, planned.out + planned.err
     assert f"{deposed} -> worker (moved)" in planned.out
