@@ -33,26 +33,41 @@ class Holder(NamedTuple):
     kept: bool = False  # the config still declares ADDRESS
 
 
-def recorded_holders(
-    recorded: Mapping[str, RecordedDeployment],
-    observed: Mapping[str, Deployment | None],
-    config: Mapping[str, DesiredDeployment],
-) -> dict[str, Holder]:
-    """Remote name -> the RECORDED deployment holding it, live (OBSERVED by address)."""
-    holders = {}
-    for address, record in sorted(recorded.items()):
-        live = observed.get(address)
-        if live is not None:
-            source, kept = record.managed.get("source"), address in config
-            holders[live.name] = Holder(live.id, address, source=source, kept=kept)
-    return holders
+class RecordedHolders:
+    """Remote name -> the RECORDED deployment holding it, live (OBSERVED by address),
+    found on first use: a plan that creates and renames nothing never looks (a fleet's
+    map costs tens of milliseconds)."""
+
+    def __init__(
+        self,
+        recorded: Mapping[str, RecordedDeployment],
+        observed: Mapping[str, Deployment | None],
+        config: Mapping[str, DesiredDeployment],
+    ) -> None:
+        self._inputs = recorded, observed, config
+        self._by_name: dict[str, Holder] | None = None
+
+    def get(self, remote: str) -> Holder | None:
+        if self._by_name is None:
+            self._by_name = self._holders()
+        return self._by_name.get(remote)
+
+    def _holders(self) -> dict[str, Holder]:
+        recorded, observed, config = self._inputs
+        holders: dict[str, Holder] = {}
+        for address, record in sorted(recorded.items()):
+            live = observed.get(address)
+            if live is not None and live.name not in holders:
+                source, kept = record.managed.get("source"), address in config
+                holders[live.name] = Holder(live.id, address, source=source, kept=kept)
+        return holders
 
 
 def name_holder(
     address: str,
     desired: DesiredDeployment | None,
     live: Deployment | None,
-    recorded: Mapping[str, Holder],
+    recorded: RecordedHolders,
     found: tuple[str, str | None] | None,
 ) -> Holder | None:
     """Who holds the remote name ADDRESS would be created under (None: nobody else).

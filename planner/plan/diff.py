@@ -16,8 +16,8 @@ from planner.config.desired import DesiredDeployment
 from planner.plan.changes import build_create, build_delete, build_replace, replace_first
 from planner.plan.collisions import (
     Holder,
+    RecordedHolders,
     name_holder,
-    recorded_holders,
     taken_by_recorded,
     taken_by_replace,
 )
@@ -103,13 +103,12 @@ def make_plan(
     """
     opts = options or PlanOptions()
     healths, owners = health or {}, managed_elsewhere or {}
-    live_names = {a: d.name for a, d in observed.items() if d is not None and a in recorded}
     moving = not (opts.destroy or opts.refresh_only)
-    moves = find_moves(desired, recorded, live_names) if moving else {}
+    moves = find_moves(desired, recorded, observed) if moving else {}
     check_option_names(desired, set(recorded) | set(moves), opts)
     recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
-    holders = recorded_holders(recorded, observed, desired)
+    holders = RecordedHolders(recorded, observed, desired)
     out = _Outcome()
     journal: dict[str, list[PendingIntent]] = {}  # each name's intents, in journal order
     for intent in intents:

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Change
 from planner.state.document import PendingIntent
@@ -22,19 +23,19 @@ _Identity = tuple[str, Any]  # (remote name, source)
 def find_moves(
     desired: Mapping[str, DesiredDeployment],
     recorded: Mapping[str, RecordedDeployment],
-    live_names: Mapping[str, str] | None = None,
+    observed: Mapping[str, Deployment | None] | None = None,
 ) -> dict[str, str]:
     """New address -> the recorded address it moves from.
 
     Only an unambiguous pair is a move: one address left the config, one new address
     names the same remote deployment with the same source. A recorded deployment's remote
-    name is its LIVE_NAMES entry (address -> its name on the server) when it runs: the
+    name is the one it has on the server (OBSERVED: address -> live) when it runs: the
     address says nothing of it once `state mv` or a create-before-destroy replace re-keyed
     the record (a deposed one too: a new address naming its deployment takes it back).
     """
-    names = live_names or {}
+    live = observed or {}
     left = _by_identity(
-        ((names.get(a) or _recorded_name(r), r.managed.get("source")), a)
+        ((_remote_name(r, live.get(a)), r.managed.get("source")), a)
         for a, r in recorded.items()
         if a not in desired
     )
@@ -114,8 +115,11 @@ def _by_identity(pairs: Any) -> dict[_Identity, list[str]]:
     return grouped
 
 
-def _recorded_name(recorded: RecordedDeployment) -> str:
-    """The remote name the record says (the address it was created under, if unnamed)."""
+def _remote_name(recorded: RecordedDeployment, live: Deployment | None) -> str:
+    """The name RECORDED's deployment has on the server (LIVE), else the one its record
+    says (the address it was created under, if the config did not name it)."""
+    if live is not None:
+        return live.name
     return str(recorded.managed.get("name") or recorded.name)
 
 

@@ -143,9 +143,7 @@ def test_the_live_remote_name_of_a_re_keyed_record_makes_the_move() -> None:
     record = recorded_from(old).model_copy(update={"name": "runner"})
     live = observed_from(old)
     assert find_moves({"worker": old}, {"runner": record}) == {}  # the address says `runner`
-    assert find_moves({"worker": old}, {"runner": record}, {"runner": live.name}) == {
-        "worker": "runner"
-    }
+    assert find_moves({"worker": old}, {"runner": record}, {"runner": live}) == {"worker": "runner"}
     plan = make_plan({"worker": old}, {"runner": record}, {"runner": live}, digest_key=KEY)
     (change,) = plan.changes
     assert (change.name, change.action, change.moved_from) == ("worker", Action.NO_OP, "runner")
