@@ -12,10 +12,11 @@ Pure: the holders come in as data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from planner.api.models import Deployment
+from planner.command_lines import suggested_command
 from planner.config.desired import DesiredDeployment
 from planner.plan.changes import show
 from planner.plan.model import PlanProblem
@@ -95,9 +96,12 @@ def holder_text(remote: str, holder: Holder) -> str:
     return f"{remote} already exists (id {holder.id}) {owned}"
 
 
-def taken_by_recorded(desired: DesiredDeployment, holder: Holder) -> PlanProblem:
+def taken_by_recorded(
+    desired: DesiredDeployment, holder: Holder, command_args: Sequence[str] = ()
+) -> PlanProblem:
     """DESIRED would be created under the remote name of HOLDER, a deployment this state
-    records under another address (never a move: `planner.plan.moves` took those)."""
+    records under another address (never a move: `planner.plan.moves` took those).
+    COMMAND_ARGS: the options a suggested command repeats (`suggested_command`)."""
     address, old, remote = desired.name, holder.address, desired.api_name
     assert old is not None
     same_source = holder.source == str(desired.source)
@@ -111,7 +115,8 @@ def taken_by_recorded(desired: DesiredDeployment, holder: Holder) -> PlanProblem
     if holder.kept:
         hint = free
     elif same_source:
-        hint = f"`planner state mv {old} {address}` records that deployment as {address}"
+        move = suggested_command("state mv", old, address, command_args=command_args)
+        hint = f"`{move}` records that deployment as {address}"
     elif successor_of(old) is not None:
         hint = f"{free}, or add it once {old} is deleted"
     else:
@@ -128,7 +133,11 @@ def taken_by_recorded(desired: DesiredDeployment, holder: Holder) -> PlanProblem
 
 
 def taken_by_replace(
-    address: str, desired: DesiredDeployment, live: Deployment, holder: Holder
+    address: str,
+    desired: DesiredDeployment,
+    live: Deployment,
+    holder: Holder,
+    command_args: Sequence[str] = (),
 ) -> PlanProblem:
     """The replace of ADDRESS would delete LIVE (or create first) and then create under a
     remote name HOLDER holds: refused before anything is deleted."""
@@ -137,30 +146,36 @@ def taken_by_replace(
         name=address,
         path="name",
         message=f"{address} cannot be replaced as {remote!r}: {holder_text(remote, holder)}",
-        hint=f"{_free(address, holder)}, or set name back to {show(live.name)}",
+        hint=f"{_free(address, holder, command_args)}, or set name back to {show(live.name)}",
     )
 
 
-def _free(address: str, holder: Holder) -> str:
+def _free(address: str, holder: Holder, command_args: Sequence[str]) -> str:
     """What makes ADDRESS's new remote name work: another name, or, when HOLDER is the
     old deployment ADDRESS's own create-before-destroy replace kept, going back to it."""
     free = f"give [deployments.{address}] a remote name no deployment holds"
     if holder.address is None or successor_of(holder.address) != address:
         return free
+    forget = suggested_command("state rm", address, command_args=command_args)
     return (
-        f"{free}; to go back to {holder.address}, `planner state rm {address}` (its new "
-        "deployment is then not managed) and the plan moves the old one back"
+        f"{free}; to go back to {holder.address}, `{forget}` (its new deployment is then "
+        "not managed) and the plan moves the old one back"
     )
 
 
-def replace_way_out(desired: DesiredDeployment, live: Deployment, holder: Holder | None) -> str:
+def replace_way_out(
+    desired: DesiredDeployment,
+    live: Deployment,
+    holder: Holder | None,
+    command_args: Sequence[str] = (),
+) -> str:
     """How an immutable change of DESIRED (LIVE now) can be made, before `; or <keep the
     old value>`: `--replace`, said as what it does, or, when the new remote name is taken
     (HOLDER), what would work instead."""
     name, remote = desired.name, desired.api_name
     if holder is not None:
         taken = holder_text(remote, holder)
-        return f"{taken}, so a replace could not create it: {_free(name, holder)}"
+        return f"{taken}, so a replace could not create it: {_free(name, holder, command_args)}"
     if not desired.lifecycle.create_before_destroy:
         return f"to delete and re-create {name} (it gets a new id), plan with --replace {name}"
     if remote != live.name:

@@ -189,14 +189,21 @@ def plan_deployment(out: _Outcome, subject: _Subject, options: PlanOptions, key:
             build_replace(desired, recorded, observed, key), desired, observed
         )
         if subject.holder is not None:  # its create half would collide: nothing is deleted
-            problems = [taken_by_replace(subject.name, desired, observed, subject.holder)]
+            args, holder = options.command_args, subject.holder
+            problems = [taken_by_replace(subject.name, desired, observed, holder, args)]
         if not problems:  # else a "deleted, then created again" line would contradict it
             out.changes.append(change)
         out.errors += problems
     else:
         drifted = {d.path for d in drift if d.path is not None}
         result = build_update(
-            desired, recorded, observed, key=key, drifted=drifted, holder=subject.holder
+            desired,
+            recorded,
+            observed,
+            key=key,
+            drifted=drifted,
+            holder=subject.holder,
+            command_args=options.command_args,
         )
         out.changes.append(with_health(out, subject, result.change))
         out.errors += result.errors
@@ -242,7 +249,7 @@ def _plan_new(out: _Outcome, subject: _Subject, key: bytes, command_args: tuple[
         out.changes.append(build_create(subject.desired, key, []))
         return
     if holder.address is not None:
-        out.errors.append(taken_by_recorded(subject.desired, holder))
+        out.errors.append(taken_by_recorded(subject.desired, holder, command_args))
         return
     remote, existing_id = subject.desired.api_name, holder.id
     if holder.owner is not None:
@@ -269,7 +276,7 @@ def _plan_gone(out: _Outcome, subject: _Subject, key: bytes, options: PlanOption
     note = "deleted by an interrupted apply" if deleted_by_us else "deleted outside the planner"
     if subject.desired is not None and not destroy and holder is not None:
         if holder.address is not None:
-            out.errors.append(taken_by_recorded(subject.desired, holder))
+            out.errors.append(taken_by_recorded(subject.desired, holder, options.command_args))
             return
         existing_id = holder.id
         if holder.owner is not None:

@@ -156,3 +156,24 @@ def test_a_create_under_the_name_of_a_deposed_deployment_of_another_source_is_re
         f"give [deployments.gateway] a remote name no deployment holds, or add it once "
         f"{deposed} is deleted"
     )
+
+
+def test_going_back_to_a_deposed_deployment_is_said_with_the_options_given() -> None:
+    """`worker` renamed back to the name its own deposed old deployment holds: the hint
+    says how to go back, as a command repeating the options of the plan (`--env dev`)."""
+    blue, green = named("worker", "worker-blue"), named("worker", "worker-green")
+    deposed = deposed_address("worker", "old-id")
+    record = recorded_from(blue).model_copy(update={"name": deposed, "id": "old-id"})
+    plan = make_plan(
+        {"worker": blue},
+        {"worker": recorded_from(green), deposed: record},
+        {
+            "worker": live(green, "worker-green"),
+            deposed: live(blue, "worker-blue").model_copy(update={"id": "old-id"}),
+        },
+        digest_key=KEY,
+        options=PlanOptions(command_args=("--env", "dev")),
+    )
+    (error,) = plan.errors
+    assert error.path == "name" and error.hint is not None and "--replace" not in error.hint
+    assert f"to go back to {deposed}, `planner state rm --env dev worker`" in error.hint
