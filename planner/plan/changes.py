@@ -193,18 +193,21 @@ def action_for(fields: list[FieldChange]) -> Action:
     return Action.NO_OP
 
 
-def immutable_error(name: str, field: FieldChange) -> PlanProblem:
+def immutable_error(name: str, field: FieldChange, way_out: str | None = None) -> PlanProblem:
+    """NAME's FIELD cannot change in place: the hint is WAY_OUT (default: `--replace`,
+    which deletes first; `planner.plan.collisions.replace_way_out`), or keeping the value."""
     old, new = show(field.before), show(field.after)
     # a config cannot say null: an unset live value is kept by leaving the field out
     keep = f"set {field.path} back to {old}"
     if field.before is None:
         keep = f"leave {field.path} out of the config"
+    if way_out is None:
+        way_out = f"to delete and re-create {name} (it gets a new id), plan with --replace {name}"
     return PlanProblem(
         name=name,
         path=field.path,
         message=f"{field.path} cannot change after creation: {old} → {new}",
-        hint=f"to delete and re-create {name} (it gets a new id), plan with --replace {name}; "
-        f"or {keep}",
+        hint=f"{way_out}; or {keep}",
     )
 
 
