@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 from planner.reconcile.page import render_page, tone, when
 from planner.reconcile.status import StatusBoard
+from tests.reconcile.board import cycle, row
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
@@ -34,3 +36,16 @@ def test_each_value_gets_a_tone() -> None:
     assert [tone(v) for v in ("BUILD_FAILED", "error", "missing", "INTERRUPTED")] == ["bad"] * 4
     assert [tone(v) for v in ("standby", "UNKNOWN")] == ["muted"] * 2
     assert [tone(v) for v in ("drifted", "DEPLOYING", "refused", '" onclick="x')] == ["warn"] * 4
+
+
+def test_values_print_control_and_bidi_characters_escaped() -> None:
+    """A leader, deployment or cycle message carrying bidi or control characters shows
+    them escaped, as every other view does, and stays HTML-escaped."""
+    board = StatusBoard()
+    board.set_leader("host\u202e(pid 1)", True)
+    board.record_cycle(cycle("error", message="refused: <b>\u2066admin\x1b[2J"))
+    board.set_deployments([row("api", remote_name="api\u202eexe", last_change="x\u200fy")])
+    page = render_page(board.snapshot(), now=NOW)
+    assert not re.search("[\x00-\x09\x0b-\x1f\u200b-\u200f\u202a-\u202e\u2066-\u2069]", page)
+    assert "host\\u202e(pid 1)" in page and "api\\u202eexe" in page and "x\\u200fy" in page
+    assert "refused: &lt;b&gt;\\u2066admin\\x1b[2J" in page
