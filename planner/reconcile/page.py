@@ -46,7 +46,7 @@ def render_page(snapshot: StatusSnapshot, *, now: datetime) -> str:
     body = "\n".join(
         (
             header(snapshot, now=now),
-            deployments_section(snapshot.deployments),
+            deployments_section(snapshot),
             cycles_section(snapshot.cycles),
             plan_section(snapshot.last_plan),
         )
@@ -75,11 +75,39 @@ def header(snapshot: StatusSnapshot, *, now: datetime) -> str:
     )
 
 
-def deployments_section(rows: tuple[DeploymentRow, ...]) -> str:
+def deployments_section(snapshot: StatusSnapshot) -> str:
+    """The deployments the last cycle that planned saw; when the latest cycles failed, a
+    note saying so above them (or in their place when no cycle has planned)."""
+    rows = snapshot.deployments
     columns = ("Deployment", "Remote name", "Health", "Drift", "Last change", "At")
     body = [deployment_row(row) for row in rows]
-    empty = "No deployment yet: the first cycle has not planned."
-    return _section("deployments", f"Deployments ({len(rows)})", columns, body, empty)
+    section = _section(
+        "deployments", f"Deployments ({len(rows)})", columns, body, no_deployments(snapshot)
+    )
+    failed = snapshot.failed_cycles
+    if not rows or not failed:
+        return section
+    count = "cycle" if len(failed) == 1 else f"{len(failed)} cycles"
+    seen = f"the cycle of {when(snapshot.deployments_at)}" if snapshot.deployments_at else ""
+    note = (
+        f'<p class="warn">The last {count} failed (the latest: {shown(failed[0].message)}); '
+        f"the deployments are as {seen or 'the last cycle that planned'} saw them.</p>"
+    )
+    return section.replace("<table>", note + "\n<table>", 1)
+
+
+def no_deployments(snapshot: StatusSnapshot) -> str:
+    """What the deployments table says when it has no row: why there is none."""
+    if not snapshot.cycles:
+        return "No deployment yet: the first cycle has not planned."
+    failed = snapshot.failed_cycles
+    if failed:
+        count = "cycle" if len(failed) == 1 else f"{len(failed)} cycles"
+        latest = shown(failed[0].message)
+        return f"No deployment known: the last {count} failed before planning ({latest})."
+    if snapshot.cycles[0].result == "standby":
+        return "No deployment known: this replica stands by; the leader plans."
+    return "No deployment: the last cycle planned none."
 
 
 def deployment_row(row: DeploymentRow) -> str:
