@@ -10,6 +10,7 @@ is a failure, never a skip.
 
 from __future__ import annotations
 
+import getpass
 import os
 import uuid
 from collections.abc import Iterator, Mapping
@@ -55,6 +56,18 @@ def url_password(url: str) -> str | None:
     the password elsewhere)."""
     password = urlsplit(url).password
     return None if password is None else unquote(password)
+
+
+def with_a_password(url: str) -> tuple[str, str]:
+    """URL carrying a password, and that password: its own, or a made-up one added to a
+    URL without (a server that trusts the role ignores it), so a test can check that a
+    state URL's password never shows, whichever way the test server logs in."""
+    password = url_password(url)
+    if password:
+        return url, password
+    made_up = "pw-made-up-for-a-trusting-server"
+    user = urlsplit(url).username or getpass.getuser()
+    return with_login(url, user, made_up), made_up
 
 
 def with_login(url: str, user: str, password: str) -> str:

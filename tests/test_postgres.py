@@ -9,6 +9,7 @@ from tests.postgres import (
     require_postgres,
     unavailable_reason,
     url_password,
+    with_a_password,
     with_database,
     with_login,
 )
@@ -66,3 +67,11 @@ def test_url_parts_are_read_with_or_without_a_password(
     server and database."""
     assert url_password(url) == password
     assert with_login(url, "r", "p") == login
+
+
+def test_a_url_without_a_password_gets_a_made_up_one_for_password_checks() -> None:
+    """A URL's own password is kept; a trust-auth URL gets a made-up one for its role."""
+    own = "postgresql://u:secret@127.0.0.1:5432/x"
+    assert with_a_password(own) == (own, "secret")
+    url, password = with_a_password("postgresql://postgres@127.0.0.1:5432/x")
+    assert url == f"postgresql://postgres:{password}@127.0.0.1:5432/x" and password
