@@ -83,7 +83,7 @@ def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
     if action.format == "json":
         console.print_json(json.dumps(list_rows(doc)))
     elif doc is None or not doc.deployments:
-        console.print(empty_list_line(backend.location, doc))
+        write_lines(console, [empty_list_line(backend.location, doc)])
     else:
         write_lines(console, list_lines(doc))
     return 0

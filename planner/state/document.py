@@ -506,7 +506,7 @@ def dump_state(doc: StateDocument) -> str:
 
 def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDocument:
     """Parse and verify a state file's text; every failure is a StateError naming SOURCE."""
-    raw = _load_json_object(text, source)
+    raw = _load_json_object(text, source, backup)
     version = raw.get("format_version")
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise StateError(
@@ -527,16 +527,23 @@ def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDo
     return doc
 
 
-def _load_json_object(text: str, source: str) -> dict[str, Any]:
+def _load_json_object(text: str, source: str, backup: str | None) -> dict[str, Any]:
+    """The file's JSON object; an empty, cut short or other file is a StateError whose hint
+    is the way back (the backup, when there is one)."""
+    if not text.strip():
+        raise StateError(f"state file {source} is empty", hint=_restore_hint(source, backup))
     try:
         raw = parse_nested(json.loads, text, Path(source), StateError, MAX_WRITTEN_NESTING)
     except json.JSONDecodeError as error:
         raise StateError(
             f"state file {source} is not valid JSON (line {error.lineno}, "
-            f"column {error.colno}: {error.msg})"
+            f"column {error.colno}: {error.msg})",
+            hint=_restore_hint(source, backup),
         ) from None
     if not isinstance(raw, dict):
-        raise StateError(f"state file {source} is not a JSON object")
+        raise StateError(
+            f"state file {source} is not a JSON object", hint=_restore_hint(source, backup)
+        )
     return raw
 
 
@@ -545,15 +552,20 @@ def _verify_checksum(raw: dict[str, Any], source: str, backup: str | None) -> No
     body = {key: value for key, value in raw.items() if key != "checksum"}
     if isinstance(stored, str) and stored == compute_checksum(body):
         return
+    raise StateError(
+        f"state file {source} is corrupt or was edited by hand (checksum mismatch)",
+        hint=_restore_hint(source, backup),
+    )
+
+
+def _restore_hint(source: str, backup: str | None) -> str:
+    """The way back from a state file that cannot be read: BACKUP, when there is one."""
     hint = (
         f"restore the previous version from {backup} (copy it over {source}) if it is intact"
         if backup
         else "restore the file from a copy you trust"
     )
-    raise StateError(
-        f"state file {source} is corrupt or was edited by hand (checksum mismatch)",
-        hint=hint + "; never edit a state file by hand: use `planner state` commands",
-    )
+    return hint + "; never edit a state file by hand: use `planner state` commands"
 
 
 def _problems(error: ValidationError, offset: dict[str, int] | None = None) -> list[str]:

@@ -10,7 +10,6 @@ import signal
 import socket
 import threading
 import time
-from urllib.parse import urlsplit
 
 import httpx2
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from planner.api.models import DeploymentCreate
 from planner.secrets import url_without_password
 from tests.cli.conftest import BASE_CONFIG, Result, Scenario
-from tests.postgres import unique_name
+from tests.postgres import unique_name, with_a_password
 
 
 @pytest.fixture
@@ -84,10 +83,9 @@ def test_no_output_file_or_page_carries_the_state_password(
     """plan (every format, --out), show, import, apply, state rm/pull, reconcile's page and
     import --all (its generated config) with `--state URL-WITH-PASSWORD`: the password
     appears nowhere, and the import hints repeat `--state` with the URL without it."""
-    password = urlsplit(postgres_url).password
-    assert password, "the test server's URL carries a password (scripts/postgres-up makes one)"
-    state = ("--state", postgres_url)
-    spoken = url_without_password(postgres_url)
+    state_url, password = with_a_password(postgres_url)
+    state = ("--state", state_url)
+    spoken = url_without_password(state_url)
     results = [team.plan(*state), team.plan("--format", "markdown", *state)]
     as_json = team.plan("--format", "json", *state)
     results.append(as_json)
@@ -111,7 +109,7 @@ def test_no_output_file_or_page_carries_the_state_password(
     results.append(team.cli("state", "rm", "worker", *state))
     assert f"planner import --state {spoken} worker {worker}" in results[-1].out
     results.append(team.cli("state", "pull", *state))
-    reconciled, page = reconcile_page(team, postgres_url)
+    reconciled, page = reconcile_page(team, state_url)
     results.append(reconciled)
     adopted = f"{unique_name('adopted')}.toml"
     argv = ("import", "--all", "--auto-approve", "--generate-config", adopted, *state)
