@@ -42,7 +42,7 @@ from planner.api.values import check_values
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchConflict, PatchRejected
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE
-from planner.controlplane.service import Conflict, Deployments, NotFound
+from planner.controlplane.service import Conflict, Deployments, NotFound, Refused
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
     UUID_LIST_PATTERN,
@@ -99,6 +99,8 @@ def http_errors() -> Iterator[None]:
         raise HTTPException(409, exc.detail) from None
     except PatchRejected as exc:
         raise HTTPException(400, exc.detail) from None
+    except Refused as exc:
+        raise HTTPException(400, str(exc)) from None
 
 
 @router.post(
@@ -236,7 +238,7 @@ def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) ->
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return json_text(_deployments(ctx).patch(str(deployment_id), body))
+        return json_text(_deployments(ctx).patch(str(deployment_id), body, body.revision_source))
 
 
 @router.get(
@@ -315,6 +317,27 @@ async def get_revision(
     """One revision of the deployment (polled for `status`)."""
     with http_errors():
         return JSONResponse(_deployments(ctx).get_revision(str(deployment_id), str(revision_id)))
+
+
+@router.post(
+    "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy",
+    response_model=Deployment,
+    responses={
+        **ERRORS,
+        400: {
+            "model": ErrorBody,
+            "description": "The revision cannot be redeployed: only one that was DEPLOYED can be.",
+        },
+        409: {"model": ErrorBody, "description": "The deployment is being deleted."},
+    },
+)
+def redeploy_revision(deployment_id: uuid.UUID, revision_id: uuid.UUID, ctx: Context) -> Response:
+    """Redeploy an earlier revision: a new revision of its source and config, rolled out
+    as a new revision is, which becomes the deployment's latest (and its active one once
+    deployed). The deployment, as a PATCH answers."""
+    with http_errors():
+        text = _deployments(ctx).redeploy(str(deployment_id), str(revision_id))
+    return json_text(text)
 
 
 @router.get("/local/tracing-projects", tags=["local"])
