@@ -15,6 +15,7 @@ create's CPU on the server.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +40,7 @@ from planner.api.models import (
 from planner.api.other_models import HTTPValidationError
 from planner.api.rules import Problem, check_resource_numbers
 from planner.api.values import check_values
+from planner.api.vocabulary import Dialect
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchConflict, PatchRejected
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE
@@ -64,11 +66,14 @@ UuidList = Annotated[
 ]
 ERRORS = {**NOT_FOUND, **INVALID}
 _STATUS = "|".join(s.value for s in RevisionStatus)
+STATUS_LIST_PATTERN = rf"^({_STATUS})(,({_STATUS}))*$"
+# The seed dialect refuses a status it does not know (422, the pattern in its document);
+# the service's document takes any string, and an unknown status matches no revision.
 StatusList = Annotated[
     str | None,
     Query(
-        pattern=rf"^({_STATUS})(,({_STATUS}))*$",
         description="Comma-separated revision statuses; only revisions in one of them.",
+        json_schema_extra={"pattern": STATUS_LIST_PATTERN},
     ),
 ]
 
@@ -252,12 +257,31 @@ def list_revisions(
     limit: Limit = 20,
     offset: Offset = 0,
     status: StatusList = None,
+    remote_reconciled: Annotated[
+        bool | None,
+        Query(description="Only revisions reconciled remotely (none here) when true."),
+    ] = None,
 ) -> JSONResponse:
     """The deployment's revisions, newest first; `offset` = next page."""
+    if status is not None and ctx.settings.dialect is Dialect.SEED:
+        check_status_list(status)
     statuses = frozenset(status.split(",")) if status else None
+    if remote_reconciled:  # local revisions are never reconciled remotely
+        statuses = frozenset()
     with http_errors():
         page = _deployments(ctx).list_revisions(str(deployment_id), limit, offset, statuses)
     return JSONResponse(page)
+
+
+def check_status_list(status: str) -> None:
+    """The seed's rule for `status`: known revision statuses only (422, as its pattern)."""
+    if not re.fullmatch(STATUS_LIST_PATTERN, status):
+        problem = {
+            "loc": ["query", "status"],
+            "msg": f"String should match pattern '{STATUS_LIST_PATTERN}'",
+            "type": "string_pattern_mismatch",
+        }
+        raise RequestValidationError([problem])
 
 
 @router.post(
@@ -299,7 +323,14 @@ def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context
     response_class=Response,
     responses=ERRORS,
 )
-def delete_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
+def delete_deployment(
+    deployment_id: uuid.UUID,
+    ctx: Context,
+    delete_tracing_project: Annotated[
+        bool,
+        Query(description="Delete its tracing project too (here it always goes with it)."),
+    ] = False,
+) -> Response:
     """Start deleting one deployment: AWAITING_DELETE, then AWAITING_FINAL_DELETE, then 404."""
     with http_errors():
         _deployments(ctx).delete_one(str(deployment_id))
