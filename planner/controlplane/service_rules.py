@@ -48,9 +48,9 @@ STRING_MAPS = (
     ("ContainerResources", "requests"),
 )
 # Fields a schema requires, as strings.
-REQUIRED_STRINGS = {"Container": ("image",)}
+REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {"Container": ("image",)}
 # Fields that may be left out but are strings when given (never null).
-NON_NULL_STRINGS = {"VolumeMount": ("name", "mountPath")}
+NON_NULL_STRINGS: dict[str, tuple[str, ...]] = {"VolumeMount": ("name", "mountPath")}
 
 
 def enum_message(values: tuple[str, ...]) -> str:
