@@ -341,9 +341,13 @@ async def exercise_self_hosted(calls: Recorder) -> None:
     await calls.call("DELETE", doc.LISTENER, 404, **ids)
     await calls.call("DELETE", doc.LISTENER, 422, listener_id="x")
     await calls.call("GET", "/v2/listeners", 422, params={"offset": -1})
-    docker = {"name": "hosted", "source": "external_docker", "secrets": []}
-    docker |= {"source_config": {"listener_id": LISTENER}}
-    docker |= {"source_revision_config": {"image_uri": "registry.example.com/a:1"}}
+    docker: dict[str, Any] = {
+        "name": "hosted",
+        "source": "external_docker",
+        "source_config": {"listener_id": LISTENER},
+        "source_revision_config": {"image_uri": "registry.example.com/a:1"},
+        "secrets": [],
+    }
     await calls.call("POST", "/v2/deployments", 201, json=docker)
 
 
