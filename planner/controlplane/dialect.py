@@ -36,18 +36,18 @@ from planner.controlplane.asgi import send_json
 from planner.controlplane.body_limits import MAX_BODY_BYTES, read_body, replaying
 from planner.controlplane.service_rules import Kind, service_problems
 
-_UUID = "[0-9a-fA-F-]{36}"
+_ID = "[^/]+"  # any one path segment: the route judges the id
 # The deployment writes whose bodies carry the dialect's words, by method.
 _WRITES: tuple[tuple[str, re.Pattern[str], Kind], ...] = (
     ("POST", re.compile(r"/v2/deployments"), Kind.CREATE),
-    ("PATCH", re.compile(rf"/v2/deployments/{_UUID}"), Kind.PATCH),
-    ("POST", re.compile(rf"/v2/deployments/{_UUID}/revisions"), Kind.REVISION),
+    ("PATCH", re.compile(rf"/v2/deployments/{_ID}"), Kind.PATCH),
+    ("POST", re.compile(rf"/v2/deployments/{_ID}/revisions"), Kind.REVISION),
 )
 # Operations whose document lists 400 and no 409: a conflict is sent as a 400.
 CONFLICT_AS_BAD_REQUEST: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("POST", re.compile(r"/v2/deployments")),
-    ("PATCH", re.compile(rf"/v2/deployments/{_UUID}")),
-    ("POST", re.compile(rf"/v2/deployments/{_UUID}/revisions/{_UUID}/redeploy")),
+    ("PATCH", re.compile(rf"/v2/deployments/{_ID}")),
+    ("POST", re.compile(rf"/v2/deployments/{_ID}/revisions/{_ID}/redeploy")),
 )
 _WIRE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 

@@ -413,3 +413,19 @@ async def test_a_body_that_is_not_json(
         assert response.status_code == status
         if status == 422:
             assert response.json()["detail"][0]["type"] == "json_invalid"
+
+
+async def test_any_spelling_of_an_id_is_read_in_the_service_words(tmp_path: Path) -> None:
+    """An id the route accepts in another spelling (upper case, braces) does not slip a
+    body past the dialect: it is read in the service's words all the same."""
+    async with control_plane(tmp_path, dialect=SERVICE) as cp:
+        created = await cp.create(github_body())
+        braced = "{" + created["id"].upper() + "}"
+        refused = await cp.client.patch(
+            f"/v2/deployments/{braced}", json={"revision_source": "AAA"}
+        )
+        patched = await cp.patch(
+            braced, {"source_revision_config": {"langgraph_config_path": "other.json"}}
+        )
+    assert refused.status_code == 422
+    assert patched["source_revision_config"]["langgraph_config_path"] == "other.json"
