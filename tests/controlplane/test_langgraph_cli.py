@@ -20,6 +20,7 @@ from langgraph_cli.deploy import _upload_source_tarball
 from langgraph_cli.host_backend import HostBackendClient, HostBackendError
 
 from planner.api.rules import Mode
+from planner.api.vocabulary import Dialect
 from planner.controlplane.settings import SELF_HOSTED_PREFIX, ServerSettings
 from tests.loopback import served
 
@@ -28,21 +29,26 @@ TENANT = "6f1c2c1e-0000-4000-8000-00000000000a"
 LISTENER = "5e1a7c00-0000-4000-8000-00000000c001"
 
 
-def settings(tmp_path: Path, mode: Mode = Mode.CLOUD) -> ServerSettings:
+def settings(
+    tmp_path: Path, mode: Mode = Mode.CLOUD, dialect: Dialect = Dialect.SEED
+) -> ServerSettings:
     return ServerSettings(
-        db_path=tmp_path / f"cp-{mode}.db",
+        db_path=tmp_path / f"cp-{mode}-{dialect}.db",
         api_keys={API_KEY: [TENANT]},
         build_seconds=0.3,
         deploy_seconds=0.3,
         delete_seconds=0.3,
         mode=mode,
+        dialect=dialect,
     )
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[HostBackendClient]:
-    """The CLI's client of a cloud-mode local control plane, as `--host-url` makes it."""
-    with served(settings(tmp_path)) as url:
+@pytest.fixture(params=list(Dialect))
+def client(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[HostBackendClient]:
+    """The CLI's client of a cloud-mode local control plane, as `--host-url` makes it, in
+    each dialect (the CLI speaks the service's words; the seed ignores the ones it does not
+    know)."""
+    with served(settings(tmp_path, dialect=request.param)) as url:
         cli = HostBackendClient(url, API_KEY, TENANT)
         try:
             yield cli
@@ -152,8 +158,12 @@ def test_source_upload_deploy_builds_logs_and_deletes(
 
 def test_image_push_deploy_patches_the_pushed_image(client: HostBackendClient) -> None:
     """create -> push-token -> PATCH image_uri: `langgraph deploy` of a local image."""
-    created = client.create_deployment(
-        name="cli-image", source="internal_docker", source_config={}, source_revision_config={}
+    created = client.create_deployment(  # `langgraph deploy` always sends its secrets
+        name="cli-image",
+        source="internal_docker",
+        source_config={},
+        source_revision_config={},
+        secrets=[],
     )
     token = client.request_push_token(created["id"])
     assert token["token"] and token["registry_url"] and token["username"]
@@ -183,10 +193,11 @@ def test_listeners_and_errors_come_back_as_the_cli_reads_them(
     assert raised.value.detail == f"Deployment ID {missing} not found."
 
 
-def test_a_self_hosted_base_url_ends_in_api_host(tmp_path: Path) -> None:
+@pytest.mark.parametrize("dialect", list(Dialect))
+def test_a_self_hosted_base_url_ends_in_api_host(tmp_path: Path, dialect: Dialect) -> None:
     """Given `http://host:port/api-host`, the CLI sends every call under the prefix and
-    the self-hosted server answers there."""
-    with served(settings(tmp_path, Mode.SELF_HOSTED)) as url:
+    the self-hosted server answers there, in each dialect."""
+    with served(settings(tmp_path, Mode.SELF_HOSTED, dialect)) as url:
         cli = HostBackendClient(url + SELF_HOSTED_PREFIX, API_KEY, TENANT)
         try:
             assert cli.base_url.endswith(SELF_HOSTED_PREFIX)
@@ -198,6 +209,7 @@ def test_a_self_hosted_base_url_ends_in_api_host(tmp_path: Path) -> None:
                     "listener_config": {"k8s_namespace": "agents"},
                 },
                 source_revision_config={"image_uri": "registry.example.com/agent:1"},
+                secrets=[],
             )
             assert cli.list_listeners()[0]["id"] == LISTENER
             assert cli.get_deployment(created["id"])["source_config"]["listener_id"] == LISTENER
