@@ -12,7 +12,9 @@ the server's timings are short enough that each create, revision and destroy wai
 from __future__ import annotations
 
 import copy
+import io
 import re
+import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -22,8 +24,6 @@ import pytest
 
 from tests.clients.conftest import StartServer
 from tests.clients.terraform import REPOSITORY, Terraform, provider_blocks
-
-pytestmark = pytest.mark.slow
 
 PAGE = REPOSITORY / "docs" / "local-control-plane" / "clients.md"
 DOC_URL = "http://127.0.0.1:8123"  # the address the page's blocks name
@@ -164,7 +164,8 @@ def self_hosted_resources() -> Resources:
 
 
 def outside_deployment(mode: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(create body, the same deployment as a resource) of a deployment made outside."""
+    """(create body, the same deployment as a resource) of a deployment made through the
+    API: a git deployment in cloud mode, an image bound to the listener when self-hosted."""
     if mode == "cloud":
         source_config = {"integration_id": INTEGRATION, "repo_url": REPO_URL}
         revision = {"repo_ref": "main", "langgraph_config_path": "agents/langgraph.json"}
@@ -176,6 +177,51 @@ def outside_deployment(mode: str) -> tuple[dict[str, Any], dict[str, Any]]:
     body |= {"source_config": source_config, "source_revision_config": revision, "secrets": []}
     resource = {k: copy.deepcopy(v) for k, v in body.items() if k != "secrets"}
     return body, resource
+
+
+def tarball() -> bytes:
+    """A source tree as `langgraph deploy` uploads it: a gzipped tar archive."""
+    config = b'{"dependencies": ["."], "graphs": {"agent": "./agent.py:graph"}}'
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as archive:
+        entry = tarfile.TarInfo("langgraph.json")
+        entry.size = len(config)
+        archive.addfile(entry, io.BytesIO(config))
+    return packed.getvalue()
+
+
+def uploaded_outside(sandbox: Sandbox) -> tuple[str, dict[str, Any]]:
+    """(id, the same deployment as a resource) of an `internal_source` deployment made as
+    `langgraph deploy` makes one: created empty, its tarball PUT to an upload URL, then a
+    PATCH naming the uploaded object."""
+    made = sandbox.create(
+        {
+            "name": "uploaded-outside",
+            "source": "internal_source",
+            "source_config": {},
+            "source_revision_config": {},
+            "secrets": [],
+        }
+    )
+    upload = sandbox.api.post(f"/v2/deployments/{made}/upload-url").json()
+    put = sandbox.api.put(upload["upload_url"], content=tarball(), headers=upload["upload_headers"])
+    assert put.status_code < 300, put.text
+    revision = {
+        "source_tarball_path": upload["object_path"],
+        "langgraph_config_path": "langgraph.json",
+    }
+    patched = sandbox.api.patch(
+        f"/v2/deployments/{made}",
+        json={"revision_source": "internal_source", "source_revision_config": revision},
+    )
+    assert patched.status_code == 200, patched.text
+    resource = {
+        "name": "uploaded-outside",
+        "source": "internal_source",
+        "source_config": {},
+        "source_revision_config": revision,
+    }
+    return made, resource
 
 
 def assert_plans_nothing(sandbox: Sandbox) -> None:
@@ -230,15 +276,19 @@ def roll_new_revision(sandbox: Sandbox, resources: Resources, ids: dict[str, str
     assert revision.json()["status"] == "DEPLOYED"
 
 
-def import_outside(sandbox: Sandbox, resources: Resources, mode: str) -> str:
-    """Step: a deployment made through the API imports by id and then plans nothing."""
+def import_outside(sandbox: Sandbox, resources: Resources, mode: str) -> dict[str, str]:
+    """Step: deployments made through the API import by id, with the source the server
+    spells, and then plan nothing (`assert_plans_nothing` after this step)."""
     body, resource = outside_deployment(mode)
-    made = sandbox.create(body)
+    made = {"outside": sandbox.create(body)}
     resources["outside"] = resource
+    if mode == "cloud":
+        made["uploaded"], resources["uploaded"] = uploaded_outside(sandbox)
     sandbox.declare(resources)
-    sandbox.terraform.ok("import", "-input=false", "langsmith_deployment.outside", made)
-    state = sandbox.terraform.resources()["langsmith_deployment.outside"]
-    assert state["source"] == body["source"]
+    for name, deployment_id in made.items():
+        address = f"langsmith_deployment.{name}"
+        sandbox.terraform.ok("import", "-input=false", address, deployment_id)
+        assert sandbox.terraform.resources()[address]["source"] == resources[name]["source"]
     return made
 
 
@@ -260,6 +310,22 @@ def destroy_all(sandbox: Sandbox, ids: list[str]) -> None:
     assert [i for i in ids if not sandbox.is_gone(i)] == []
 
 
+def test_the_page_gives_a_block_per_provider_and_mode() -> None:
+    """The page's blocks: the key variable, the current provider's (`control_plane_url`)
+    for each mode, and the older provider's (`api_url` only), all naming the server."""
+    blocks = provider_blocks(PAGE)
+    assert sorted(blocks) == ["current-cloud", "current-self-hosted", "older", "variables"]
+
+    def url_of(block: str, setting: str) -> str | None:
+        found = re.search(rf'\b{setting}\s*=\s*"([^"]*)"', blocks[block])
+        return found[1] if found else None
+
+    assert url_of("current-cloud", "control_plane_url") == DOC_URL
+    assert url_of("current-self-hosted", "control_plane_url") == f"{DOC_URL}/api-host"
+    assert (url_of("older", "api_url"), url_of("older", "control_plane_url")) == (DOC_URL, None)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("block", "mode", "resources", "timings"),
     [
@@ -280,7 +346,7 @@ def test_the_whole_terraform_flow_with_the_pages_provider_block(
     assert_plans_nothing(box)
     roll_new_revision(box, wanted, ids)
     assert_plans_nothing(box)
-    ids["outside"] = import_outside(box, wanted, mode)
+    ids |= import_outside(box, wanted, mode)
     assert_plans_nothing(box)
     refresh_outside_change(box, ids)
     assert_plans_nothing(box)
@@ -289,6 +355,7 @@ def test_the_whole_terraform_flow_with_the_pages_provider_block(
     assert SECRET not in state_file.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["cloud", "self-hosted"])
 def test_the_older_providers_block_reaches_the_api_under_api_host(sandbox: Any, mode: str) -> None:
     """The block for providers without `control_plane_url` (deployment calls go to
