@@ -6,7 +6,7 @@ The scenario is what a team's Terraform does: create a deployment of every sourc
 provider supports in the mode, re-plan to nothing, change a field in place, roll a new
 revision, import deployments made outside Terraform, refresh after an outside change, and
 destroy, the provider polling until the server answers 404. The provider polls every 5 s:
-the server's timings are short enough that each create, revision and destroy waits once.
+the server's timings are short enough that the provider waits at most once per step.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"  # the default seed's integ
 REPO_URL = "https://git.example.com/acme/support-agent"
 LISTENER = "5e1a7c00-0000-4000-8000-00000000c001"  # the default seed's listener
 TEMPLATE = "react-agent"
-# The provider polls right after its request, then every 5 s: with ROLLING each create,
-# revision and destroy waits once; with QUICK only the destroy does; INSTANT never waits.
-ROLLING = ("--build-seconds", "0.5", "--deploy-seconds", "0.5", "--delete-seconds", "0.5")
+# The provider polls right after its request, then every 5 s: with ROLLING a create that
+# builds (git, template) and a destroy wait once, an image revision not at all; with QUICK
+# only the destroy waits; INSTANT never waits.
+ROLLING = ("--build-seconds", "0.5", "--deploy-seconds", "0", "--delete-seconds", "0.5")
 QUICK = ("--build-seconds", "0", "--deploy-seconds", "0", "--delete-seconds", "0.5")
 INSTANT = ("--build-seconds", "0", "--deploy-seconds", "0", "--delete-seconds", "0")
 Resources = dict[str, dict[str, Any]]
@@ -262,18 +263,26 @@ def change_in_place(sandbox: Sandbox, resources: Resources, ids: dict[str, str])
 
 
 def roll_new_revision(sandbox: Sandbox, resources: Resources, ids: dict[str, str]) -> None:
-    """Step: a new image is a new revision, deployed before apply returns."""
-    before = sandbox.deployment(ids["image"])["latest_revision_id"]
-    resources["image"]["source_revision_config"]["image_uri"] = "registry.example.com/agent:2"
+    """Step: a new image (and, for the git deployment, a new ref) is a new revision each,
+    deployed before apply returns, the rest of the revision config carried along."""
+    changes = {"image": ("image_uri", "registry.example.com/agent:2")}
+    if "git" in resources:
+        changes["git"] = ("repo_ref", "release")
+    before = {name: sandbox.deployment(ids[name])["latest_revision_id"] for name in changes}
+    for name, (key, value) in changes.items():
+        resources[name]["source_revision_config"][key] = value
     sandbox.declare(resources)
-    sandbox.terraform.apply()
-    live = sandbox.deployment(ids["image"])
-    assert live["source_revision_config"]["image_uri"] == "registry.example.com/agent:2"
-    assert live["latest_revision_id"] != before
-    revision = sandbox.api.get(
-        f"/v2/deployments/{ids['image']}/revisions/{live['latest_revision_id']}"
-    )
-    assert revision.json()["status"] == "DEPLOYED"
+    run = sandbox.terraform.apply()
+    assert f"0 added, {len(changes)} changed, 0 destroyed" in run.stdout, run
+    for name in changes:
+        live = sandbox.deployment(ids[name])
+        wanted = resources[name]["source_revision_config"]
+        assert {key: live["source_revision_config"].get(key) for key in wanted} == wanted
+        assert live["latest_revision_id"] != before[name]
+        revision = sandbox.api.get(
+            f"/v2/deployments/{ids[name]}/revisions/{live['latest_revision_id']}"
+        )
+        assert revision.json()["status"] == "DEPLOYED", name
 
 
 def import_outside(sandbox: Sandbox, resources: Resources, mode: str) -> dict[str, str]:
