@@ -15,7 +15,7 @@ import copy
 import io
 import re
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,13 +33,14 @@ INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"  # the default seed's integ
 REPO_URL = "https://git.example.com/acme/support-agent"
 LISTENER = "5e1a7c00-0000-4000-8000-00000000c001"  # the default seed's listener
 TEMPLATE = "react-agent"
-# The provider polls right after its request, then every 5 s: with ROLLING a create that
-# builds (git, template) and a destroy wait once, an image revision not at all; with QUICK
-# only the destroy waits; INSTANT never waits.
+# The provider polls right after its request, then every 5 s: with ROLLING a step whose
+# revisions build (git, template) and a destroy wait once, an image revision not at all;
+# with QUICK only a destroy waits; INSTANT never waits.
 ROLLING = ("--build-seconds", "0.5", "--deploy-seconds", "0", "--delete-seconds", "0.5")
 QUICK = ("--build-seconds", "0", "--deploy-seconds", "0", "--delete-seconds", "0.5")
 INSTANT = ("--build-seconds", "0", "--deploy-seconds", "0", "--delete-seconds", "0")
 Resources = dict[str, dict[str, Any]]
+OpenSandbox = Callable[[str, str, tuple[str, ...]], "Sandbox"]
 
 
 @dataclass
@@ -81,11 +82,14 @@ class Sandbox:
 @pytest.fixture
 def sandbox(
     terraform: Terraform, start_server: StartServer, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Any]:
+) -> Iterator[OpenSandbox]:
     """`sandbox(block, mode, timings)`: a `planner serve --dialect service` process and a
     working directory whose provider is the page's BLOCK pointed at that server."""
     clients: list[httpx2.Client] = []
     blocks = provider_blocks(PAGE)
+    variable = re.search(r'variable "(\w+)"', blocks["variables"])
+    assert variable, f"the page's key variable changed:\n{blocks['variables']}"
+    monkeypatch.setenv(f"TF_VAR_{variable[1]}", KEY)
 
     def open_sandbox(block: str, mode: str, timings: tuple[str, ...]) -> Sandbox:
         provider = blocks[block]
@@ -93,7 +97,6 @@ def sandbox(
         assert tenant and DOC_URL in provider, f"the page's {block!r} block changed:\n{provider}"
         args = ("--api-key", f"{KEY}:{tenant[1]}", "--mode", mode, "--dialect", "service")
         server = start_server(*args, *timings)
-        monkeypatch.setenv("TF_VAR_sandbox_key", KEY)
         headers = {"X-Api-Key": KEY, "X-Tenant-Id": tenant[1]}
         clients.append(httpx2.Client(base_url=server.url, headers=headers, timeout=10))
         pointed = provider.replace(DOC_URL, server.url)
@@ -338,17 +341,23 @@ def test_the_page_gives_a_block_per_provider_and_mode() -> None:
 @pytest.mark.parametrize(
     ("block", "mode", "resources", "timings"),
     [
-        ("current-cloud", "cloud", cloud_resources, ROLLING),
-        ("current-self-hosted", "self-hosted", self_hosted_resources, QUICK),
+        pytest.param("current-cloud", "cloud", cloud_resources, ROLLING, id="cloud"),
+        pytest.param(
+            "current-self-hosted", "self-hosted", self_hosted_resources, QUICK, id="self-hosted"
+        ),
     ],
 )
 def test_the_whole_terraform_flow_with_the_pages_provider_block(
-    sandbox: Any, block: str, mode: str, resources: Any, timings: tuple[str, ...]
+    sandbox: OpenSandbox,
+    block: str,
+    mode: str,
+    resources: Callable[[], Resources],
+    timings: tuple[str, ...],
 ) -> None:
     """create every source, re-plan empty, change in place, new revision, import, refresh,
     destroy: every step passes with the current provider's block for the mode."""
-    box: Sandbox = sandbox(block, mode, timings)
-    wanted: Resources = resources()
+    box = sandbox(block, mode, timings)
+    wanted = resources()
     ids = create_every_source(box, wanted)
     assert_plans_nothing(box)
     change_in_place(box, wanted, ids)
@@ -366,10 +375,12 @@ def test_the_whole_terraform_flow_with_the_pages_provider_block(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["cloud", "self-hosted"])
-def test_the_older_providers_block_reaches_the_api_under_api_host(sandbox: Any, mode: str) -> None:
+def test_the_older_providers_block_reaches_the_api_under_api_host(
+    sandbox: OpenSandbox, mode: str
+) -> None:
     """The block for providers without `control_plane_url` (deployment calls go to
     `<api_url>/api-host`) creates, re-plans empty and destroys in either mode."""
-    box: Sandbox = sandbox("older", mode, INSTANT)
+    box = sandbox("older", mode, INSTANT)
     wanted = {"image": (cloud_resources() if mode == "cloud" else self_hosted_resources())["image"]}
     ids = create_every_source(box, wanted)
     assert_plans_nothing(box)
