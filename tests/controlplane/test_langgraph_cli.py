@@ -187,10 +187,10 @@ def test_image_push_deploy_patches_the_pushed_image(client: HostBackendClient) -
 def test_listeners_and_errors_come_back_as_the_cli_reads_them(
     client: HostBackendClient,
 ) -> None:
-    """list_listeners pages to the end; get_listener reads one; an unknown deployment is
-    the CLI's HostBackendError carrying our 404 detail."""
+    """list_listeners pages to the end (each with its `compute_type`); get_listener reads
+    one; an unknown deployment is the CLI's HostBackendError carrying our 404 detail."""
     listeners = client.list_listeners()
-    assert [item["id"] for item in listeners] == [LISTENER]
+    assert [(item["id"], item["compute_type"]) for item in listeners] == [(LISTENER, "k8s")]
     assert client.get_listener(LISTENER)["compute_config"]["k8s_namespaces"] == ["agents"]
     missing = "00000000-0000-4000-8000-0000000000ff"
     with pytest.raises(HostBackendError) as raised:
