@@ -396,13 +396,20 @@ def _with_spec(body: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("dialect", "status"), [(Dialect.SEED, 400), (SERVICE, 422)])
-async def test_a_body_that_is_not_json(tmp_path: Path, dialect: Dialect, status: int) -> None:
-    """The seed answers a body that is not JSON with 400 `{detail}`; the service as its
-    framework does, 422 `json_invalid`."""
+@pytest.mark.parametrize("content", [b"{", b"\xc5\x02@\xa8"])
+async def test_a_body_that_is_not_json(
+    tmp_path: Path, dialect: Dialect, status: int, content: bytes
+) -> None:
+    """The seed answers a body that is not JSON (or not even text) with 400 `{detail}`;
+    the service as its framework does, 422 `json_invalid`, on every write."""
     async with control_plane(tmp_path, dialect=dialect) as cp:
-        response = await cp.client.post(
-            "/v2/listeners", content=b"{", headers={"Content-Type": "application/json"}
-        )
-    assert response.status_code == status
-    if status == 422:
-        assert response.json()["detail"][0]["type"] == "json_invalid"
+        answers = [
+            await cp.client.request(
+                method, path, content=content, headers={"Content-Type": "application/json"}
+            )
+            for method, path in (("POST", "/v2/listeners"), ("PATCH", "/v2/listeners/x"))
+        ]
+    for response in answers:
+        assert response.status_code == status
+        if status == 422:
+            assert response.json()["detail"][0]["type"] == "json_invalid"
