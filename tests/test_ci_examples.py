@@ -679,3 +679,23 @@ def test_action_with_a_postgres_state_never_shows_its_password(
     for text in [run.log, applied.log, again.log, *written]:
         assert password not in text
     assert not list((tmp_path / "state").glob("*.state.json"))  # the URL's state, not a file
+
+
+def test_action_applies_a_stale_plan_with_a_postgres_state(
+    job: Job, tmp_path: Path, postgres_url: str
+) -> None:
+    """A reviewed plan made with a PostgreSQL state that went stale by an unmanaged field is
+    planned again with that state (the plan records its URL without the password) and
+    applied; the password shows nowhere."""
+    url, password = with_a_password(postgres_url)
+    job.env["PLANNER_STATE"] = url
+    promote(job)
+    outside_change(job, "hello-agent", min_scale=1)
+    del job.env["PLANNER_STATE"]
+    run = run_action(job, tmp_path, command="apply", environment="dev", state=url)
+    assert run.returncode == 0, run.log
+    if PlanStaleError.code == "stale_plan":
+        assert "exactly the reviewed changes" in run.log
+    assert password not in run.log
+    for written in (job.repo / "plan-out").iterdir():
+        assert password not in written.read_text()
