@@ -24,7 +24,7 @@ import pytest
 from planner.errors import PlanStaleError
 from tests.ci_stubs import install_python_stub, install_stubs
 from tests.controlplane.conftest import ServeProcess, start_serve
-from tests.postgres import with_a_password
+from tests.postgres import unique_name, with_a_password
 
 ROOT = Path(__file__).resolve().parents[1]
 CI = ROOT / "examples" / "ci"
@@ -659,12 +659,20 @@ def test_action_refuses_an_unknown_command(job: Job, tmp_path: Path) -> None:
     assert not (job.repo / "plan-out").exists()
 
 
+def postgres_state(job: Job, postgres_url: str) -> tuple[str, str]:
+    """A state URL with a password, and the password; the checkout's config names a state
+    of its own in that (session-wide) database."""
+    config = job.repo / CONFIG
+    config.write_text(config.read_text() + f'\n[state]\nname = "{unique_name()}"\n')
+    return with_a_password(postgres_url)
+
+
 def test_action_with_a_postgres_state_never_shows_its_password(
     job: Job, tmp_path: Path, postgres_url: str
 ) -> None:
     """`state` as a PostgreSQL URL with a password: plan and apply use it, and the password
     is in no log line, output, comment or file the action writes."""
-    url, password = with_a_password(postgres_url)
+    url, password = postgres_state(job, postgres_url)
     state = {"state": url}
     run = run_action(job, tmp_path, config=CONFIG, environment="dev", **state)
     assert run.returncode == 0, run.log
@@ -687,7 +695,7 @@ def test_action_applies_a_stale_plan_with_a_postgres_state(
     """A reviewed plan made with a PostgreSQL state that went stale by an unmanaged field is
     planned again with that state (the plan records its URL without the password) and
     applied; the password shows nowhere."""
-    url, password = with_a_password(postgres_url)
+    url, password = postgres_state(job, postgres_url)
     job.env["PLANNER_STATE"] = url
     promote(job)
     outside_change(job, "hello-agent", min_scale=1)
