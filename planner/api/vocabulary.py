@@ -9,7 +9,8 @@ saved plans, the store of the local control plane) the seed's word is the one ke
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -19,6 +20,22 @@ class Dialect(StrEnum):
 
     SEED = "seed"
     SERVICE = "service"
+
+
+# The client's setting (`[control_plane] dialect`, PLANNER_DIALECT, --dialect): a dialect,
+# or AUTO: ask the server (its OpenAPI document says which).
+AUTO = "auto"
+DIALECT_CHOICES: tuple[str, ...] = (AUTO, *Dialect)
+
+
+def chosen_dialect(setting: str) -> Dialect | None:
+    """The dialect a setting names; None for `auto`. ValueError for anything else."""
+    if setting == AUTO:
+        return None
+    try:
+        return Dialect(setting)
+    except ValueError:
+        raise ValueError(f"must be {', '.join(DIALECT_CHOICES)}, not {setting!r}") from None
 
 
 # (seed word, service word), by where the word appears.
@@ -59,6 +76,14 @@ def service_word(seed: str) -> str:
 def seed_word(word: str) -> str:
     """The seed's spelling of a word in either dialect (any other word unchanged)."""
     return _SEED_OF.get(word, word)
+
+
+def seed_source(value: Any) -> Any:
+    """A `source` value in the seed's word (`github` -> `git_host`); anything else as it is."""
+    return _SEED_SOURCE.get(value, value) if isinstance(value, str) else value
+
+
+_SEED_SOURCE: dict[str, str] = {service: seed for seed, service in SOURCE_WORDS}
 
 
 def word_in(dialect: Dialect, seed: str) -> str:
@@ -109,3 +134,77 @@ def translate_body(body: Mapping[str, Any], to: Dialect) -> dict[str, Any]:
         config["resource_spec"] = _renamed_keys(config["resource_spec"], names)
         out["source_config"] = config
     return out
+
+
+def dialect_of_document(document: Any) -> Dialect | None:
+    """The dialect an OpenAPI document speaks, from the values its enums list: the seed's
+    when one names the seed's git source (`git_host`), the service's when one names the
+    service's (`github`); None when it names neither or both (it cannot tell)."""
+    seed, service = SOURCE_WORDS[0]
+    values = set(_enum_values(document))
+    if (seed in values) == (service in values):
+        return None
+    return Dialect.SEED if seed in values else Dialect.SERVICE
+
+
+def _enum_values(node: Any) -> Iterator[Any]:
+    """Every value listed in an `enum` (or given as a `const`) anywhere in NODE."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            enum = item.get("enum")
+            if isinstance(enum, list):
+                yield from (value for value in enum if isinstance(value, str))
+            if isinstance(item.get("const"), str):
+                yield item["const"]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a person wrote the words of the table (a config, or one deployment of it): what
+    they read back is in their words. `written` holds the words they wrote (in either
+    dialect); a word they did not write is spelled as the ones they did lean to (the
+    service's as soon as they wrote one of its words, else the seed's)."""
+
+    written: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, words: Iterable[str]) -> Spelling:
+        """The spelling of a text that wrote WORDS (any words: only the table's count)."""
+        return cls(frozenset(word for word in words if other_spelling(word) is not None))
+
+    @property
+    def leaning(self) -> Dialect:
+        """The dialect of the words not written: the service's if any written word is."""
+        return Dialect.SERVICE if any(w in _SEED_OF for w in self.written) else Dialect.SEED
+
+    @classmethod
+    def leaning_to(cls, dialect: Dialect) -> Spelling:
+        """The spelling of one who wrote nothing yet and speaks DIALECT."""
+        return cls(frozenset({word_in(dialect, SOURCE_WORDS[0][0])}))
+
+    def word(self, word: str) -> str:
+        """WORD (in either dialect) as this person spells it."""
+        seed = _SEED_OF.get(word, word)
+        service = _SERVICE_OF.get(seed)
+        if service is None:
+            return word
+        if (seed in self.written) != (service in self.written):
+            return seed if seed in self.written else service
+        return word_in(self.leaning, seed)
+
+    def path(self, path: str) -> str:
+        """A dotted field path (`source_revision_config.agent_config_path`) in these words."""
+        if not self.written:
+            return path
+        return ".".join(self.word(part) for part in path.split("."))
+
+    def __or__(self, other: Spelling) -> Spelling:
+        return Spelling(self.written | other.written)
+
+
+SEED_SPELLING = Spelling()

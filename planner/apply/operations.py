@@ -20,6 +20,7 @@ from planner.api.models import (
     RevisionStatus,
     is_being_deleted,
 )
+from planner.api.unknown import READ_EXTRA
 from planner.apply.context import Run, working_on
 from planner.apply.records import with_revision
 from planner.apply.results import DeploymentResult, Outcome
@@ -134,7 +135,10 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     desired = run.desired[change.name]
     assert change.deployment_id is not None  # update/new_revision target a recorded id
     deployment_id = change.deployment_id
-    update = DeploymentPatch.model_validate(planned_patch_body(change, desired.secret_values()))
+    # the keys of the observed resource_spec no model knows go back with it (they are in
+    # the planned body, and the PATCH replaces the spec whole)
+    body = planned_patch_body(change, desired.secret_values())
+    update = DeploymentPatch.model_validate(body, extra=READ_EXTRA)
 
     def send() -> Awaitable[Deployment]:
         run.begin(result, "updating")

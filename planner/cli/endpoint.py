@@ -26,6 +26,7 @@ from planner.api.auth import check_base_url, display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.modes import Mode
 from planner.api.retry import RetryPolicy
+from planner.api.vocabulary import Dialect
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason
@@ -58,6 +59,8 @@ class Endpoint:
     db_path: Path | None = None
     mode: Mode = Mode.CLOUD  # the embedded plane's source availability
     timings: Mapping[str, float] = field(default_factory=dict)  # the embedded plane's
+    # The words the server speaks; None: `auto`, read from its OpenAPI document.
+    dialect: Dialect | None = None
 
     @property
     def is_embedded(self) -> bool:
@@ -117,8 +120,9 @@ def embedded_client(
     mode: Mode = Mode.CLOUD,
     retry: RetryPolicy | None = None,
     timings: Mapping[str, float] | None = None,
+    dialect: Dialect = Dialect.SEED,
 ) -> ControlPlaneClient:
-    """A client on a local control plane app running in this process."""
+    """A client on a local control plane app running in this process, speaking DIALECT."""
     import sqlite3
 
     from planner.controlplane.app import create_app  # FastAPI only when embedded
@@ -138,6 +142,7 @@ def embedded_client(
         retry=retry,
         endpoint=embedded_endpoint(db_path),
         on_close=app.state.store.close,
+        dialect=dialect,
     )
 
 
@@ -201,6 +206,7 @@ def open_client(
             mode=endpoint.mode,
             retry=retry,
             timings=endpoint.timings,
+            dialect=endpoint.dialect or Dialect.SEED,
         )
     base_url = endpoint.base_url or ""
     check_base_url(base_url)
@@ -209,4 +215,6 @@ def open_client(
             f"PLANNER_API_KEY is not set (needed for {display_url(base_url)})",
             hint="export PLANNER_API_KEY=<your key>; it is never read from the config file",
         )
-    return ControlPlaneClient(base_url, endpoint.api_key, endpoint.tenant_id, retry=retry)
+    return ControlPlaneClient(
+        base_url, endpoint.api_key, endpoint.tenant_id, retry=retry, dialect=endpoint.dialect
+    )

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
 from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, SECRET_NAME_PATTERN, Mode
+from planner.api.vocabulary import GIT_SOURCE
 from planner.config.desired import DesiredDeployment, Lifecycle
 from planner.config.names import PLAIN_NAME_PATTERN, check_plain_name
 from planner.secrets import url_has_password
@@ -79,7 +80,13 @@ class ControlPlaneConfig(StrictModel):
     )
     mode: Mode = Field(
         default=Mode.CLOUD,
-        description="cloud (git_host, internal_*) or self-hosted (external_docker)",
+        description=f"cloud ({GIT_SOURCE}, internal_*) or self-hosted (external_docker)",
+    )
+    dialect: Literal["auto", "seed", "service"] | None = Field(
+        default=None,
+        description="the words the control plane speaks: seed, service (the real "
+        "service's), or auto (unset: read from its /openapi.json); PLANNER_DIALECT and "
+        "--dialect take precedence",
     )
 
 
