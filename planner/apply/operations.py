@@ -16,17 +16,15 @@ from planner.api.models import (
     FAILURE_STATUSES,
     Deployment,
     DeploymentCreate,
-    DeploymentPatch,
     RevisionStatus,
     is_being_deleted,
 )
-from planner.api.unknown import READ_EXTRA
 from planner.apply.context import Run, working_on
 from planner.apply.records import with_revision
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd
 from planner.errors import ApiError, ApplyError
-from planner.plan.body import planned_create_body, planned_patch_body
+from planner.plan.body import planned_create_body, planned_patch
 from planner.plan.model import Action, Change, Plan, Rollout
 from planner.plan.records import recorded_from
 from planner.plan.recovery import update_intent_details
@@ -135,10 +133,7 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     desired = run.desired[change.name]
     assert change.deployment_id is not None  # update/new_revision target a recorded id
     deployment_id = change.deployment_id
-    # the keys of the observed resource_spec no model knows go back with it (they are in
-    # the planned body, and the PATCH replaces the spec whole)
-    body = planned_patch_body(change, desired.secret_values())
-    update = DeploymentPatch.model_validate(body, extra=READ_EXTRA)
+    update = planned_patch(change, desired.secret_values())
 
     def send() -> Awaitable[Deployment]:
         run.begin(result, "updating")

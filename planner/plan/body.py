@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.api.fields import ChangeClass
-from planner.api.models import Deployment
-from planner.api.unknown import with_unknown
+from planner.api.models import Deployment, DeploymentPatch
+from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Action, Change, FieldChange
 from planner.plan.paths import RESOURCE_SPEC, normalize, set_path
@@ -84,6 +84,16 @@ def planned_patch_body(
     if change.send_secrets:
         body["secrets"] = _secret_list(change, secret_values or {})
     return body
+
+
+def planned_patch(
+    change: Change, secret_values: Mapping[str, str] | None = None
+) -> DeploymentPatch:
+    """`planned_patch_body` as the PATCH the client sends: validated, the keys no model
+    knows (the observed resource_spec's) kept for the client to send back."""
+    return DeploymentPatch.model_validate(
+        planned_patch_body(change, secret_values), extra=READ_EXTRA
+    )
 
 
 def planned_create_body(
