@@ -9,7 +9,7 @@ saved plans, the store of the local control plane) the seed's word is the one ke
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -66,6 +66,8 @@ _SERVICE_OF: dict[str, str] = {
     )
 }
 _SEED_OF: dict[str, str] = {service: seed for seed, service in _SERVICE_OF.items()}
+# Every word of the table in the service's spelling (its source value and keys).
+SERVICE_WORDS: frozenset[str] = frozenset(_SEED_OF)
 
 
 def service_word(seed: str) -> str:
@@ -110,8 +112,8 @@ def integration_path(dialect: Dialect, tail: str) -> str:
     return f"/v1/integrations/{segment}/{tail}"
 
 
-def _renamed_keys(obj: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
-    return {names.get(key, key): value for key, value in obj.items()}
+def _renamed_keys(obj: Mapping[str, Any], word: Callable[[str], str]) -> dict[str, Any]:
+    return {word(key): value for key, value in obj.items()}
 
 
 def translate_body(body: Mapping[str, Any], to: Dialect) -> dict[str, Any]:
@@ -120,20 +122,32 @@ def translate_body(body: Mapping[str, Any], to: Dialect) -> dict[str, Any]:
     `revision_source`, `source_revision_config`'s keys, `source_config.resource_spec`'s
     keys."""
     names = _SERVICE_OF if to is Dialect.SERVICE else _SEED_OF
+    return _respelled(body, lambda word: names.get(word, word))
+
+
+def _respelled(body: Mapping[str, Any], word: Callable[[str], str]) -> dict[str, Any]:
+    """BODY with the words of the table WORD spells (`translate_body`)."""
     out = dict(body)
     for key in ("source", "revision_source"):
         value = out.get(key)
         if isinstance(value, str):
-            out[key] = names.get(value, value)
+            out[key] = word(value)
     revision = out.get("source_revision_config")
     if isinstance(revision, Mapping):
-        out["source_revision_config"] = _renamed_keys(revision, names)
+        out["source_revision_config"] = _renamed_keys(revision, word)
     config = out.get("source_config")
     if isinstance(config, Mapping) and isinstance(config.get("resource_spec"), Mapping):
         config = dict(config)
-        config["resource_spec"] = _renamed_keys(config["resource_spec"], names)
+        config["resource_spec"] = _renamed_keys(config["resource_spec"], word)
         out["source_config"] = config
     return out
+
+
+# Where the table's keys are, as the parts of a field path from a deployment.
+KEY_PLACES: tuple[tuple[str, ...], ...] = (
+    ("source_revision_config",),
+    ("source_config", "resource_spec"),
+)
 
 
 def dialect_of_document(document: Any) -> Dialect | None:
@@ -174,8 +188,10 @@ class Spelling:
 
     @classmethod
     def of(cls, words: Iterable[str]) -> Spelling:
-        """The spelling of a text that wrote WORDS (any words: only the table's count)."""
-        return cls(frozenset(word for word in words if other_spelling(word) is not None))
+        """The spelling of a text that wrote WORDS (any words: only the table's count).
+        Without a word of the service's, it is the seed's (`SEED_SPELLING`'s value)."""
+        written = frozenset(word for word in words if other_spelling(word) is not None)
+        return cls(written if not SERVICE_WORDS.isdisjoint(written) else frozenset())
 
     @property
     def leaning(self) -> Dialect:
@@ -197,11 +213,31 @@ class Spelling:
             return seed if seed in self.written else service
         return word_in(self.leaning, seed)
 
+    def loc(self, loc: Sequence[Any]) -> tuple[Any, ...]:
+        """A field's location (the parts of its path from a deployment) in these words:
+        the key right below one of the `KEY_PLACES` is the table's to spell."""
+        loc = tuple(loc)
+        for place in KEY_PLACES:
+            size = len(place)
+            if len(loc) > size and loc[:size] == place and isinstance(loc[size], str):
+                return (*place, self.word(loc[size]), *loc[size + 1 :])
+        return loc
+
     def path(self, path: str) -> str:
         """A dotted field path (`source_revision_config.agent_config_path`) in these words."""
         if not self.written:
             return path
-        return ".".join(self.word(part) for part in path.split("."))
+        return ".".join(self.loc(path.split(".")))
+
+    def value(self, path: str, value: Any) -> Any:
+        """The value of the field at PATH in these words (a `source`)."""
+        if path == "source" and isinstance(value, str) and self.written:
+            return self.word(value)
+        return value
+
+    def body(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """A deployment's table or body (`source`, the keys of `KEY_PLACES`) in these words."""
+        return _respelled(body, self.word) if self.written else dict(body)
 
     def __or__(self, other: Spelling) -> Spelling:
         return Spelling(self.written | other.written)

@@ -64,7 +64,12 @@ def test_response_only_and_secret_fields_are_absent() -> None:
     """repo_commit_sha is not configurable and [control_plane] has no key field."""
     defs = config_schema()["$defs"]
     assert "repo_commit_sha" not in defs["SourceRevisionConfig"]["properties"]
-    assert set(defs["ControlPlaneConfig"]["properties"]) == {"base_url", "tenant_id", "mode"}
+    assert set(defs["ControlPlaneConfig"]["properties"]) == {
+        "base_url",
+        "tenant_id",
+        "mode",
+        "dialect",
+    }
 
 
 def test_resource_numbers_are_bounded_like_the_loader() -> None:
