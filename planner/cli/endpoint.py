@@ -59,7 +59,8 @@ class Endpoint:
     db_path: Path | None = None
     mode: Mode = Mode.CLOUD  # the embedded plane's source availability
     timings: Mapping[str, float] = field(default_factory=dict)  # the embedded plane's
-    # The words the server speaks; None: `auto`, read from its OpenAPI document.
+    # The words the server speaks (the embedded plane's: `ServerSettings.dialect`); None:
+    # `auto`, read from the server's OpenAPI document (the embedded plane speaks the seed's).
     dialect: Dialect | None = None
 
     @property
@@ -79,10 +80,11 @@ def embedded_settings(
     tenant_id: str,
     mode: Mode = Mode.CLOUD,
     timings: Mapping[str, float] | None = None,
+    dialect: Dialect = Dialect.SEED,
 ) -> ServerSettings:
     """Short revision timings so a quickstart finishes in seconds; the embedded key may
     use the default workspace and the configured one. TIMINGS overrides
-    build_seconds / deploy_seconds / delete_seconds."""
+    build_seconds / deploy_seconds / delete_seconds; DIALECT is the words it speaks."""
     tenants = list(dict.fromkeys([DEFAULT_TENANT_ID, tenant_id]))
     settings = ServerSettings(
         db_path=db_path,
@@ -90,6 +92,7 @@ def embedded_settings(
         build_seconds=EMBEDDED_BUILD_SECONDS,
         deploy_seconds=EMBEDDED_DEPLOY_SECONDS,
         mode=mode,
+        dialect=dialect,
     )
     for name, seconds in (timings or {}).items():
         setattr(settings, name, seconds)
@@ -122,14 +125,14 @@ def embedded_client(
     timings: Mapping[str, float] | None = None,
     dialect: Dialect = Dialect.SEED,
 ) -> ControlPlaneClient:
-    """A client on a local control plane app running in this process, speaking DIALECT."""
+    """A client on a local control plane app running in this process (speaking DIALECT)."""
     import sqlite3
 
     from planner.controlplane.app import create_app  # FastAPI only when embedded
 
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True)
-        app = create_app(embedded_settings(db_path, tenant_id, mode, timings))
+        app = create_app(embedded_settings(db_path, tenant_id, mode, timings, dialect))
     except (OSError, sqlite3.Error) as error:
         raise database_error(db_path, error) from None
     # ASGITransport runs no lifespan events: the store is opened by create_app and

@@ -10,7 +10,8 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
     "SourceConfig": {
         "integration_id": f"{_GIT}: id (uuid) of the repository integration (immutable)",
         "repo_url": f"{_GIT}: repository URL (immutable)",
-        "deployment_type": "dev_free, dev or prod (not external_docker; immutable)",
+        "deployment_type": "dev_free, dev, prod, dev_zero or dev_free_zero (not external_docker; "
+        "immutable)",
         "build_on_push": f"{_GIT}: rebuild on every push (must be false for a tag ref)",
         "custom_url": "external_docker: custom URL (changes in place)",
         "resource_spec": "replicas, CPU, memory and pod settings (any change: new revision)",
@@ -18,6 +19,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "listener_config": "external_docker: listener settings (immutable)",
         "install_command": f"{_GIT} / internal_source: install command (new revision)",
         "build_command": f"{_GIT} / internal_source: build command (new revision)",
+        "template_id": "internal_template: the template to deploy (immutable)",
     },
     "SourceRevisionConfig": {
         "repo_ref": f"{_GIT}: branch, tag (refs/tags/...) or commit to build",

@@ -19,6 +19,7 @@ from planner.api.models import (
     RevisionCreate,
     SourceConfig,
 )
+from planner.api.vocabulary import GIT_SOURCE
 from planner.controlplane import lifecycle, views
 from planner.controlplane.patching import apply_patch, unique_secrets
 from planner.controlplane.settings import ServerSettings
@@ -73,7 +74,7 @@ class Deployments:
         for revision in skipped:
             revision.skipped_at = now
         config = dict(row.source_revision_config)
-        if row.source == "git_host":
+        if row.source == GIT_SOURCE:
             sha = views.commit_sha(row.source_config.get("repo_url"), config.get("repo_ref"))
             config["repo_commit_sha"] = sha
         revision = RevisionRow(
@@ -107,7 +108,7 @@ class Deployments:
         source_config = {k: v for k, v in wire["source_config"].items() if v != {}}
         if body.source != "external_docker":
             source_config.setdefault("deployment_type", "prod")
-        if body.source == "git_host":
+        if body.source == GIT_SOURCE:
             source_config.setdefault("build_on_push", False)  # the service's default, echoed
         row = DeploymentRow(
             id=str(uuid.uuid4()),
