@@ -8,6 +8,7 @@ from typing import Any
 
 from planner.api.fields import REASONS, ChangeClass, classify
 from planner.api.models import Deployment
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import create_request_body
 from planner.plan.model import (
@@ -193,16 +194,22 @@ def action_for(fields: list[FieldChange]) -> Action:
     return Action.NO_OP
 
 
-def immutable_error(name: str, field: FieldChange) -> PlanProblem:
-    old, new = show(field.before), show(field.after)
+def immutable_error(
+    name: str, field: FieldChange, spelling: Spelling = SEED_SPELLING
+) -> PlanProblem:
+    """The error of an immutable field's change, worded in SPELLING's words (its `path`
+    stays the plan's)."""
+    path = spelling.path(field.path)
+    old = show(spelling.value(field.path, field.before))
+    new = show(spelling.value(field.path, field.after))
     # a config cannot say null: an unset live value is kept by leaving the field out
-    keep = f"set {field.path} back to {old}"
+    keep = f"set {path} back to {old}"
     if field.before is None:
-        keep = f"leave {field.path} out of the config"
+        keep = f"leave {path} out of the config"
     return PlanProblem(
         name=name,
         path=field.path,
-        message=f"{field.path} cannot change after creation: {old} → {new}",
+        message=f"{path} cannot change after creation: {old} → {new}",
         hint=f"to delete and re-create {name} (it gets a new id), plan with --replace {name}; "
         f"or {keep}",
     )

@@ -80,7 +80,9 @@ def build_update(
         secret_digests=secret_digests(desired, key) if secrets else {},
     )
     errors = [
-        immutable_error(desired.name, f) for f in fields if f.change_class is ChangeClass.IMMUTABLE
+        immutable_error(desired.name, f, desired.spelling)
+        for f in fields
+        if f.change_class is ChangeClass.IMMUTABLE
     ]
     return UpdateOutcome(change, errors, _secret_warnings(desired, bool(secret_fields)))
 
