@@ -203,7 +203,7 @@ class Spelling:
     @classmethod
     def leaning_to(cls, dialect: Dialect) -> Spelling:
         """The spelling of one who wrote nothing yet and speaks DIALECT."""
-        return cls(frozenset({word_in(dialect, SOURCE_WORDS[0][0])}))
+        return cls.of([word_in(dialect, SOURCE_WORDS[0][0])])
 
     def word(self, word: str) -> str:
         """WORD (in either dialect) as this person spells it."""

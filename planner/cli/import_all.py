@@ -4,8 +4,9 @@ Steps, in an order that never leaves a state managing what no config declares:
 1. refuse an existing FILE (without `--force`) before any request;
 2. list the workspace's deployments (`ceil(N/100)` requests; `--name-contains` filters on
    the server) and keep those no state of `-c` manages and its config does not declare;
-3. generate the config (`planner.plan.adopt`, pure), load it through the real loader
-   (with the observed secret values as its environment), write FILE;
+3. generate the config (`planner.plan.adopt`, pure; in the words `-c`'s config writes,
+   else the server's), load it through the real loader (with the observed secret values
+   as its environment), write FILE;
 4. record every adopted deployment in FILE's own state (refused if that state already
    manages deployments: the new config would plan to delete them).
 
@@ -33,6 +34,7 @@ from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, Source
 from planner.api.rules import Mode
+from planner.api.vocabulary import SEED_SPELLING, Dialect, Spelling
 from planner.cli.endpoint import open_client
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.target import Target, default_state_dir, resolve_state, resolve_target
@@ -65,6 +67,7 @@ class AdoptFrom:
     managed_ids: set[str]
     declared: set[str]
     mode: Mode | None = None
+    spelling: Spelling = SEED_SPELLING  # how its config writes the dialects' words
 
 
 @dataclass
@@ -114,7 +117,8 @@ def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> Adopt
     managed = {r.id for r in state.deployments.values()} if state else set()
     managed |= set(elsewhere)
     declared = set() if file.resolve() == path.resolve() else set(config.deployments)
-    return AdoptFrom(source, managed, declared, mode=config.control_plane.mode)
+    mode = config.control_plane.mode
+    return AdoptFrom(source, managed, declared, mode=mode, spelling=config.spelling)
 
 
 async def list_unmanaged(
@@ -171,6 +175,10 @@ async def adopt_all(
 ) -> Adopted:
     async with open_client(source.target.endpoint) as client:
         observed, skipped = await list_unmanaged(client, source, options.name_contains)
+        # the words of the config that adopts them, else those of the server they run on
+        spelling = source.spelling
+        if not spelling.written:
+            spelling = Spelling.leaning_to(client.dialect or Dialect.SEED)
     if not observed:
         return Adopted(file, "", [], [], skipped)
     duplicates = duplicate_names(observed)
@@ -185,7 +193,7 @@ async def adopt_all(
         workspace.state, table, file, environ, environment, default_state_dir(file, environ)
     )
     refuse_managing_state(state.open(), file)
-    generated = generated_config(observed)
+    generated = generated_config(observed, spelling)
     plane = generated_control_plane(source, observed)
     state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     text = render_generated_config(generated, plane, environment, state=state_table)
