@@ -32,7 +32,7 @@ from pydantic import (
     field_validator,
 )
 
-from planner.api.vocabulary import other_spelling, seed_source
+from planner.api.vocabulary import GIT_SOURCE, other_spelling, seed_source
 
 # The canonical spelling (lower-case, hyphenated), which `str(uuid.UUID(value))` gives back
 # unchanged: every id a server sends, checked without parsing it (40,000 per 10,000 read).
@@ -153,7 +153,7 @@ EITHER_SPELLING = ConfigDict(alias_generator=AliasGenerator(validation_alias=_ei
 
 
 class Source(StrEnum):
-    GIT_HOST = "git_host"
+    GIT_HOST = GIT_SOURCE
     EXTERNAL_DOCKER = "external_docker"
     INTERNAL_DOCKER = "internal_docker"
     INTERNAL_SOURCE = "internal_source"

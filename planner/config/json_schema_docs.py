@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planner.api.vocabulary import GIT_SOURCE, service_word
+from planner.api.vocabulary import AGENT_CONFIG_KEY, GIT_SOURCE, service_word
 
 _GIT = f"{GIT_SOURCE} ({service_word(GIT_SOURCE)})"  # the git source, in both dialects' words
 
@@ -23,7 +23,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
     },
     "SourceRevisionConfig": {
         "repo_ref": f"{_GIT}: branch, tag (refs/tags/...) or commit to build",
-        "agent_config_path": "path of the agent config file (not external_docker)",
+        AGENT_CONFIG_KEY: "path of the agent config file (not external_docker)",
         "image_uri": "external_docker / internal_docker: image to run",
         "source_tarball_path": "internal_source: path of the source tarball",
     },
