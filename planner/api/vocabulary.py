@@ -218,12 +218,7 @@ class Spelling:
     def loc(self, loc: Sequence[Any]) -> tuple[Any, ...]:
         """A field's location (the parts of its path from a deployment) in these words:
         the key right below one of the `KEY_PLACES` is the table's to spell."""
-        loc = tuple(loc)
-        for place in KEY_PLACES:
-            size = len(place)
-            if len(loc) > size and loc[:size] == place and isinstance(loc[size], str):
-                return (*place, self.word(loc[size]), *loc[size + 1 :])
-        return loc
+        return _spelled_loc(loc, self.word)
 
     def path(self, path: str) -> str:
         """A dotted field path (`source_revision_config.agent_config_path`) in these words."""
@@ -246,6 +241,25 @@ class Spelling:
 
 
 SEED_SPELLING = Spelling()
+
+
+def _spelled_loc(loc: Sequence[Any], word: Callable[[str], str]) -> tuple[Any, ...]:
+    loc = tuple(loc)
+    for place in KEY_PLACES:
+        size = len(place)
+        if len(loc) > size and loc[:size] == place and isinstance(loc[size], str):
+            return (*place, word(loc[size]), *loc[size + 1 :])
+    return loc
+
+
+def seed_path(path: str) -> str:
+    """A dotted field path written in either dialect's words, in the seed's."""
+    return ".".join(_spelled_loc(path.split("."), seed_word))
+
+
+def service_path(path: str) -> str:
+    """A dotted field path in the service's words."""
+    return ".".join(_spelled_loc(path.split("."), service_word))
 
 
 def _word_pattern(words: Mapping[str, str]) -> re.Pattern[str]:

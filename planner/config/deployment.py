@@ -33,7 +33,7 @@ from planner.config.diagnostics import Loc, Problem, has_path, under
 from planner.config.merge import deep_merge
 from planner.config.models import DeploymentSpec
 from planner.config.secret_values import ResolvedSecrets, resolve_secrets
-from planner.config.spellings import both_spellings, written_spelling
+from planner.config.spellings import both_spellings, has_service_words, written_spelling
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 # `json.dumps(..., default=str)`, made once; parsed data holds no cycles to look for
@@ -132,8 +132,10 @@ def load_deployment(
     remote = own.get("name")
     merged = deep_merge(defaults.raw, without_name(own))
     loaded = Loaded(problems=check_name(name) + _check_remote_name(remote))
-    loaded.problems += both_spellings(merged)
-    spelling = written_spelling(merged)
+    spelling = SEED_SPELLING
+    if has_service_words(merged):  # most tables write none: no more to look at
+        loaded.problems += both_spellings(merged)
+        spelling = written_spelling(merged)
     # A table inherited whole, validated for an earlier deployment, is not validated again
     # (unless something else is wrong: the problems are then those of the whole table).
     inherited = [key for key in defaults.validated if merged[key] is defaults.raw[key]]

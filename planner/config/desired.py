@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig
-from planner.api.vocabulary import SEED_SPELLING, Spelling
+from planner.api.vocabulary import SEED_SPELLING, Spelling, seed_path
 
 
 class Lifecycle(BaseModel):
@@ -28,6 +28,15 @@ class Lifecycle(BaseModel):
     protect: bool = False
     ignore_changes: tuple[str, ...] = ()
     create_before_destroy: bool = False
+
+    @field_validator("ignore_changes", mode="before")
+    @classmethod
+    def _in_the_seeds_words(cls, value: Any) -> Any:
+        """A path written in the service's words (`...langgraph_config_path`) is held in
+        the seed's, as the plan compares them."""
+        if isinstance(value, list | tuple):
+            return tuple(seed_path(path) if isinstance(path, str) else path for path in value)
+        return value
 
 
 # The fields that are not the deployment's wire fields (`managed()` leaves them out).

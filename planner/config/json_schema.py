@@ -13,7 +13,12 @@ from typing import Any
 
 from planner.api.fields import read_only_keys
 from planner.api.models import ResourceSpec
-from planner.api.vocabulary import RESOURCE_SPEC_KEYS, REVISION_CONFIG_KEYS, SOURCE_WORDS
+from planner.api.vocabulary import (
+    RESOURCE_SPEC_KEYS,
+    REVISION_CONFIG_KEYS,
+    SOURCE_WORDS,
+    service_path,
+)
 from planner.config.checks import ignorable_paths
 from planner.config.json_schema_docs import FIELD_DOCS, resource_spec_doc
 from planner.config.models import ConfigFile
@@ -34,7 +39,9 @@ def config_schema() -> dict[str, Any]:
     for key in read_only_keys("source_revision_config"):  # the service sets them
         defs["SourceRevisionConfig"]["properties"].pop(key)
     _bound_resource_numbers(defs["ResourceSpec"]["properties"])
-    paths = sorted(ignorable_paths())
+    paths = sorted(
+        {spelled for path in ignorable_paths() for spelled in (path, service_path(path))}
+    )
     defs["Lifecycle"]["properties"]["ignore_changes"]["items"] = {"enum": paths}
     _either_spelling(defs)
     return {

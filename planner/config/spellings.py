@@ -26,7 +26,7 @@ from planner.config.diagnostics import Loc, Problem
 def written_spelling(table: Mapping[str, Any]) -> Spelling:
     """The words of the table a deployment's (merged) table wrote: its `source` and the
     keys of its `source_revision_config` and `resource_spec` (`SEED_SPELLING` when none
-    is the service's: most tables, told apart at the cost of a set look-up or three)."""
+    is the service's: most tables, told apart by `has_service_words` first)."""
     if not has_service_words(table):
         return SEED_SPELLING
     words = [key for _, key in _placed_keys(table)]
@@ -56,11 +56,17 @@ def both_spellings(table: Mapping[str, Any]) -> list[Problem]:
 
 
 def has_service_words(table: Mapping[str, Any]) -> bool:
-    """Whether a deployment's table writes a word of the table in the service's spelling."""
+    """Whether a deployment's table writes a word of the table in the service's spelling
+    (asked for every deployment: plain dict look-ups, the tables a file parses to)."""
     source = table.get("source")
-    if isinstance(source, str) and source in SERVICE_WORDS:
+    if type(source) is str and source in SERVICE_WORDS:
         return True
-    return any(not SERVICE_WORDS.isdisjoint(_at(table, place)) for place in KEY_PLACES)
+    revision = table.get("source_revision_config")
+    if isinstance(revision, dict) and not SERVICE_WORDS.isdisjoint(revision):
+        return True
+    config = table.get("source_config")
+    spec = config.get("resource_spec") if isinstance(config, dict) else None
+    return isinstance(spec, dict) and not SERVICE_WORDS.isdisjoint(spec)
 
 
 def _placed_keys(table: Mapping[str, Any]) -> Iterator[tuple[Loc, str]]:

@@ -121,3 +121,13 @@ def test_the_json_schema_accepts_either_dialect(dialect: Dialect) -> None:
     deployment["source_revision_config"] = {SEED_AGENT: "a.json", SERVICE_AGENT: "a.json"}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"deployments": {"api": deployment}}, schema)
+
+
+def test_ignore_changes_take_either_words(load: Loader) -> None:
+    """An ignore_changes path in the service's words ignores the field the seed's path
+    names (the plan compares the seed's)."""
+    table = git_table(Dialect.SERVICE)
+    path = f"source_config.resource_spec.{SERVICE_CACHE_CPU}"
+    table += f'[deployments.api.lifecycle]\nignore_changes = ["{path}"]\n'
+    desired = load(table).deployments["api"]
+    assert desired.lifecycle.ignore_changes == (f"source_config.resource_spec.{SEED_CACHE_CPU}",)
