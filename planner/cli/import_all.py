@@ -8,8 +8,9 @@ Steps, in an order that never leaves a state managing what no config declares:
    would plan to delete them), or that is `-c`'s own while `-c` declares deployments;
 4. show what is about to be adopted and ask (`approve`: the planner cannot see every
    state, so a deployment it calls unmanaged may be another state's);
-5. generate the config (`planner.plan.adopt`, pure), load it through the real loader
-   (with the observed secret values as its environment), write FILE;
+5. generate the config (`planner.plan.adopt`, pure; in the words `-c`'s config writes,
+   else the server's), load it through the real loader (with the observed secret values
+   as its environment), write FILE;
 6. record every adopted deployment in FILE's state.
 
 The endpoint, workspace and state are those `-c` (its environment with `--env`) resolves
@@ -37,6 +38,7 @@ from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, Source
 from planner.api.rules import Mode
+from planner.api.vocabulary import SEED_SPELLING, Dialect, Spelling
 from planner.cli.endpoint import open_client
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.target import (
@@ -79,6 +81,7 @@ class AdoptFrom:
     managed_ids: set[str]
     declared: set[str]
     mode: Mode | None = None
+    spelling: Spelling = SEED_SPELLING  # how its config writes the dialects' words
 
 
 def check_target(generate_config: str, force: bool) -> Path:
@@ -117,7 +120,8 @@ def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> Adopt
     managed = {r.id for r in state.deployments.values()} if state else set()
     managed |= set(elsewhere)
     declared = set() if file.resolve() == path.resolve() else set(config.deployments)
-    return AdoptFrom(source, managed, declared, mode=config.control_plane.mode)
+    mode = config.control_plane.mode
+    return AdoptFrom(source, managed, declared, mode=mode, spelling=config.spelling)
 
 
 async def list_unmanaged(
@@ -229,6 +233,10 @@ async def adopt_all(
 ) -> Adopted:
     async with open_client(source.target.endpoint) as client:
         observed, skipped = await list_unmanaged(client, source, options.name_contains)
+        # the words of the config that adopts them, else those of the server they run on
+        spelling = source.spelling
+        if not spelling.written:
+            spelling = Spelling.leaning_to(client.dialect or Dialect.SEED)
     if not observed:
         return Adopted(file, "", [], [], skipped)
     refuse_duplicate_names(observed)
@@ -237,7 +245,7 @@ async def adopt_all(
     location = refuse_managing_state(state.open(), file)
     refuse_sharing_state(source, state, environ)
     approve(Proposal(file, location, sorted(observed, key=lambda d: d.name), skipped))
-    generated = generated_config(observed)
+    generated = generated_config(observed, spelling)
     plane = generated_control_plane(source, observed)
     state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     text = render_generated_config(generated, plane, environment, state=state_table)

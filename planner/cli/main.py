@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "state": ("cmd_state", "inspect or edit the state"),
     "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
     "providers": ("cmd_providers", "list OAuth providers"),
-    "repos": ("cmd_repos", "list repositories of a git_host integration"),
+    "repos": ("cmd_repos", "list repositories of a git integration"),
     "serve": ("cmd_serve", "run the local control plane"),
     "schema": ("cmd_schema", "print or write the JSON Schemas"),
 }

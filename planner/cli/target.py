@@ -10,7 +10,9 @@ a relative $PLANNER_STATE_DIR) are relative to the config file's directory; `--s
 and $PLANNER_STATE to the working directory. The embedded plane's database lives in the
 state directory. Endpoint: `--base-url`, else $PLANNER_BASE_URL, else
 `[control_plane] base_url`, else the embedded plane; the workspace $PLANNER_TENANT_ID,
-else `[control_plane] tenant_id`; the API key only $PLANNER_API_KEY.
+else `[control_plane] tenant_id`; the API key only $PLANNER_API_KEY; the dialect
+`--dialect`, else $PLANNER_DIALECT, else `[control_plane] dialect`, else `auto` (a URL's
+server is asked; the embedded plane speaks the seed's words).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.modes import Mode
+from planner.api.vocabulary import AUTO, Dialect, chosen_dialect
 from planner.cli.endpoint import EMBEDDED_DB_NAME, Endpoint, embedded_timings
 from planner.cli.options import WorkspaceOptions
 from planner.config.environments import ENVIRONMENTS_HINT, environment_names
@@ -93,7 +96,9 @@ def resolve_target(
     control_plane, table = _tables(config_path, raw, options, environment, environ)
     state_dir = state_dir or default_state_dir(config_path, environ)
     state = resolve_state(options.state, table, config_path, environ, environment, state_dir)
-    endpoint = resolve_endpoint(options.base_url, control_plane, environ, state_dir)
+    endpoint = resolve_endpoint(
+        options.base_url, control_plane, environ, state_dir, dialect_flag=options.dialect
+    )
     return Target(
         config_path, environment, variables, state, endpoint, state_dir, control_plane, table, raw
     )
@@ -158,12 +163,15 @@ def resolve_endpoint(
     control_plane: ControlPlaneConfig,
     environ: Mapping[str, str],
     state_dir: Path,
+    *,
+    dialect_flag: str | None = None,
 ) -> Endpoint:
     """`--base-url`, else $PLANNER_BASE_URL, else the config's URL, else the embedded plane."""
     base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or control_plane.base_url
     tenant_id = environ.get("PLANNER_TENANT_ID") or control_plane.tenant_id
+    dialect = resolve_dialect(dialect_flag, control_plane, environ)
     if base_url:
-        return Endpoint(base_url, tenant_id, environ.get("PLANNER_API_KEY", ""))
+        return Endpoint(base_url, tenant_id, environ.get("PLANNER_API_KEY", ""), dialect=dialect)
     return Endpoint(
         None,
         tenant_id or DEFAULT_TENANT_ID,
@@ -171,4 +179,22 @@ def resolve_endpoint(
         db_path=state_dir / EMBEDDED_DB_NAME,
         mode=Mode(control_plane.mode),
         timings=embedded_timings(environ),
+        dialect=dialect or Dialect.SEED,  # the embedded plane is ours: nothing to ask
     )
+
+
+DIALECT_ENV = "PLANNER_DIALECT"
+
+
+def resolve_dialect(
+    flag: str | None, control_plane: ControlPlaneConfig, environ: Mapping[str, str]
+) -> Dialect | None:
+    """`--dialect`, else $PLANNER_DIALECT, else `[control_plane] dialect`: the dialect it
+    names, or None for `auto` (the client asks the server)."""
+    given = environ.get(DIALECT_ENV)
+    if flag is None and given:
+        try:
+            return chosen_dialect(given)
+        except ValueError as error:
+            raise ConfigError(f"{DIALECT_ENV}: {error}") from None
+    return chosen_dialect(flag or control_plane.dialect or AUTO)
