@@ -62,7 +62,11 @@ class WorkspaceOptions(Options):
         repeated: tuple[str, ...] = ("-c", self.config) if self.is_config_given else ()
         environment = self.environment(environ)
         repeated += ("--env", environment) if environment else ()
-        return repeated + (("--state", self.state) if self.state else ())
+        return repeated + self.state_args()
+
+    def state_args(self) -> tuple[str, ...]:
+        """`--state` as given, to repeat in a command we suggest (none: not given)."""
+        return ("--state", self.state) if self.state else ()
 
 
 @dataclass(frozen=True)
