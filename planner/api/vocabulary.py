@@ -134,13 +134,22 @@ def _respelled(body: Mapping[str, Any], word: Callable[[str], str]) -> dict[str,
         value = out.get(key)
         if isinstance(value, str):
             out[key] = word(value)
+    return _with_nested_keys(out, lambda obj, _pairs: _renamed_keys(obj, word))
+
+
+KeyMap = Callable[[Mapping[str, Any], tuple[tuple[str, str], ...]], dict[str, Any]]
+
+
+def _with_nested_keys(out: dict[str, Any], keys: KeyMap) -> dict[str, Any]:
+    """OUT with KEYS applied to the two objects whose keys the table names:
+    `source_revision_config`, and `source_config.resource_spec` (a copy of `source_config`)."""
     revision = out.get("source_revision_config")
     if isinstance(revision, Mapping):
-        out["source_revision_config"] = _renamed_keys(revision, word)
+        out["source_revision_config"] = keys(revision, REVISION_CONFIG_KEYS)
     config = out.get("source_config")
     if isinstance(config, Mapping) and isinstance(config.get("resource_spec"), Mapping):
         config = dict(config)
-        config["resource_spec"] = _renamed_keys(config["resource_spec"], word)
+        config["resource_spec"] = keys(config["resource_spec"], RESOURCE_SPEC_KEYS)
         out["source_config"] = config
     return out
 
@@ -288,16 +297,7 @@ def seed_request(body: Mapping[str, Any]) -> dict[str, Any]:
     (the service ignores keys it does not know) before the service's keys are renamed.
     Values of `source` and `revision_source` are renamed; a seed word there is the caller's
     to refuse (`is_seed_only_value`)."""
-    out = dict(body)
-    revision = out.get("source_revision_config")
-    if isinstance(revision, Mapping):
-        out["source_revision_config"] = _only_service_keys(revision, REVISION_CONFIG_KEYS)
-    config = out.get("source_config")
-    if isinstance(config, Mapping) and isinstance(config.get("resource_spec"), Mapping):
-        config = dict(config)
-        config["resource_spec"] = _only_service_keys(config["resource_spec"], RESOURCE_SPEC_KEYS)
-        out["source_config"] = config
-    return translate_body(out, Dialect.SEED)
+    return translate_body(_with_nested_keys(dict(body), _only_service_keys), Dialect.SEED)
 
 
 def _only_service_keys(
