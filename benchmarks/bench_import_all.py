@@ -7,7 +7,7 @@ Starts `planner serve` on a free port with a fresh database, creates COUNT deplo
 mixed sources through the API (git_host, internal_docker, internal_source; resource
 specs, labels, and secrets on a third of them, two of which differ per deployment), then,
 each as its own process in an empty directory with PLANNER_BASE_URL/PLANNER_TENANT_ID set:
-- `planner import --all --generate-config planner.toml`;
+- `planner import --all --auto-approve --generate-config planner.toml`;
 - `planner plan --detailed-exitcode` (expected: exit 0, no changes).
 Per step: wall time of the process (Python start-up included), its exit code, and the
 requests the server counted (`controlplane_requests_total` on `/v2/...` routes).
@@ -120,7 +120,14 @@ def main() -> None:
             steps = [
                 (
                     "import --all",
-                    [*planner, "import", "--all", "--generate-config", "planner.toml"],
+                    [
+                        *planner,
+                        "import",
+                        "--all",
+                        "--auto-approve",
+                        "--generate-config",
+                        "planner.toml",
+                    ],
                 ),
                 ("plan --detailed-exitcode", [*planner, "plan", "--detailed-exitcode"]),
             ]

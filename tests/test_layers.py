@@ -2,7 +2,8 @@
 
 Layers, low to high (CONVENTIONS.md, "Where things live"):
 
-    root (planner/__init__.py, errors.py, files.py, lifetimes.py, secrets.py)
+    root (planner/__init__.py, command_lines.py, errors.py, files.py, lifetimes.py,
+          secrets.py)
     state                      the state file, lock, store
     api                        wire models, rules, the httpx2 client: knows neither the
                                server, nor the state, nor the config
@@ -29,6 +30,7 @@ PLANNER = Path(__file__).resolve().parent.parent / "planner"
 ROOT = "root"
 ROOT_MODULES = {
     "planner",
+    "planner.command_lines",
     "planner.errors",
     "planner.files",
     "planner.lifetimes",

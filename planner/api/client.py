@@ -20,7 +20,7 @@ import asyncio
 import json
 import logging
 import ssl
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from types import TracebackType
@@ -405,11 +405,13 @@ class ControlPlaneClient:
 
         return await _by_ids(ids, listed)
 
-    async def find_by_name(self, name: str, *, include_deleting: bool = True) -> Deployment | None:
-        """The deployment named exactly `name`, or None."""
+    async def find_by_name(
+        self, name: str, *, include_deleting: bool = True, excluding: Collection[str] = ()
+    ) -> Deployment | None:
+        """The deployment named exactly `name` whose id is not one of EXCLUDING, or None."""
         async with aclosing(self.iter_deployments(name_contains=name)) as deployments:
             async for deployment in deployments:
-                if deployment.name != name:
+                if deployment.name != name or deployment.id in excluding:
                     continue
                 if include_deleting or not is_being_deleted(deployment.status):
                     return deployment

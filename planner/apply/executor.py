@@ -217,6 +217,7 @@ async def delete_all(run: Run, changes: list[Change]) -> dict[str, PendingIntent
         if change.deployment_id in outcome.deleted:
             if change.action is Action.DELETE:
                 run.finish(result, Outcome.SUCCEEDED, "deleted")
+            result.old_deleted = change.action is Action.REPLACE
             continue
         why = outcome.failed.get(change.deployment_id or "", "not deleted")
         run.fail(result, f"delete failed: {why}")

@@ -221,6 +221,7 @@ async def create_first(run: Run, change: Change, result: DeploymentResult) -> No
             await run.recorder.drop_deletes(deposed)
             why = outcome.failed.get(old_id, "not deleted")
             raise ApplyError(f"the old deployment {old_id} was not deleted: {why}")
+        result.old_deleted = True
         await run.recorder.forget(deposed)
 
     try:

@@ -34,7 +34,8 @@ class DeploymentResult:
     says why it failed, naming nothing secret. `rollout`: nothing was to be sent, but its
     latest revision (`revision_id`, submitted by an earlier apply) was still rolling out,
     so the run waited for it. `moved_from`: the plan moved it from that address (its
-    record re-keyed, nothing sent for the move itself).
+    record re-keyed, nothing sent for the move itself). `old_deleted`: a replace whose
+    old deployment this run deleted (counted as deleted when the replace did not finish).
     """
 
     name: str
@@ -48,6 +49,7 @@ class DeploymentResult:
     seconds: float = 0.0
     rollout: bool = False
     moved_from: str | None = None  # the address the state recorded it under (a move)
+    old_deleted: bool = False
 
     @property
     def failed(self) -> bool:
@@ -100,6 +102,19 @@ class ApplyResult:
     def rollouts(self) -> list[DeploymentResult]:
         """The rollouts of an earlier apply this run waited for."""
         return [r for r in self.results if r.rollout]
+
+    @property
+    def deleted(self) -> int:
+        """Every deletion the run performed: the deletes that succeeded, and the replaces
+        whose old deployment is gone without a new one counted as replaced (its create
+        failed, or never started)."""
+        replaced = (Outcome.SUCCEEDED, Outcome.SUBMITTED)
+        halves = sum(
+            1
+            for r in self.results
+            if r.action is Action.REPLACE and r.old_deleted and r.outcome not in replaced
+        )
+        return self.count(Action.DELETE) + halves
 
     def count(self, action: Action, *outcomes: Outcome) -> int:
         wanted = outcomes or (Outcome.SUCCEEDED, Outcome.SUBMITTED)

@@ -58,9 +58,16 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--generate-config",
         metavar="FILE",
-        help="with --all: write the config declaring them to FILE (its own state)",
+        help="with --all: write the config declaring them to FILE (with the [state] url "
+        "they are recorded in: --state, else PLANNER_STATE, else the config's)",
     )
     parser.add_argument("--force", action="store_true", help="with --all: replace FILE")
+    parser.add_argument(
+        "--auto-approve",
+        action="store_true",
+        help="with --all: adopt without asking (it lists them and asks for `yes` on a "
+        "terminal, and refuses without one)",
+    )
     add_workspace_options(parser)
     add_lock_options(parser)
     parser.set_defaults(func=run)
@@ -69,10 +76,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from planner.cli.import_all import adopted_lines, run_import_all
+    from planner.cli.import_all import run_import_all
+    from planner.cli.prompt import confirm
     from planner.cli.target import resolve_target
-    from planner.plan.model import suggested_command
+    from planner.command_lines import suggested_command
     from planner.render.console import make_console
+    from planner.render.import_view import Proposal, adopted_lines, proposal_lines
     from planner.render.output import write_lines
 
     options = import_options(vars(args))
@@ -80,9 +89,14 @@ def run(args: argparse.Namespace) -> int:
     workspace = WorkspaceOptions.of(vars(args))
     console = make_console()
     if args.all:
-        adopted = run_import_all(workspace, options, os.environ)
+
+        def approve(proposal: Proposal) -> None:
+            write_lines(console, proposal_lines(proposal, workspace.config))
+            confirm(options.auto_approve, "import --all")
+
+        adopted = run_import_all(workspace, options, os.environ, approve)
         env = workspace.environment(os.environ)
-        write_lines(console, adopted_lines(adopted, workspace, env))
+        write_lines(console, adopted_lines(adopted, workspace.config, env))
         return 0
     target = resolve_target(workspace, os.environ)
     imported = asyncio.run(import_deployment(target, args.name, args.deployment_id, options))
@@ -108,6 +122,7 @@ def import_options(given: Mapping[str, Any]) -> ImportAllOptions:
         given["force"],
         given["lock_timeout"],
         given["lock_lease"],
+        given["auto_approve"],
     )
 
 
@@ -128,6 +143,7 @@ def check_arguments(
         ("--generate-config", options.generate_config),
         ("--name-contains", options.name_contains),
         ("--force", options.force),
+        ("--auto-approve", options.auto_approve),
     ):
         if value:
             raise PlannerError(f"{flag} goes with --all")

@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.cli.common import run_async
@@ -105,11 +106,12 @@ def run(args: argparse.Namespace) -> int:
         from planner.cli.target import resolve_target
 
         target = resolve_target(workspace, os.environ)
+    check_out_target(args.out, target)
     result = run_async(run_plan(target, options, args.out))
     sys.stdout.write(render(result.plan, output))
     sys.stdout.flush()
     append_step_summary(lambda: step_summary(result.plan, output))
-    report_side_effects(result, args.out, output)
+    report_side_effects(result, args.out, output, workspace.state_args())
     if result.plan.has_errors:
         return EXIT_ERROR
     if args.detailed_exitcode and is_changed(result.plan):
@@ -144,17 +146,32 @@ def plan_options(**given: Any) -> PlanOptions:
 
 
 def check_out(out: str | None, options: PlanOptions) -> None:
-    """Refuse a bad `--out` before any work."""
-    if out is None:
-        return
-    from planner.plan.saved import plan_file_target
-
-    if options.refresh_only:
+    """Refuse `--out` with options that save nothing, before anything is read."""
+    if out is not None and options.refresh_only:
         raise PlanError(
             "--refresh-only cannot be combined with --out",
             hint="`planner apply --refresh-only` records the drift into the state",
         )
-    plan_file_target(out)
+
+
+def check_out_target(out: str | None, target: Target) -> None:
+    """Refuse an `--out` that is not a new file or a saved plan, before the plan is made;
+    the hint names TARGET's own files (the config, the state and its siblings, the
+    embedded control plane's database) as such."""
+    if out is None:
+        return
+    from planner.plan.saved import plan_file_target
+    from planner.state.localfile import LocalFileBackend
+    from planner.state.location import is_postgres_url
+
+    known = {Path(os.path.realpath(target.config_path)): "the config file"}
+    if not is_postgres_url(target.state.location):
+        known |= LocalFileBackend(target.state.location).files()
+    if target.endpoint.db_path is not None:
+        known[Path(os.path.realpath(target.endpoint.db_path))] = (
+            "the local control plane's database"
+        )
+    plan_file_target(out, known)
 
 
 async def run_plan(target: Target, options: PlanOptions, out: str | None) -> PlanRun:
@@ -258,10 +275,14 @@ def is_color_terminal() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions) -> None:
-    """The saved plan file, said apart from the plan itself."""
+def report_side_effects(
+    result: PlanRun, out: str | None, output: OutputOptions, state_args: tuple[str, ...] = ()
+) -> None:
+    """The saved plan file, said apart from the plan itself; the apply command repeats
+    STATE_ARGS (`--state`, its password left out and said where it comes from)."""
     if not out:
         return
+    from planner.command_lines import password_note, suggested_command
     from planner.plan.saved import write_saved_plan
     from planner.render.console import make_console
 
@@ -270,6 +291,8 @@ def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions)
         return
     write_saved_plan(out, result.saved)
     make_console(stderr=output.format != "text").print(
-        f"\nSaved the plan to {out}. To apply exactly this plan: planner apply {out}",
+        f"\nSaved the plan to {out}. To apply exactly this plan: "
+        + suggested_command("apply", out, command_args=state_args)
+        + password_note(*state_args),
         markup=False,
     )

@@ -182,8 +182,14 @@ async def reconcile(
         settings, workspace_opener(target), leadership, board, view, stop, notifier, where
     )
     try:
-        with serving(board, options.listen_address), signals.installed(), signals.executing(stop):
-            code = await reconciler.run()
+        with signals.installed(), signals.executing(stop):
+            try:
+                if leadership.exclusive:  # a second replica (a file state): refused first
+                    await asyncio.to_thread(leadership.try_lead, settings.lock_lease)
+                with serving(board, options.listen_address):
+                    code = await reconciler.run()
+            finally:
+                leadership.close()  # run() gave it up already, unless it never ran
     finally:
         if notifier is not None:
             await notifier.aclose()

@@ -83,7 +83,7 @@ def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
     if action.format == "json":
         console.print_json(json.dumps(list_rows(doc)))
     elif doc is None or not doc.deployments:
-        console.print(empty_list_line(backend.location, doc))
+        write_lines(console, [empty_list_line(backend.location, doc)])
     else:
         write_lines(console, list_lines(doc))
     return 0
@@ -105,7 +105,7 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    from planner.plan.model import suggested_command
+    from planner.command_lines import suggested_command
     from planner.render.console import make_console
     from planner.render.output import write_lines
     from planner.render.state_view import removed_lines

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_json(console, rows_json(rows))
     elif not rows:
-        console.print(empty_status_line(location), markup=False)
+        write_lines(console, [empty_status_line(location)])
     else:
         write_lines(console, status_lines(rows))
     return EXIT_OK

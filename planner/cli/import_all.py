@@ -4,27 +4,32 @@ Steps, in an order that never leaves a state managing what no config declares:
 1. refuse an existing FILE (without `--force`) before any request;
 2. list the workspace's deployments (`ceil(N/100)` requests; `--name-contains` filters on
    the server) and keep those no state of `-c` manages and its config does not declare;
-3. generate the config (`planner.plan.adopt`, pure; in the words `-c`'s config writes,
+3. resolve FILE's state and refuse one that manages deployments already (the new config
+   would plan to delete them), or that `-c`'s own commands use too;
+4. show what is about to be adopted and ask (`approve`: the planner cannot see every
+   state, so a deployment it calls unmanaged may be another state's);
+5. generate the config (`planner.plan.adopt`, pure; in the words `-c`'s config writes,
    else the server's), load it through the real loader (with the observed secret values
    as its environment), write FILE;
-4. record every adopted deployment in FILE's own state (refused if that state already
-   manages deployments: the new config would plan to delete them).
+6. record every adopted deployment in FILE's state.
 
 The endpoint, workspace and state are those `-c` (its environment with `--env`) resolves
 to (`planner.cli.target.resolve_target`), or the flags and PLANNER_* variables when there
 is no config yet. FILE gets them as its `[control_plane]` (with `--env E`:
-`[environments.E.control_plane]`, so `-c FILE --env E` plans it). FILE's state is
-resolved by the same rule as every command's: `--state`, $PLANNER_STATE, its `[state]`
-(a PostgreSQL `[state] url` of `-c` is written into FILE, so FILE's state is in the same
-database, named after FILE), else beside FILE. Nothing changes remotely; no secret value
-is written anywhere.
+`[environments.E.control_plane]`, so `-c FILE --env E` plans it) and as its `[state] url`
+a state of its own where the folder keeps its states: beside `-c`'s `[state] url` file
+(`<FILE stem>[.E].state.json`), in the database of a PostgreSQL URL without its password
+(FILE's stem names its state there), or the state `--state` names; a file path relative
+to FILE's folder. A state `-c` uses too (a file $PLANNER_STATE names) is refused: `-c`'s
+plans would delete what FILE adopts. With none of them, FILE's own state beside it.
+Nothing changes remotely; no secret value and no password is written anywhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,7 +42,13 @@ from planner.api.rules import Mode
 from planner.api.vocabulary import SEED_SPELLING, Dialect, Spelling
 from planner.cli.endpoint import open_client
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
-from planner.cli.target import Target, default_state_dir, resolve_state, resolve_target
+from planner.cli.target import (
+    StateLocation,
+    Target,
+    default_state_dir,
+    resolve_state,
+    resolve_target,
+)
 from planner.cli.workspace import Workspace
 from planner.config import Config, load_config
 from planner.config.models import StateConfig
@@ -53,10 +64,14 @@ from planner.plan.adopt import (
 )
 from planner.plan.records import observed_record
 from planner.render.config_view import render_generated_config
+from planner.render.import_view import Adopted, Proposal
+from planner.secrets import redact_url, url_has_password, url_without_password
 from planner.state.backend import StateBackend
 from planner.state.document import adopt
 from planner.state.localfile import write_atomic
-from planner.state.location import STATE_ENV, is_postgres_url
+from planner.state.location import STATE_ENV, STATE_SUFFIX, is_postgres_url
+
+Approve = Callable[[Proposal], None]  # sees what is about to be adopted; raises to stop
 
 
 @dataclass
@@ -68,17 +83,6 @@ class AdoptFrom:
     declared: set[str]
     mode: Mode | None = None
     spelling: Spelling = SEED_SPELLING  # how its config writes the dialects' words
-
-
-@dataclass
-class Adopted:
-    """What `import --all` did: the file, the state, the names and the variables."""
-
-    config_path: Path
-    state_location: str
-    names: list[str]
-    variables: list[str]
-    skipped: list[str]
 
 
 def check_target(generate_config: str, force: bool) -> Path:
@@ -145,25 +149,85 @@ def generated_control_plane(source: AdoptFrom, observed: list[Deployment]) -> di
     return plane
 
 
-def generated_state_table(source: Target, given: str | None) -> StateConfig:
-    """FILE's `[state]`: the PostgreSQL URL and schema of `-c` (FILE's stem names its own
-    state there); a file state is FILE's own, beside it (no table). A state GIVEN by
-    --state or $PLANNER_STATE is where the records go, and is given the same way to every
-    later command: FILE names no URL then (`-c`'s would point elsewhere), only the schema."""
+def generated_state_table(
+    source: Target, flag: str | None, given: str | None, file: Path
+) -> StateConfig:
+    """FILE's `[state]`, so that `planner plan -c FILE` reads the state the records go to
+    with nothing else given: the file `--state` (FLAG) names; else a state of FILE's own
+    where the folder keeps its states: a PostgreSQL URL (GIVEN by $PLANNER_STATE, or
+    `-c`'s `[state] url`) without its password, with `-c`'s schema (FILE's stem names its
+    state there); a file $PLANNER_STATE names (shared: refused while a config uses it);
+    beside `-c`'s `[state] url` file, named after FILE's stem. A file path is written
+    relative to FILE's folder. None of them: no table, FILE's own state beside it."""
     table = source.state_table
-    if given:
-        return StateConfig.model_validate({"schema": table.schema_})
-    if table.url is None or not is_postgres_url(table.url):
+    if not (flag or given or table.url):
         return StateConfig()
-    return StateConfig.model_validate({"url": table.url, "schema": table.schema_})
+    location = source.state.location  # --state, $PLANNER_STATE or `-c`'s url, resolved
+    if is_postgres_url(location):
+        url = url_without_password(location)
+        return StateConfig.model_validate({"url": url, "schema": table.schema_})
+    if not (flag or given):  # `-c`'s file: FILE's own beside it, never that one
+        environment = f".{source.environment}" if source.environment else ""
+        location = str(Path(location).parent / f"{file.stem}{environment}{STATE_SUFFIX}")
+    if not Path(location).is_absolute():
+        location = os.path.relpath(location, file.parent)
+    return StateConfig.model_validate({"url": location})
+
+
+def file_state(
+    workspace: WorkspaceOptions, source: AdoptFrom, file: Path, environ: Mapping[str, str]
+) -> tuple[StateConfig, StateLocation]:
+    """FILE's `[state]` table and the state it resolves to (where the records go)."""
+    target = source.target
+    table = generated_state_table(target, workspace.state, environ.get(STATE_ENV), file)
+    state = resolve_state(
+        workspace.state, table, file, environ, target.environment, default_state_dir(file, environ)
+    )
+    return table, state
+
+
+def refuse_sharing_state(
+    source: AdoptFrom, state: StateLocation, file: Path, environ: Mapping[str, str]
+) -> None:
+    """STATE may not be the one `-c`'s own commands use (without this run's --state): `-c`'s
+    plans would delete what FILE adopts (FILE replacing `-c` itself is allowed)."""
+    target = source.target
+    if target.raw is None or file.resolve() == target.config_path.resolve():
+        return
+    own = resolve_state(
+        None, target.state_table, target.config_path, environ, target.environment, target.state_dir
+    )
+    if not is_same_state(state, own):
+        return
+    config, where = target.config_path, redact_url(state.location)
+    raise StateError(
+        f"{config} uses the state {where} too: adopting deployments into it would make "
+        f"`planner plan` of {config} delete them",
+        hint="give the adopted deployments a state of their own with --state PATH (written "
+        f"into the new config), or declare them in {config} and adopt each with "
+        "`planner import NAME ID`",
+    )
+
+
+def is_same_state(one: StateLocation, other: StateLocation) -> bool:
+    """Whether ONE and OTHER are one state: one file, or one name in one database schema."""
+    if is_postgres_url(one.location) or is_postgres_url(other.location):
+        key = (url_without_password(one.location), one.name, one.schema)
+        return key == (url_without_password(other.location), other.name, other.schema)
+    return Path(one.location).resolve() == Path(other.location).resolve()
 
 
 def run_import_all(
-    workspace: WorkspaceOptions, options: ImportAllOptions, environ: Mapping[str, str]
+    workspace: WorkspaceOptions,
+    options: ImportAllOptions,
+    environ: Mapping[str, str],
+    approve: Approve,
 ) -> Adopted:
+    """Adopt every unmanaged deployment (see the module's steps); APPROVE sees what is
+    about to be adopted before anything is written (it raises to stop)."""
     file = check_target(options.generate_config or "", options.force)
     source = read_source(resolve_target(workspace, environ), file, environ)
-    return asyncio.run(adopt_all(workspace, options, file, source, environ))
+    return asyncio.run(adopt_all(workspace, options, file, source, environ, approve))
 
 
 async def adopt_all(
@@ -172,6 +236,7 @@ async def adopt_all(
     file: Path,
     source: AdoptFrom,
     environ: Mapping[str, str],
+    approve: Approve,
 ) -> Adopted:
     async with open_client(source.target.endpoint) as client:
         observed, skipped = await list_unmanaged(client, source, options.name_contains)
@@ -181,18 +246,12 @@ async def adopt_all(
             spelling = Spelling.leaning_to(client.dialect or Dialect.SEED)
     if not observed:
         return Adopted(file, "", [], [], skipped)
-    duplicates = duplicate_names(observed)
-    if duplicates:
-        raise PlannerError(
-            f"several deployments share a name: {', '.join(duplicates)}",
-            hint="a config names each deployment once: narrow the import with --name-contains",
-        )
-    given = workspace.state or environ.get(STATE_ENV)
-    environment, table = source.target.environment, generated_state_table(source.target, given)
-    state = resolve_state(
-        workspace.state, table, file, environ, environment, default_state_dir(file, environ)
-    )
-    refuse_managing_state(state.open(), file)
+    refuse_duplicate_names(observed)
+    environment = source.target.environment
+    table, state = file_state(workspace, source, file, environ)
+    location = refuse_managing_state(state.open(), file)
+    refuse_sharing_state(source, state, file, environ)
+    approve(Proposal(file, location, sorted(observed, key=lambda d: d.name), skipped))
     generated = generated_config(observed, spelling)
     plane = generated_control_plane(source, observed)
     state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
@@ -202,11 +261,23 @@ async def adopt_all(
     async with Workspace.for_config(config, target) as ws:
         location = record_adopted(ws, observed, options, file)
     names = sorted(d.name for d in observed)
-    return Adopted(file, location, names, generated.variables, skipped)
+    left_out = url_has_password(state.location)  # FILE names the URL without it
+    return Adopted(file, location, names, generated.variables, skipped, left_out)
 
 
-def refuse_managing_state(backend: StateBackend, file: Path) -> None:
-    """FILE's state must manage nothing yet: the new config would plan to delete it."""
+def refuse_duplicate_names(observed: list[Deployment]) -> None:
+    """A config names each deployment once: OBSERVED may not hold a name twice."""
+    duplicates = duplicate_names(observed)
+    if duplicates:
+        raise PlannerError(
+            f"several deployments share a name: {', '.join(duplicates)}",
+            hint="a config names each deployment once: narrow the import with --name-contains",
+        )
+
+
+def refuse_managing_state(backend: StateBackend, file: Path) -> str:
+    """FILE's state must manage nothing yet: the new config would plan to delete it (its
+    location, as people read it)."""
     try:
         doc = backend.read()
     finally:
@@ -217,6 +288,7 @@ def refuse_managing_state(backend: StateBackend, file: Path) -> None:
             hint=f"adopt into a new config (its own state): another --generate-config FILE than "
             f"{file}, or --state PATH",
         )
+    return backend.location
 
 
 def checked_config(
@@ -257,30 +329,3 @@ def record_adopted(
         adopt(doc, *records)
         ws.backend.write(doc)
     return ws.backend.location
-
-
-def adopted_lines(adopted: Adopted, source: WorkspaceOptions, env: str | None) -> list[str]:
-    """What `import --all` tells: what it wrote, what is left to do (ENV: the environment)."""
-    lines = []
-    if adopted.skipped:
-        lines.append(
-            f"Left out, declared in {source.config} (adopt each with `planner import NAME ID`): "
-            + ", ".join(adopted.skipped)
-        )
-    if not adopted.names:
-        lines.append("No unmanaged deployment to adopt: nothing was written.")
-        return lines
-    count = len(adopted.names)
-    lines.append(
-        f"Adopted {count} deployment{'s' if count != 1 else ''} into the state "
-        f"{adopted.state_location} and wrote {adopted.config_path}."
-    )
-    lines.append("Nothing was changed on the control plane.")
-    if adopted.variables:
-        lines.append(
-            "Set these environment variables (the deployments' secrets) to plan: "
-            + " ".join(adopted.variables)
-        )
-    plan = " ".join(["planner plan -c", str(adopted.config_path), *(["--env", env] if env else [])])
-    lines.append(f"Then `{plan}` shows no changes.")
-    return lines

@@ -62,7 +62,11 @@ class WorkspaceOptions(Options):
         repeated: tuple[str, ...] = ("-c", self.config) if self.is_config_given else ()
         environment = self.environment(environ)
         repeated += ("--env", environment) if environment else ()
-        return repeated + (("--state", self.state) if self.state else ())
+        return repeated + self.state_args()
+
+    def state_args(self) -> tuple[str, ...]:
+        """`--state` as given, to repeat in a command we suggest (none: not given)."""
+        return ("--state", self.state) if self.state else ()
 
 
 @dataclass(frozen=True)
@@ -284,11 +288,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class ImportAllOptions:
-    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout` and
-    `--lock-lease` (the last two also a single import's)."""
+    """`--generate-config FILE`, `--name-contains`, `--force`, `--lock-timeout`,
+    `--lock-lease` (these two also a single import's) and `--auto-approve`."""
 
     generate_config: str | None
     name_contains: str | None = None
     force: bool = False
     lock_timeout: float = 0.0
     lock_lease: float = DEFAULT_LEASE_SECONDS
+    auto_approve: bool = False

@@ -1,4 +1,4 @@
-"""Asking for `yes` before apply or destroy changes anything."""
+"""Asking for `yes` before apply or destroy changes anything, or `import --all` adopts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,11 @@ import sys
 
 from planner.cli.signals import raise_terminated
 from planner.errors import PlannerError
+
+QUESTIONS = {
+    "destroy": "Do you really want to destroy every deployment in the state?",
+    "import --all": "Do you want to adopt these deployments into the state?",
+}
 
 
 def confirm(auto_approve: bool, operation: str, *, output_format: str = "text") -> None:
@@ -24,15 +29,11 @@ def confirm(auto_approve: bool, operation: str, *, output_format: str = "text") 
             "cannot ask for confirmation: the input is not a terminal",
             hint=f"pass --auto-approve to {operation} without asking",
         )
-    question = (
-        "Do you really want to destroy every deployment in the state?"
-        if operation == "destroy"
-        else "Do you want to apply these changes?"
-    )
+    question = QUESTIONS.get(operation, "Do you want to apply these changes?")
     print(f"\n{question}\n  Only 'yes' will be accepted.\n")
     answer = ask("  Enter a value: ")
     if answer != "yes":
-        raise PlannerError(f"{operation.capitalize()} cancelled.")
+        raise PlannerError(f"{operation[0].upper()}{operation[1:]} cancelled.")
 
 
 def ask(prompt: str) -> str | None:

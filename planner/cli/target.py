@@ -32,6 +32,7 @@ from planner.config.models import ControlPlaneConfig, StateConfig
 from planner.config.reader import read_raw
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY
 from planner.errors import ConfigError
+from planner.secrets import url_has_password, url_without_password
 from planner.state.backend import StateBackend
 from planner.state.location import (
     DEFAULT_STATE_DIR,
@@ -146,9 +147,11 @@ def resolve_state(
     state_dir: Path,
 ) -> StateLocation:
     """`--state`, else $PLANNER_STATE (both as given), else `[state] url` (a file path
-    relative to the config's directory), else `<state dir>/<stem>[.<env>].state.json`."""
+    relative to the config's directory), else `<state dir>/<stem>[.<env>].state.json`.
+    A `--state` URL without a password that names $PLANNER_STATE's database (the URL a
+    saved plan records or a suggested command repeats) connects with $PLANNER_STATE's."""
     name = state_name(config_path, environment, table.name)
-    given = flag or environ.get(STATE_ENV)
+    given = with_password_of(flag, environ.get(STATE_ENV)) or environ.get(STATE_ENV)
     if given:
         return StateLocation(given, name, table.schema_)
     if table.url:
@@ -156,6 +159,15 @@ def resolve_state(
         return StateLocation(url, name, table.schema_)
     stem = config_path.stem + (f".{environment}" if environment else "")
     return StateLocation(str(state_dir / f"{stem}{STATE_SUFFIX}"), name, table.schema_)
+
+
+def with_password_of(flag: str | None, from_environ: str | None) -> str | None:
+    """FLAG, or FROM_ENVIRON when FLAG is that URL with its password left out."""
+    if not flag or not from_environ or not is_postgres_url(flag) or url_has_password(flag):
+        return flag
+    if url_has_password(from_environ) and url_without_password(from_environ) == flag:
+        return from_environ
+    return flag
 
 
 def resolve_endpoint(

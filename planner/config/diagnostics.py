@@ -23,16 +23,17 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_$-]+$")
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with the config, at `loc`."""
+    """One thing wrong with the config, at `loc`; in `file` when that is not the config
+    (a `--var-file`), so the line names the file to fix."""
 
     loc: Loc
     message: str
+    file: str | None = None
 
     def render(self, file_label: str) -> str:
+        label = self.file or file_label
         where = format_loc(self.loc)
-        return (
-            f"{file_label}: {where}: {self.message}" if where else f"{file_label}: {self.message}"
-        )
+        return f"{label}: {where}: {self.message}" if where else f"{label}: {self.message}"
 
 
 def format_loc(loc: Iterable[str | int]) -> str:
@@ -44,6 +45,11 @@ def format_loc(loc: Iterable[str | int]) -> str:
         key = part if _PLAIN_KEY.match(part) else f'"{part}"'
         text += f".{key}" if text else key
     return text
+
+
+def with_article(word: str) -> str:
+    """WORD after its indefinite article: 'an int', 'a string', 'a uint'."""
+    return f"an {word}" if word and word[0].lower() in "aeio" else f"a {word}"
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:

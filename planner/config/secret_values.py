@@ -17,7 +17,8 @@ from planner.config.diagnostics import Loc, Problem
 
 _FORM = 'must be a string or { env = "VARIABLE" }'
 MISSING_PREFIX = "environment variable "
-_MISSING = re.compile(re.escape(MISSING_PREFIX) + r"(\S+) is not set ")
+# a variable to set: one that is not set, or whose bytes are not UTF-8 text
+_MISSING = re.compile(re.escape(MISSING_PREFIX) + r"(\S+) is not (?:set|valid UTF-8) ")
 
 
 @dataclass
@@ -52,8 +53,9 @@ def resolve_secrets(
 
 
 def missing_variables_hint(problems: Iterable[Problem], other_hint: str) -> str:
-    """The hint of a config error: every variable a secret reads that is not set, once
-    each (so one error says all there is to set), then OTHER_HINT for other problems."""
+    """The hint of a config error: every variable a secret reads that is not set (or not
+    UTF-8), once each (so one error says all there is to set), then OTHER_HINT for other
+    problems."""
     problems = list(problems)
     found = [_MISSING.match(problem.message) for problem in problems]
     missing = sorted({match.group(1) for match in found if match})
@@ -89,12 +91,30 @@ def _resolve_one(
             message = f"{MISSING_PREFIX}{variable} is not set (secret of deployment {deployment})"
             resolved.problems.append(Problem(loc, message))
             return
-        resolved.values[name] = SecretStr(environ[variable])
+        text = environ[variable]
+        if not _is_utf8(text):  # os.environ keeps undecodable bytes as surrogate escapes
+            message = (
+                f"{MISSING_PREFIX}{variable} is not valid UTF-8 (secret of deployment "
+                f"{deployment}); its value is not shown"
+            )
+            resolved.problems.append(Problem(loc, message))
+            return
+        resolved.values[name] = SecretStr(text)
         resolved.env[name] = variable
     elif isinstance(value, Mapping) and value and "env" not in value:
         return  # only unknown keys: the key walk reports them with a suggestion
     else:
         resolved.problems.append(Problem(loc, _FORM))
+
+
+def _is_utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class NotingMissing(Mapping[str, str]):

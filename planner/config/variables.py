@@ -4,7 +4,9 @@ A variable's value, highest first: an explicit override (`--var NAME=VALUE` or
 `--var-file FILE`, the later one winning: `planner.config.var_files`), the environ's
 `PLANNER_VAR_NAME`, the environment's `[environments.E.variables]`, the
 variable's `default`. Values given as text (overrides, environ) take the type of the
-default when it has one (`--var replicas=3` is the integer 3 when the default is 2).
+default when it has one (`--var replicas=3` is the integer 3 when the default is 2, a
+list or table is read as JSON); a variable without a default takes the text as it is. A
+`--var-file`'s list or table goes only to a variable whose default is one.
 
 In a string, `${var.NAME}` is replaced by the value, `${env}` by the environment's name and
 `$${` is a literal `${`. A string that is exactly one `${var.NAME}` is the value itself,
@@ -18,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.config.bounds import (
@@ -29,14 +31,15 @@ from planner.config.bounds import (
     size_of,
     text_bytes,
 )
-from planner.config.diagnostics import Loc, Problem, did_you_mean
-from planner.config.var_files import var_file_of
+from planner.config.diagnostics import Loc, Problem, did_you_mean, with_article
+from planner.config.var_files import shape_given, var_file_of
 
 ENVIRON_PREFIX = "PLANNER_VAR_"
 VARIABLE_KEYS = ("default", "description")
 _REFERENCE = re.compile(r"\$(\$\{)|\$\{([^}]*)\}")
 _WHOLE_VARIABLE = re.compile(r"^\$\{var\.([^}]*)\}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_KINDS = {str: "string", bool: "bool", int: "int", float: "float", list: "list", dict: "table"}
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def _unknown(
         return Problem((*env_loc, name), message)
     source = var_file_of(given, name)
     if source is not None:
-        return Problem(("--var-file",), f"{source}: {message}")
+        return Problem((), message, file=source)
     return Problem(("--var", name), message)
 
 
@@ -175,31 +178,55 @@ def _value_of(
     problems: list[Problem],
 ) -> Any:
     default = spec.get("default", Unset(name))
-    source = var_file_of(overrides, name)
-    for where, text in (
-        (f"--var-file {source}: {name}" if source else f"--var {name}", overrides.get(name)),
-        (ENVIRON_PREFIX + name, environ.get(ENVIRON_PREFIX + name)),
-    ):
-        if text is not None:
-            return _typed(text, default, where, problems)
+    text = overrides.get(name)
+    if text is not None:
+        source = var_file_of(overrides, name)
+        where = Problem((name,), "", file=source) if source else Problem((f"--var {name}",), "")
+        return _typed(text, default, where, problems, shape_given(overrides, name))
+    text = environ.get(ENVIRON_PREFIX + name)
+    if text is not None:
+        return _typed(text, default, Problem((ENVIRON_PREFIX + name,), ""), problems)
     return env_values.get(name, default)
 
 
-def _typed(text: str, default: Any, where: str, problems: list[Problem]) -> Any:
-    """`text` as the default's type (number, boolean), else the text itself."""
-    if isinstance(default, str | Unset | Mapping | list):
+def _typed(
+    text: str, default: Any, where: Problem, problems: list[Problem], shape: str | None = None
+) -> Any:
+    """`text` as the default's type (number, boolean; a list or table read as JSON), else
+    the text itself. SHAPE, a file's list or table, fits only a default of that kind. A
+    mismatch is a problem at WHERE (the place, its message still empty)."""
+    if shape is not None and isinstance(default, Unset):
+        message = f"{text} is a {shape}; a variable without a default takes text"
+        problems.append(replace(where, message=message))
+        return text
+    if shape is not None and not isinstance(default, Mapping | list):
+        problems.append(replace(where, message=f"{text} is a {shape}, {_wanted(default)}"))
+        return default
+    if isinstance(default, str | Unset):
         return text
     try:
         value = json.loads(text)
     except ValueError:
         value = None
-    kind = type(default)
+    kind = _kind_of(default)
     if isinstance(value, float) and not math.isfinite(value):
         value = None
-    if isinstance(value, kind) or (kind is float and type(value) is int):
+    if _kind_of(value) == kind or (kind == "float" and _kind_of(value) == "int"):
         return value
-    problems.append(Problem((where,), f"'{text}' is not a {kind.__name__} like the default"))
+    told = f"{text} is a {shape}," if shape else f"'{text}' is"
+    problems.append(replace(where, message=f"{told} {_wanted(default)}"))
     return default
+
+
+def _wanted(default: Any) -> str:
+    """What a variable with DEFAULT takes, said after what a value is."""
+    return f"not {with_article(_kind_of(default))} like the default"
+
+
+def _kind_of(value: Any) -> str:
+    """The kind of a variable's value as the messages name it ('int', 'table', ...)."""
+    kind = dict if isinstance(value, Mapping) else type(value)
+    return _KINDS.get(kind, kind.__name__)
 
 
 def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:

@@ -24,13 +24,14 @@ from starlette.routing import Route
 
 from planner import __version__
 from planner.api.vocabulary import Dialect
-from planner.controlplane import artifact_routes, catalog, deployments, metrics
+from planner.controlplane import artifact_routes, catalog, deployments, listener_routes, metrics
 from planner.controlplane.artifacts import MAX_UPLOAD_BYTES, UPLOADS_PATH
 from planner.controlplane.body_limits import BodyLimitMiddleware
 from planner.controlplane.dialect import ServiceDialect
 from planner.controlplane.faults import FaultMiddleware
 from planner.controlplane.hot_routes import HotRoutes
 from planner.controlplane.identity import SingleIdentityMiddleware
+from planner.controlplane.listeners import seed_listeners
 from planner.controlplane.metrics import (
     Gauge,
     LabelSet,
@@ -55,6 +56,7 @@ def routers_of(settings: ServerSettings) -> tuple[APIRouter, ...]:
     return (
         deployments.router,
         catalog.router,
+        listener_routes.router,
         integrations,
         artifact_routes.router,
         metrics.router,
@@ -75,11 +77,13 @@ def validation_problems(errors: Any) -> list[dict[str, Any]]:
 
 async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    if any(error.get("type") == "json_invalid" for error in exc.errors()):
+    settings: ServerSettings = request.app.state.settings
+    is_json_invalid = any(error.get("type") == "json_invalid" for error in exc.errors())
+    if is_json_invalid and settings.dialect is Dialect.SEED:  # the service's is FastAPI's 422
         return JSONResponse({"detail": "The request body is not valid JSON."}, status_code=400)
     problems = validation_problems(exc.errors())
     if request.method == "POST" and request.url.path.endswith("/v2/deployments"):
-        problems += rule_problems_besides(problems, exc.body, request.app.state.settings)
+        problems += rule_problems_besides(problems, exc.body, settings)
     return JSONResponse({"detail": problems}, status_code=422)
 
 
@@ -152,6 +156,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.state.catalog = catalog_data
     app.state.metrics = Registry(mode=str(settings.mode))
     app.state.store = Store(settings)
+    seed_listeners(app.state.store, catalog_data, settings)
     app.state.metrics.gauges.append(deployments_gauge(app.state.store, settings))
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)

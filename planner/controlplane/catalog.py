@@ -1,4 +1,4 @@
-"""Routes for OAuth providers, repository integrations and listeners, from the seed data.
+"""Routes for OAuth providers and repository integrations, from the seed data.
 
 The data is read once per server (`app.state.catalog`, see `planner.controlplane.seed`);
 each workspace sees the entries not scoped to other workspaces. The integration routes
@@ -8,16 +8,15 @@ differ by dialect (`integrations_router`): their paths, and the type of their id
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
 from planner.api.models import ErrorBody
-from planner.api.other_models import Integration, Listener, ListenerList, OAuthProvider, Repository
+from planner.api.other_models import Integration, OAuthProvider, Repository
 from planner.api.vocabulary import Dialect, integration_path
 from planner.controlplane.context import Context
-from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND
+from planner.controlplane.responses import AUTHENTICATED, INVALID
 from planner.controlplane.seed import Catalog
 
 router = APIRouter(responses=AUTHENTICATED)
@@ -137,34 +136,3 @@ def _service_integration_routes(router: APIRouter, *, forge: bool) -> None:
             NumberedRepository.model_validate({**r.model_dump(), "id": int(r.id)})
             for r in found or []
         ]
-
-
-@router.get(
-    "/v2/listeners",
-    response_model=ListenerList,
-    tags=["listeners"],
-    responses=INVALID,
-)
-def list_listeners(
-    request: Request,
-    ctx: Context,
-    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1..100.")] = 20,
-    offset: Annotated[int, Query(ge=0, le=2**63 - 1, description="Where the page starts.")] = 0,
-) -> ListenerList:
-    """One page of the workspace's listeners; `offset` = next page."""
-    listeners = catalog_of(request).listeners_for(ctx.tenant_id)[offset : offset + limit]
-    return ListenerList(resources=listeners, offset=offset + len(listeners))
-
-
-@router.get(
-    "/v2/listeners/{listener_id}",
-    response_model=Listener,
-    tags=["listeners"],
-    responses={**INVALID, **NOT_FOUND},
-)
-def get_listener(listener_id: uuid.UUID, request: Request, ctx: Context) -> Listener:
-    """One listener of the workspace."""
-    for listener in catalog_of(request).listeners_for(ctx.tenant_id):
-        if listener.id == str(listener_id):
-            return listener
-    raise HTTPException(404, f"Listener {listener_id} not found.")

@@ -2,6 +2,7 @@
 
 The store, the rules and the routes speak the seed's words. In the service dialect this
 ASGI middleware stands between the clients and them, for the API's paths (`/v1/`, `/v2/`):
+- a body that is not JSON is a 422 `json_invalid`, as the service's framework answers;
 - a deployment write's JSON body (create, PATCH, new revision) is read in the real
   service's words and handed on in the seed's (`vocabulary.seed_request`): a key spelled
   the seed's way is one the service does not know, so it is dropped, as the service drops
@@ -35,18 +36,18 @@ from planner.controlplane.asgi import send_json
 from planner.controlplane.body_limits import MAX_BODY_BYTES, read_body, replaying
 from planner.controlplane.service_rules import Kind, service_problems
 
-_UUID = "[0-9a-fA-F-]{36}"
+_ID = "[^/]+"  # any one path segment: the route judges the id
 # The deployment writes whose bodies carry the dialect's words, by method.
 _WRITES: tuple[tuple[str, re.Pattern[str], Kind], ...] = (
     ("POST", re.compile(r"/v2/deployments"), Kind.CREATE),
-    ("PATCH", re.compile(rf"/v2/deployments/{_UUID}"), Kind.PATCH),
-    ("POST", re.compile(rf"/v2/deployments/{_UUID}/revisions"), Kind.REVISION),
+    ("PATCH", re.compile(rf"/v2/deployments/{_ID}"), Kind.PATCH),
+    ("POST", re.compile(rf"/v2/deployments/{_ID}/revisions"), Kind.REVISION),
 )
 # Operations whose document lists 400 and no 409: a conflict is sent as a 400.
 CONFLICT_AS_BAD_REQUEST: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("POST", re.compile(r"/v2/deployments")),
-    ("PATCH", re.compile(rf"/v2/deployments/{_UUID}")),
-    ("POST", re.compile(rf"/v2/deployments/{_UUID}/revisions/{_UUID}/redeploy")),
+    ("PATCH", re.compile(rf"/v2/deployments/{_ID}")),
+    ("POST", re.compile(rf"/v2/deployments/{_ID}/revisions/{_ID}/redeploy")),
 )
 _WIRE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -109,10 +110,9 @@ class ServiceDialect:
             await self.app(scope, receive, send)
             return
         method: str = scope["method"]
-        kind = write_kind(method, path)
-        if kind is not None:
+        if method in ("POST", "PATCH"):
             body = await read_body(receive, MAX_BODY_BYTES) or b""
-            translated = _request_in_seed_words(body, kind)
+            translated = _request_in_seed_words(body, write_kind(method, path))
             if isinstance(translated, list):
                 await send_json(send, 422, {"detail": translated}, {})
                 return
@@ -122,14 +122,22 @@ class ServiceDialect:
         await self.app(scope, receive, _translating(send, conflict_status))
 
 
-def _request_in_seed_words(body: bytes, kind: Kind) -> bytes | list[dict[str, Any]]:
-    """The body in the seed's words, or the 422 problems the service's document finds in
-    it; a body that is not a JSON object goes on unchanged (the route refuses it)."""
+# What the service's framework answers a body that is not JSON with.
+NOT_JSON = [{"loc": ["body", 0], "msg": "JSON decode error", "type": "json_invalid"}]
+
+
+def _request_in_seed_words(body: bytes, kind: Kind | None) -> bytes | list[dict[str, Any]]:
+    """The body of a write (KIND: a deployment write's, None: another's) in the seed's
+    words, or the 422 problems the service finds in it: a body that is not JSON, what its
+    document says of a deployment write. An empty body, or one that is not an object,
+    goes on unchanged (the route refuses it, or takes none)."""
+    if not body:
+        return body
     try:
         value = json.loads(body)
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError: the route's 400
-        return body
-    if not isinstance(value, dict):
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError
+        return NOT_JSON
+    if kind is None or not isinstance(value, dict):
         return body
     problems = service_problems(value, kind)
     if problems:

@@ -15,7 +15,8 @@ from typing import Any
 from planner.api.models import Source
 from planner.api.vocabulary import is_seed_only_value, service_word
 
-ServiceProblem = tuple[tuple[str | int, ...], str, str]
+Loc = tuple[str | int, ...]
+ServiceProblem = tuple[Loc, str, str]
 
 
 class Kind(StrEnum):
@@ -30,6 +31,26 @@ class Kind(StrEnum):
 CREATE_REQUIRED = ("source_config", "source_revision_config", "secrets")
 # The sources a PATCH's `revision_source` may name (seed words).
 REVISION_SOURCES = (Source.GIT_HOST, Source.INTERNAL_DOCKER, Source.INTERNAL_SOURCE)
+# resource_spec's CPU bounds (seed names): (minimum, maximum), both inclusive.
+CPU_BOUNDS: dict[str, tuple[float, float]] = {
+    "cpu": (0.1, 8.0),
+    "queue_cpu": (0.1, 8.0),
+    "cache_cpu": (0.1, 8.0),
+    "cpu_limit": (0.1, 16.0),
+    "queue_cpu_limit": (0.1, 16.0),
+    "cache_cpu_limit": (0.1, 16.0),
+}
+# Objects whose values are strings: (schema, field).
+STRING_MAPS = (
+    ("ResourceSpec", "labels"),
+    ("ResourceSpec", "annotations"),
+    ("ContainerResources", "limits"),
+    ("ContainerResources", "requests"),
+)
+# Fields a schema requires, as strings.
+REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {"Container": ("image",)}
+# Fields that may be left out but are strings when given (never null).
+NON_NULL_STRINGS: dict[str, tuple[str, ...]] = {"VolumeMount": ("name", "mountPath")}
 
 
 def enum_message(values: tuple[str, ...]) -> str:
@@ -55,7 +76,61 @@ def service_problems(body: Mapping[str, Any], kind: Kind) -> list[ServiceProblem
         problems += _create_problems(body)
     if kind is Kind.PATCH:
         problems += _revision_source_problems(body)
+    config = body.get("source_config")
+    if isinstance(config, Mapping) and isinstance(config.get("resource_spec"), Mapping):
+        problems += _spec_problems(config["resource_spec"], ("source_config", "resource_spec"))
     return problems
+
+
+def _spec_problems(spec: Mapping[str, Any], loc: Loc) -> Iterator[ServiceProblem]:
+    for name, (low, high) in CPU_BOUNDS.items():
+        yield from _bounded(spec.get(service_word(name)), (*loc, service_word(name)), low, high)
+    yield from _object_problems("ResourceSpec", spec, loc)
+    for key in ("init_containers", "sidecars"):
+        for at, container in _items(spec.get(key)):
+            yield from _object_problems("Container", container, (*loc, key, at))
+            resources = container.get("resources")
+            if isinstance(resources, Mapping):
+                where = (*loc, key, at, "resources")
+                yield from _object_problems("ContainerResources", resources, where)
+            for index, mount in _items(container.get("volumeMounts")):
+                where = (*loc, key, at, "volumeMounts", index)
+                yield from _object_problems("VolumeMount", mount, where)
+    for at, mount in _items(spec.get("volume_mounts")):
+        yield from _object_problems("VolumeMount", mount, (*loc, "volume_mounts", at))
+
+
+def _bounded(value: Any, loc: Loc, low: float, high: float) -> Iterator[ServiceProblem]:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return  # null, or another kind: the models' to refuse
+    if value < low:
+        yield loc, f"Input should be greater than or equal to {low:g}", "greater_than_equal"
+    elif value > high:
+        yield loc, f"Input should be less than or equal to {high:g}", "less_than_equal"
+
+
+def _items(value: Any) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    if isinstance(value, list):
+        yield from ((at, item) for at, item in enumerate(value) if isinstance(item, Mapping))
+
+
+def _object_problems(schema: str, obj: Mapping[str, Any], loc: Loc) -> Iterator[ServiceProblem]:
+    """The string rules of one object of SCHEMA (`STRING_MAPS`, `REQUIRED_STRINGS`,
+    `NON_NULL_STRINGS`)."""
+    for owner, field in STRING_MAPS:
+        values = obj.get(field)
+        if owner == schema and isinstance(values, Mapping):
+            for key, value in values.items():
+                if not isinstance(value, str):
+                    yield (*loc, field, key), "Input should be a valid string", "string_type"
+    for field in REQUIRED_STRINGS.get(schema, ()):
+        if field not in obj:
+            yield (*loc, field), "Field required", "missing"
+        elif not isinstance(obj[field], str):
+            yield (*loc, field), "Input should be a valid string", "string_type"
+    for field in NON_NULL_STRINGS.get(schema, ()):
+        if field in obj and not isinstance(obj[field], str):
+            yield (*loc, field), "Input should be a valid string", "string_type"
 
 
 def _create_problems(body: Mapping[str, Any]) -> Iterator[ServiceProblem]:

@@ -26,6 +26,7 @@ from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment, is_being_deleted
 from planner.api.rules import FIELD_SOURCES, is_valid_name
 from planner.api.vocabulary import SEED_SPELLING, Spelling
+from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
 from planner.plan.views import observed_doc, observed_secrets
@@ -150,7 +151,7 @@ def check_adoptable(name: str, deployment: Deployment) -> None:
         raise StateError(
             f"deployment {deployment.id} is named {deployment.name!r}, not {name!r}",
             hint=f"names cannot change: import it under its own name "
-            f"(`planner import {deployment.name} {deployment.id}`, with "
+            f"(`{suggested_command('import', deployment.name, deployment.id)}`, with "
             f'[deployments.{deployment.name}] in the config, or `name = "{deployment.name}"` '
             "in the deployment's table)",
         )

@@ -195,10 +195,14 @@ def action_for(fields: list[FieldChange]) -> Action:
 
 
 def immutable_error(
-    name: str, field: FieldChange, spelling: Spelling = SEED_SPELLING
+    name: str,
+    field: FieldChange,
+    way_out: str | None = None,
+    spelling: Spelling = SEED_SPELLING,
 ) -> PlanProblem:
-    """The error of an immutable field's change, worded in SPELLING's words (its `path`
-    stays the plan's)."""
+    """NAME's FIELD cannot change in place: the hint is WAY_OUT (default: `--replace`,
+    which deletes first; `planner.plan.collisions.replace_way_out`), or keeping the value;
+    worded in SPELLING's words (its `path` stays the plan's)."""
     path = spelling.path(field.path)
     old = show(spelling.value(field.path, field.before))
     new = show(spelling.value(field.path, field.after))
@@ -206,12 +210,13 @@ def immutable_error(
     keep = f"set {path} back to {old}"
     if field.before is None:
         keep = f"leave {path} out of the config"
+    if way_out is None:
+        way_out = f"to delete and re-create {name} (it gets a new id), plan with --replace {name}"
     return PlanProblem(
         name=name,
         path=field.path,
         message=f"{path} cannot change after creation: {old} → {new}",
-        hint=f"to delete and re-create {name} (it gets a new id), plan with --replace {name}; "
-        f"or {keep}",
+        hint=f"{way_out}; or {keep}",
     )
 
 

@@ -11,8 +11,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from planner.api.models import Deployment
+from planner.command_lines import suggested_command
 from planner.config.desired import DesiredDeployment
 from planner.plan.changes import build_create, build_delete, build_replace, replace_first
+from planner.plan.collisions import (
+    Holder,
+    RecordedHolders,
+    name_holder,
+    taken_by_recorded,
+    taken_by_replace,
+)
 from planner.plan.drift import deployment_drift
 from planner.plan.elsewhere import not_managed_elsewhere, owned_elsewhere_problem
 from planner.plan.health import RevisionHealth, resubmitted, rollout_of
@@ -26,14 +34,11 @@ from planner.plan.model import (
     Recovered,
     Rollout,
     Unmanaged,
-    suggested_command,
     summarize,
 )
 from planner.plan.moves import (
     find_moves,
     moved_inputs,
-    names_taken,
-    refuse_taken_names,
     unrecorded_found,
     with_deposed_notes,
     with_moves,
@@ -64,7 +69,7 @@ class _Subject(NamedTuple):  # a tuple: one made per deployment, cheaply
     observed: Deployment | None
     intents: tuple[PendingIntent, ...] = ()
     health: RevisionHealth | None = None
-    owner: str | None = None  # the other state managing the namesake found remotely
+    holder: Holder | None = None  # who else holds the remote name it would be created under
 
 
 def make_plan(
@@ -83,43 +88,48 @@ def make_plan(
     """The plan that converges the selected deployments to the config.
 
     `observed` holds the live deployment of each recorded name (None: deleted outside);
-    `unmanaged_existing` maps desired names that are not in the state, or whose recorded
-    deployment is gone, but exist remotely
-    to their ids (a plan error: they must be imported, never created twice);
+    `unmanaged_existing` maps desired addresses to the id of the deployment no state here
+    records that holds their remote name: not in the state, or whose recorded deployment
+    is gone, or renamed by the config (a plan error: never created twice);
     `intents` are the state's journal: what they explain is recovered, not drift;
     `health` holds the recorded names whose latest revision is not the active one;
     `unmanaged` the workspace's deployments no state manages (listed, never planned);
     `managed_elsewhere` maps the ids other states of the config record to those states
     (never listed as unmanaged; a create that finds one is an error naming its owner).
     A recorded address renamed in the config (same remote name and source) is planned
-    under its new address, its change carrying `moved_from` (planner.plan.moves).
+    under its new address, its change carrying `moved_from` (planner.plan.moves). A
+    change that would create under a remote name another deployment holds is an error
+    (planner.plan.collisions).
     """
     opts = options or PlanOptions()
     healths, owners = health or {}, managed_elsewhere or {}
-    moves = {} if opts.destroy or opts.refresh_only else find_moves(desired, recorded)
-    taken = {} if opts.destroy or opts.refresh_only else names_taken(desired, recorded, moves)
+    moving = not (opts.destroy or opts.refresh_only)
+    moves = find_moves(desired, recorded, observed) if moving else {}
     check_option_names(desired, set(recorded) | set(moves), opts)
     recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
+    holders = RecordedHolders(recorded, observed, desired)
     out = _Outcome()
     journal: dict[str, list[PendingIntent]] = {}  # each name's intents, in journal order
     for intent in intents:
         journal.setdefault(intent.name, []).append(intent)
     for name in selected_names(desired, recorded, opts):
-        journalled = tuple(journal.get(name, ()))
         live = observed.get(name)
         found = existing.get(name)
+        wanted = desired.get(name)
+        holder = name_holder(
+            name, wanted, live, holders, (found, owners.get(found)) if found else None
+        )
         subject = _Subject(
             name,
-            desired.get(name),
+            wanted,
             recorded.get(name),
             live,
-            journalled,
+            tuple(journal.get(name, ())),
             healths.get(name),
-            owners.get(found or ""),
+            holder,
         )
-        plan_deployment(out, subject, opts, digest_key, found)
-    out.changes, out.errors = refuse_taken_names(out.changes, out.errors, taken, desired)
+        plan_deployment(out, subject, opts, digest_key)
     changes = sorted(with_deposed_notes(with_moves(out.changes, moves)), key=lambda c: c.name)
     return Plan(
         mode=opts.mode,
@@ -151,9 +161,7 @@ def unmanaged_entries(deployments: Sequence[Deployment], args: tuple[str, ...]) 
     ]
 
 
-def plan_deployment(
-    out: _Outcome, subject: _Subject, options: PlanOptions, key: bytes, existing_id: str | None
-) -> None:
+def plan_deployment(out: _Outcome, subject: _Subject, options: PlanOptions, key: bytes) -> None:
     """Add the drift, change and errors of one deployment to `out`."""
     desired, recorded, observed = subject.desired, subject.recorded, subject.observed
     if _is_update(subject, options) and (same := _unchanged(subject, key, out.seen)) is not None:
@@ -169,9 +177,9 @@ def plan_deployment(
     if options.refresh_only:
         return
     if recorded is None:
-        _plan_new(out, subject, existing_id, key, options.command_args)
+        _plan_new(out, subject, key, options.command_args)
     elif observed is None:
-        _plan_gone(out, subject, key, existing_id, options)
+        _plan_gone(out, subject, key, options)
     elif desired is None or options.destroy:
         _protect(out, subject, "deleted")
         out.changes.append(build_delete(recorded, observed))
@@ -180,12 +188,23 @@ def plan_deployment(
         change, problems = replace_first(
             build_replace(desired, recorded, observed, key), desired, observed
         )
+        if subject.holder is not None:  # its create half would collide: nothing is deleted
+            args, holder = options.command_args, subject.holder
+            problems = [taken_by_replace(subject.name, desired, observed, holder, args)]
         if not problems:  # else a "deleted, then created again" line would contradict it
             out.changes.append(change)
         out.errors += problems
     else:
         drifted = {d.path for d in drift if d.path is not None}
-        result = build_update(desired, recorded, observed, key=key, drifted=drifted)
+        result = build_update(
+            desired,
+            recorded,
+            observed,
+            key=key,
+            drifted=drifted,
+            holder=subject.holder,
+            command_args=options.command_args,
+        )
         out.changes.append(with_health(out, subject, result.change))
         out.errors += result.errors
         out.warnings += result.warnings
@@ -223,20 +242,18 @@ def with_health(out: _Outcome, subject: _Subject, change: Change) -> Change:
     return change
 
 
-def _plan_new(
-    out: _Outcome,
-    subject: _Subject,
-    existing_id: str | None,
-    key: bytes,
-    command_args: tuple[str, ...],
-) -> None:
+def _plan_new(out: _Outcome, subject: _Subject, key: bytes, command_args: tuple[str, ...]) -> None:
     assert subject.desired is not None  # a name not in the state comes from the config
-    if existing_id is None:
+    holder = subject.holder
+    if holder is None:
         out.changes.append(build_create(subject.desired, key, []))
         return
-    remote = subject.desired.api_name
-    if subject.owner is not None:
-        out.errors.append(owned_elsewhere_problem(subject.name, existing_id, subject.owner, remote))
+    if holder.address is not None:
+        out.errors.append(taken_by_recorded(subject.desired, holder, command_args))
+        return
+    remote, existing_id = subject.desired.api_name, holder.id
+    if holder.owner is not None:
+        out.errors.append(owned_elsewhere_problem(subject.name, existing_id, holder.owner, remote))
         return
     command = suggested_command("import", subject.name, existing_id, command_args=command_args)
     out.errors.append(
@@ -248,20 +265,22 @@ def _plan_new(
     )
 
 
-def _plan_gone(
-    out: _Outcome, subject: _Subject, key: bytes, existing_id: str | None, options: PlanOptions
-) -> None:
+def _plan_gone(out: _Outcome, subject: _Subject, key: bytes, options: PlanOptions) -> None:
     """A recorded deployment deleted outside the planner: create it again if still wanted.
 
     If another deployment of that name exists now (re-created outside the planner), creating
     would duplicate it: that is an error naming the way to adopt it instead.
     """
-    destroy = options.destroy
+    destroy, holder = options.destroy, subject.holder
     deleted_by_us = any(i.op == IntentOp.DELETE for i in subject.intents)
     note = "deleted by an interrupted apply" if deleted_by_us else "deleted outside the planner"
-    if subject.desired is not None and not destroy and existing_id is not None:
-        if subject.owner is not None:
-            out.errors.append(owned_elsewhere_problem(subject.name, existing_id, subject.owner))
+    if subject.desired is not None and not destroy and holder is not None:
+        if holder.address is not None:
+            out.errors.append(taken_by_recorded(subject.desired, holder, options.command_args))
+            return
+        existing_id = holder.id
+        if holder.owner is not None:
+            out.errors.append(owned_elsewhere_problem(subject.name, existing_id, holder.owner))
             return
         args = options.command_args
         forget = suggested_command("state rm", subject.name, command_args=args)

@@ -12,8 +12,7 @@ Invariants:
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, cast
 
@@ -171,12 +170,6 @@ class Drift(PlanModel):
     observed: Any = None
 
 
-def suggested_command(command: str, *operands: str, command_args: Sequence[str] = ()) -> str:
-    """`planner COMMAND [COMMAND_ARGS] OPERANDS...` as the user should type it: the options
-    they gave (`-c FILE`, `--state PATH`) repeated, every word shell-quoted."""
-    return shlex.join(["planner", *command.split(), *command_args, *operands])
-
-
 class Recovered(PlanModel):
     """An operation an interrupted apply sent but never recorded, found done on the server
     (so it is not drift): `paths` are the fields an update had set."""
@@ -198,7 +191,8 @@ class Rollout(PlanModel):
 
 
 class Unmanaged(PlanModel):
-    """A deployment of the workspace the state does not manage: listed, never touched."""
+    """A deployment of the workspace that neither this state nor any other state the planner
+    can see records (states it cannot see may manage it): listed, nothing sent for it."""
 
     name: str
     id: str

@@ -10,8 +10,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
-from planner.plan.model import Change, PlanProblem
+from planner.plan.model import Change
 from planner.state.document import PendingIntent
 from planner.state.moves import successor_of
 from planner.state.records import RecordedDeployment
@@ -20,16 +21,23 @@ _Identity = tuple[str, Any]  # (remote name, source)
 
 
 def find_moves(
-    desired: Mapping[str, DesiredDeployment], recorded: Mapping[str, RecordedDeployment]
+    desired: Mapping[str, DesiredDeployment],
+    recorded: Mapping[str, RecordedDeployment],
+    observed: Mapping[str, Deployment | None] | None = None,
 ) -> dict[str, str]:
     """New address -> the recorded address it moves from.
 
-    Only an unambiguous pair is a move: one address left the state's side, one new
-    address names the same remote deployment; anything else plans as before."""
+    Only an unambiguous pair is a move: one address left the config, one new address
+    names the same remote deployment with the same source. A recorded deployment's remote
+    name is the one it has on the server (OBSERVED: address -> live) when it runs: the
+    address says nothing of it once `state mv` or a create-before-destroy replace re-keyed
+    the record (a deposed one too: a new address naming its deployment takes it back).
+    """
+    live = observed or {}
     left = _by_identity(
-        (_recorded_identity(r), a)
+        ((_remote_name(r, live.get(a)), r.managed.get("source")), a)
         for a, r in recorded.items()
-        if a not in desired and successor_of(a) is None  # a deposed record is deleted
+        if a not in desired
     )
     if not left:
         return {}
@@ -39,53 +47,6 @@ def find_moves(
         for identity, addresses in sorted(new.items())
         if len(addresses) == 1 and len(left.get(identity, ())) == 1
     }
-
-
-def names_taken(
-    desired: Mapping[str, DesiredDeployment],
-    recorded: Mapping[str, RecordedDeployment],
-    moves: Mapping[str, str],
-) -> dict[str, str]:
-    """New address -> the recorded address that left the config and still holds the new
-    one's remote name (another source, so not a move): creating it would collide."""
-    moved = set(moves.values())
-    leaving = {
-        _recorded_identity(r)[0]: a
-        for a, r in recorded.items()
-        if a not in desired and a not in moved and successor_of(a) is None
-    }
-    return {
-        a: leaving[d.api_name]
-        for a, d in desired.items()
-        if a not in recorded and a not in moves and d.api_name in leaving
-    }
-
-
-def refuse_taken_names(
-    changes: list[Change],
-    errors: list[PlanProblem],
-    taken: Mapping[str, str],
-    desired: Mapping[str, DesiredDeployment],
-) -> tuple[list[Change], list[PlanProblem]]:
-    """CHANGES and ERRORS with each TAKEN address (`names_taken`) an error, in plan and
-    apply alike, instead of a create that collides with the name (or finds it as "already
-    exists"); an address the plan did not select stays out."""
-    for new, old in taken.items():
-        if not any(c.name == new for c in changes) and not any(e.name == new for e in errors):
-            continue  # not selected (--only / --exclude)
-        changes = [c for c in changes if c.name != new]
-        errors = [e for e in errors if e.name != new]
-        remote = desired[new].api_name
-        message = (
-            f"{new} would be created as {remote}, the remote name of {old}, which this plan "
-            "deletes (another source: not a move)"
-        )
-        hint = (
-            f"remove {old} in one apply and add {new} in the next, or keep {old}'s source "
-            "so that the rename is a move"
-        )
-        errors.append(PlanProblem(name=new, message=message, hint=hint))
-    return changes, errors
 
 
 def moved_inputs(
@@ -154,8 +115,12 @@ def _by_identity(pairs: Any) -> dict[_Identity, list[str]]:
     return grouped
 
 
-def _recorded_identity(recorded: RecordedDeployment) -> _Identity:
-    return str(recorded.managed.get("name") or recorded.name), recorded.managed.get("source")
+def _remote_name(recorded: RecordedDeployment, live: Deployment | None) -> str:
+    """The name RECORDED's deployment has on the server (LIVE), else the one its record
+    says (the address it was created under, if the config did not name it)."""
+    if live is not None:
+        return live.name
+    return str(recorded.managed.get("name") or recorded.name)
 
 
 def _desired_identity(desired: DesiredDeployment) -> _Identity:

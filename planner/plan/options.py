@@ -7,9 +7,10 @@ from collections.abc import Collection, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from planner.command_lines import suggested_command
 from planner.config.diagnostics import did_you_mean
 from planner.errors import PlanError
-from planner.plan.model import Drift, PlanMode, suggested_command
+from planner.plan.model import Drift, PlanMode
 from planner.state.moves import successor_of
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
+from planner.config.diagnostics import with_article
 from planner.config.models import Policy
 from planner.errors import ConfigError
 from planner.plan.changes import build_create
@@ -85,7 +86,8 @@ def compile_policies(policies: Sequence[Policy], label: str) -> list[CompiledPol
             program = env.compile(policy.expression)
             kind = program.return_type()
             if kind not in (cel.Type.BOOL, cel.Type.DYN):
-                raise RuntimeError(f"it gives a {kind.name().lower()}, not true or false")
+                kind_name = with_article(kind.name().lower())
+                raise RuntimeError(f"it gives {kind_name}, not true or false")
         except RuntimeError as error:
             problems.append(f"{label}: policies.{policy.name}.expression: {_reason(error)}")
             continue
@@ -152,7 +154,7 @@ def _evaluation_error(value: Any, outcome: Any) -> str:
     kind = value.type().name()
     if kind == "ERROR":
         return str(outcome)
-    return f"it gave a {kind.lower()}, not true or false"
+    return f"it gave {with_article(kind.lower())}, not true or false"
 
 
 def inputs_of(subject: Subject, environment: str | None, needed: frozenset[str]) -> dict[str, Any]:

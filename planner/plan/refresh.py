@@ -9,7 +9,12 @@
   listing of every deployment (`ceil(total/100)` requests) answers them all at once.
   A deployment being deleted (`AWAITING_DELETE`) does not count as existing.
 - A recorded name whose deployment is gone but which the config still wants is looked up
-  by name too: one re-created outside the planner lands in `unmanaged_existing`.
+  by name too: one re-created outside the planner lands in `unmanaged_existing`; so is
+  the new remote name of a recorded deployment the config renames (a replace would
+  create under it): a deployment holding it lands there too.
+- A name is held only by a deployment the state does not record: a recorded one is the
+  plan's to place (a move, or a name another address holds: `planner.plan.collisions`),
+  by the listing and by the lookups alike, so plan and apply see the same.
 - A name with a pending `create` intent in the state's journal (an apply stopped after
   sending the create, before recording it) that exists remotely lands in
   `pending_found`, not in `unmanaged_existing`: it was made by the planner, and the next
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Collection, Coroutine, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,8 +62,10 @@ class Observed:
     """What the control plane holds for the names a plan is about.
 
     `by_name`: every recorded name -> its live deployment, None when gone (or being
-    deleted). `unmanaged_existing`: wanted names not in the state that exist remotely ->
-    id. `pending_found`: names with a pending create intent that exist remotely.
+    deleted). `unmanaged_existing`: address -> the id of the live deployment the state
+    does not record that holds its remote name: wanted names not in the state, recorded
+    ones gone remotely, and recorded ones the config renames. `pending_found`: names with
+    a pending create intent that exist remotely.
     `health`: recorded (and pending-found) names whose latest revision is not the active
     one.
     `unmanaged`: (whole-workspace refresh only) the live deployments of the workspace
@@ -90,20 +97,21 @@ async def refresh_observed(
     pending = set(pending_creates) - set(recorded)
     names = sorted((wanted | pending) - set(recorded))
     remote = remote_names or {}
+    ids = {r.id for r in recorded.values()}
     listing = await list_workspace(client, len(recorded)) if whole_workspace else []
     if whole_workspace:
         managed, found = read_listed(listing, recorded, names, remote)
     else:
         managed, found = await asyncio.gather(
-            read_managed(client, recorded), find_names(client, names, remote)
+            read_managed(client, recorded), find_names(client, names, remote, ids)
         )
-    # A managed deployment gone remotely is planned to be created again: its name must be
-    # free, or the create would collide with one made outside the planner meanwhile.
-    gone = sorted(name for name, live in managed.items() if live is None and name in wanted)
+    # A managed deployment gone remotely is planned to be created again, one the config
+    # renames would be re-created under its new name by a replace: that name must be free.
+    again = recreated_names(managed, wanted, remote)
     if whole_workspace:
-        found |= read_listed(listing, recorded, gone, remote)[1] if gone else {}
+        found |= read_listed(listing, recorded, again, remote)[1] if again else {}
     else:
-        found |= await find_names(client, gone, remote)
+        found |= await find_names(client, again, remote, ids)
     adopted = {name: d for name, d in sorted(found.items()) if name in pending}
     # a create an interrupted apply sent is the planner's like a recorded one: so is the
     # rollout it started (listed by the plan, waited for by the next apply)
@@ -115,6 +123,20 @@ async def refresh_observed(
     if whole_workspace:
         observed.unmanaged = not_managed(listing, recorded, found)
     return observed
+
+
+def recreated_names(
+    managed: Mapping[str, Deployment | None], wanted: set[str], remote: Mapping[str, str]
+) -> list[str]:
+    """The recorded addresses a plan may create again under their remote name: those
+    gone remotely that are still WANTED, and the live ones whose remote name the config
+    (REMOTE: every address the config declares -> its remote name) changes."""
+    return sorted(
+        name
+        for name, live in managed.items()
+        if (live is None and name in wanted)
+        or (live is not None and name in remote and remote[name] != live.name)
+    )
 
 
 async def list_workspace(client: ControlPlaneClient, expected: int = 0) -> list[Deployment]:
@@ -280,20 +302,29 @@ async def read_managed(
 
 
 async def find_names(
-    client: ControlPlaneClient, names: list[str], remote: Mapping[str, str]
+    client: ControlPlaneClient,
+    names: list[str],
+    remote: Mapping[str, str],
+    recorded_ids: Collection[str] = (),
 ) -> dict[str, Deployment]:
-    """Address -> the live (not being deleted) deployment with its remote name, for NAMES."""
+    """Address -> the live (not being deleted) deployment with its remote name, for NAMES;
+    deployments of RECORDED_IDS do not count (as in `read_listed`)."""
     if not names:
         return {}
     address_of = {remote.get(name, name): name for name in names}
     if len(names) <= NAME_LOOKUP_LIMIT:
         results = await asyncio.gather(
-            *(client.find_by_name(wire, include_deleting=False) for wire in address_of)
+            *(
+                client.find_by_name(wire, include_deleting=False, excluding=recorded_ids)
+                for wire in address_of
+            )
         )
         return {address_of[d.name]: d for d in results if d is not None}
     found: dict[str, Deployment] = {}
     async with aclosing(client.iter_deployments()) as deployments:
         async for deployment in deployments:
+            if deployment.id in recorded_ids:
+                continue
             if deployment.name in address_of and _alive(deployment) is not None:
                 found.setdefault(address_of[deployment.name], deployment)
     return found

@@ -39,6 +39,7 @@ from planner.plan.model import (
     plan_json_schema,
     writer_text,
 )
+from planner.plan.out_files import existing_kind, is_state_shaped, out_hint
 from planner.plan.refresh import Observed
 from planner.plan.seal import Seal, make_seal, verify_seal
 from planner.state.document import StateDocument
@@ -233,25 +234,29 @@ def saved_plan_json(saved: SavedPlan) -> str:
     return json.dumps(file_document(saved), indent=2, ensure_ascii=False) + "\n"
 
 
-def plan_file_target(path: str | os.PathLike[str]) -> Path:
+def plan_file_target(path: str | os.PathLike[str], known: Mapping[Path, str] | None = None) -> Path:
     """Where `plan --out PATH` may write: PATH's real path (a symlink is written
     through), either new (its folders are made) or an earlier saved plan. Anything
     else (the state file, a database, a device, a FIFO, a folder) is refused, before
-    the plan is made, so a typo in --out never destroys a file."""
+    the plan is made, so a typo in --out never destroys a file; the hint says what it is
+    (KNOWN names the files of the command by real path: `planner.plan.out_files`)."""
     given = Path(path)
     target = Path(os.path.realpath(given))
     if not os.path.lexists(target):
         return target
-    try:
-        existing = _read_json(target)
-    except PlanError:
-        existing = None
-    if not isinstance(existing, dict) or SAVED_KEY not in existing:
-        raise PlanError(
-            f"{given} exists and is not a saved plan: not overwriting it",
-            hint="choose another --out path (or delete the file if you mean to replace it)",
-        )
-    return target
+    kind = existing_kind(target, known or {})
+    if kind is None:
+        try:
+            existing = _read_json(target)
+        except PlanError:
+            existing = None
+        if isinstance(existing, dict) and SAVED_KEY in existing:
+            return target
+        kind = "a planner state" if is_state_shaped(existing) else None
+    raise PlanError(
+        f"{given} exists and is not a saved plan: not overwriting it",
+        hint=out_hint(given, kind),
+    )
 
 
 def write_saved_plan(path: str | os.PathLike[str], saved: SavedPlan) -> None:

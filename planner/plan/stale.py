@@ -1,12 +1,13 @@
 """Whether a saved plan still holds: what moved since `planner plan --out`.
 
 Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
-targets another endpoint, a deployment changed, appeared or disappeared since, or the
-config of a planned deployment changed since (apply records what the config says, so it
-must still be what was planned; `config_digests` holds a sha256 of each one's non-secret
-managed values and lifecycle), or a secret value differs from the planned one (checked
-by keyed digest against each change's `secret_digests`: apply records those digests, so
-they must be the values sent, or seen on the server).
+targets another endpoint, a deployment changed, appeared or disappeared since (or took
+the new remote name a replace creates under), or the config of a planned deployment
+changed since (apply records what the config says, so it must still be what was
+planned; `config_digests` holds a sha256 of each one's non-secret managed values and
+lifecycle), or a secret value differs from the planned one (checked by keyed digest
+against each change's `secret_digests`: apply records those digests, so they must be
+the values sent, or seen on the server).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanStaleError
 from planner.plan.body import moved_secrets
-from planner.plan.model import Plan
+from planner.plan.model import Action, Plan
 from planner.plan.refresh import Observed
 from planner.secrets import secret_digest
 from planner.state.document import StateDocument, iso_utc
@@ -146,8 +147,11 @@ def deployment_moves(saved: SavedPlan, observed: Observed) -> list[str]:
             continue
         if live is None:
             moves.append(f"deployment {name} ({seen.id}) was deleted since the plan")
-        else:
-            moves += _compare(name, seen, live.id, live.updated_at, live.latest_revision_id)
+            continue
+        moves += _compare(name, seen, live.id, live.updated_at, live.latest_revision_id)
+        holder = observed.unmanaged_existing.get(name)  # of the name a replace creates
+        if holder is not None and change.action is Action.REPLACE:
+            moves.append(f"deployment {holder} holds {name}'s new remote name since the plan")
     return moves
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -21,6 +21,7 @@ from planner.plan.changes import (
     secret_changes,
     secret_digests,
 )
+from planner.plan.collisions import Holder, replace_way_out
 from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning, built
 from planner.plan.paths import STRUCT_PATHS, flatten, is_ignored, nest, normalize
 from planner.plan.views import (
@@ -51,8 +52,12 @@ def build_update(
     *,
     key: bytes,
     drifted: Collection[str],
+    holder: Holder | None = None,
+    command_args: Sequence[str] = (),
 ) -> UpdateOutcome:
-    """Desired against observed, on the fields the config sets, leaving ignored ones alone."""
+    """Desired against observed, on the fields the config sets, leaving ignored ones alone.
+    HOLDER: who holds the new remote name, if the config renames it (no `--replace` then);
+    COMMAND_ARGS: the options the commands the errors suggest repeat."""
     ignore = desired.lifecycle.ignore_changes
     want = desired_fields(desired)
     have = observed_fields(observed, want)
@@ -79,11 +84,9 @@ def build_update(
         send_secrets=bool(secret_fields),
         secret_digests=secret_digests(desired, key) if secrets else {},
     )
-    errors = [
-        immutable_error(desired.name, f, desired.spelling)
-        for f in fields
-        if f.change_class is ChangeClass.IMMUTABLE
-    ]
+    immutable = [f for f in fields if f.change_class is ChangeClass.IMMUTABLE]
+    way_out = replace_way_out(desired, observed, holder, command_args) if immutable else None
+    errors = [immutable_error(desired.name, f, way_out, desired.spelling) for f in immutable]
     return UpdateOutcome(change, errors, _secret_warnings(desired, bool(secret_fields)))
 
 

@@ -181,7 +181,8 @@ class Reconciler:
         )
         self.board.record_cycle(record)
         if outcome.rows:
-            self.board.set_deployments([self.with_last_change(row) for row in outcome.rows])
+            rows = [self.with_last_change(row) for row in outcome.rows]
+            self.board.set_deployments(rows, planned_at=started_at)
         if outcome.plan is not None:
             self.board.set_last_plan(render_markdown(outcome.plan))
         self.board.set_ready(True)

@@ -2,7 +2,8 @@
 
 Everything a person needs on one screen: the leader, every deployment with its health,
 drift and last change, the recent cycles with their result and duration, and the last
-plan (its markdown view as HTML, `planner.render.html`). Every value is escaped; the CSS
+plan (its markdown view as HTML, `planner.render.html`). Every value is escaped (HTML,
+and control and bidi characters as every view escapes them: `shown`); the CSS
 is inline; there is no script, no form, no link and no asset from outside the process, and
 the server's Content-Security-Policy forbids them anyway. It refreshes itself every
 `REFRESH_SECONDS`.
@@ -16,6 +17,7 @@ from html import escape
 
 from planner.reconcile.status import CycleRecord, DeploymentRow, StatusSnapshot, readiness
 from planner.render.html import markdown_to_html
+from planner.render.safe import visible
 
 REFRESH_SECONDS = 15
 _GOOD = frozenset({"ok", "healthy", "healed", "in sync", "deployed"})
@@ -44,7 +46,7 @@ def render_page(snapshot: StatusSnapshot, *, now: datetime) -> str:
     body = "\n".join(
         (
             header(snapshot, now=now),
-            deployments_section(snapshot.deployments),
+            deployments_section(snapshot),
             cycles_section(snapshot.cycles),
             plan_section(snapshot.last_plan),
         )
@@ -63,30 +65,58 @@ def header(snapshot: StatusSnapshot, *, now: datetime) -> str:
         leader = "no leader yet"
     else:
         role = "this replica" if snapshot.is_leader else "another replica; this one stands by"
-        leader = f"<code>{escape(snapshot.leader_holder)}</code> ({role})"
+        leader = f"<code>{shown(snapshot.leader_holder)}</code> ({role})"
     _, ready = readiness(snapshot)  # what /readyz answers
     return (
         "<header>\n<h1>planner reconcile</h1>\n"
         f'<p id="leader">Leader: {leader}</p>\n'
-        f'<p class="meta">This replica is {escape(ready)}. Shown at {when(now)}; '
+        f'<p class="meta">This replica is {shown(ready)}. Shown at {when(now)}; '
         f"the page refreshes every {REFRESH_SECONDS} s.</p>\n</header>"
     )
 
 
-def deployments_section(rows: tuple[DeploymentRow, ...]) -> str:
+def deployments_section(snapshot: StatusSnapshot) -> str:
+    """The deployments the last cycle that planned saw; when the latest cycles failed, a
+    note saying so above them (or in their place when no cycle has planned)."""
+    rows = snapshot.deployments
     columns = ("Deployment", "Remote name", "Health", "Drift", "Last change", "At")
     body = [deployment_row(row) for row in rows]
-    empty = "No deployment yet: the first cycle has not planned."
-    return _section("deployments", f"Deployments ({len(rows)})", columns, body, empty)
+    section = _section(
+        "deployments", f"Deployments ({len(rows)})", columns, body, no_deployments(snapshot)
+    )
+    failed = snapshot.failed_cycles
+    if not rows or not failed:
+        return section
+    count = "cycle" if len(failed) == 1 else f"{len(failed)} cycles"
+    seen = f"the cycle of {when(snapshot.deployments_at)}" if snapshot.deployments_at else ""
+    note = (
+        f'<p class="warn">The last {count} failed (the latest: {shown(failed[0].message)}); '
+        f"the deployments are as {seen or 'the last cycle that planned'} saw them.</p>"
+    )
+    return section.replace("<table>", note + "\n<table>", 1)
+
+
+def no_deployments(snapshot: StatusSnapshot) -> str:
+    """What the deployments table says when it has no row: why there is none."""
+    if not snapshot.cycles:
+        return "No deployment yet: the first cycle has not planned."
+    failed = snapshot.failed_cycles
+    if failed:
+        count = "cycle" if len(failed) == 1 else f"{len(failed)} cycles"
+        latest = shown(failed[0].message)
+        return f"No deployment known: the last {count} failed before planning ({latest})."
+    if snapshot.cycles[0].result == "standby":
+        return "No deployment known: this replica stands by; the leader plans."
+    return "No deployment: the last cycle planned none."
 
 
 def deployment_row(row: DeploymentRow) -> str:
     drift = "drifted" if row.drifted else "in sync"
     return (
-        f"<tr><td><code>{escape(row.address)}</code></td><td>{escape(row.remote_name)}</td>"
+        f"<tr><td><code>{shown(row.address)}</code></td><td>{shown(row.remote_name)}</td>"
         f"{_cell(row.health)}"
         f'<td class="{tone(drift)}">{"⚠ " if row.drifted else ""}{drift}</td>'
-        f"<td>{escape(row.last_change or '—')}</td><td>{when(row.last_change_at)}</td></tr>"
+        f"<td>{shown(row.last_change or '—')}</td><td>{when(row.last_change_at)}</td></tr>"
     )
 
 
@@ -99,11 +129,11 @@ def cycles_section(cycles: tuple[CycleRecord, ...]) -> str:
 def cycle_row(cycle: CycleRecord) -> str:
     numbers = (cycle.drifted, cycle.pending, cycle.changed)
     return (
-        f"<tr><td>{when(cycle.started_at)}</td><td>{escape(cycle.mode)}</td>"
+        f"<tr><td>{when(cycle.started_at)}</td><td>{shown(cycle.mode)}</td>"
         f"{_cell(cycle.result)}"
         f'<td class="num">{cycle.duration_s:.2f} s</td>'
         + "".join(f'<td class="num">{number}</td>' for number in numbers)
-        + f"<td>{escape(cycle.message)}</td></tr>"
+        + f"<td>{shown(cycle.message)}</td></tr>"
     )
 
 
@@ -132,8 +162,13 @@ def tone(value: str) -> str:
     return "muted" if plain in _MUTED else "warn"
 
 
+def shown(value: str) -> str:
+    """VALUE as HTML text: made `visible`, then HTML-escaped."""
+    return escape(visible(value))
+
+
 def _cell(value: str) -> str:
-    return f'<td class="{tone(value)}">{escape(value)}</td>'
+    return f'<td class="{tone(value)}">{shown(value)}</td>'
 
 
 def _section(name: str, title: str, columns: tuple[str, ...], rows: list[str], empty: str) -> str:

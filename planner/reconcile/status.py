@@ -57,11 +57,18 @@ class StatusSnapshot:
     ready: bool = False
     cycles: tuple[CycleRecord, ...] = ()
     deployments: tuple[DeploymentRow, ...] = ()
+    deployments_at: datetime | None = None  # the start of the cycle that planned them
     last_plan: str | None = None
 
     @property
     def last_cycle(self) -> CycleRecord | None:
         return self.cycles[0] if self.cycles else None
+
+    @property
+    def failed_cycles(self) -> tuple[CycleRecord, ...]:
+        """The cycles that failed since the last that did not, newest first."""
+        count = next((i for i, c in enumerate(self.cycles) if c.result != "error"), None)
+        return self.cycles if count is None else self.cycles[:count]
 
 
 def readiness(snapshot: StatusSnapshot) -> tuple[bool, str]:
@@ -101,8 +108,10 @@ class StatusBoard:
             self._cycles.appendleft(cycle)
             self._replace("cycle", cycles=tuple(self._cycles))
 
-    def set_deployments(self, rows: list[DeploymentRow]) -> None:
-        self._update("deployments", deployments=tuple(rows))
+    def set_deployments(
+        self, rows: list[DeploymentRow], planned_at: datetime | None = None
+    ) -> None:
+        self._update("deployments", deployments=tuple(rows), deployments_at=planned_at)
 
     def set_last_plan(self, markdown: str) -> None:
         self._update("last_plan", last_plan=markdown)

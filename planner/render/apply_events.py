@@ -64,7 +64,7 @@ def counts(result: ApplyResult) -> Counts:
         created=result.count(Action.CREATE),
         updated=result.count(Action.UPDATE),
         new_revision=result.count(Action.NEW_REVISION),
-        deleted=result.count(Action.DELETE),
+        deleted=result.deleted,
         replaced=result.count(Action.REPLACE),
         failed=len(result.failed),
         not_started=result.not_started,

@@ -15,6 +15,7 @@ import tomli_w
 from planner.config.desired import DesiredDeployment
 from planner.config.models import Config
 from planner.plan.adopt import GeneratedConfig
+from planner.render.safe import visible
 
 MASK = "(sensitive)"
 
@@ -49,12 +50,15 @@ def _deployment_data(desired: DesiredDeployment) -> dict[str, Any]:
 
 
 def render_config(config: Config, output_format: str) -> str:
-    """The resolved config as TOML (with a header comment naming its origin) or JSON."""
+    """The resolved config as TOML (with a header comment naming its origin; control and
+    bidi characters escaped as TOML escapes them) or JSON (which escapes them itself)."""
     data = resolved_config_data(config)
     if output_format == "json":
         return json.dumps(data, indent=2) + "\n"
     where = f", environment {config.environment}" if config.environment else ""
-    return f"# {config.path}{where}: resolved, secrets masked\n\n{tomli_w.dumps(data)}"
+    header = visible(f"# {config.path}{where}: resolved, secrets masked", toml=True)
+    body = visible(tomli_w.dumps(data), keep="\n", toml=True)  # tomli_w escapes the rest
+    return f"{header}\n\n{body}"
 
 
 def render_generated_config(

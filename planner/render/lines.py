@@ -80,10 +80,17 @@ def policy_text(result: PolicyResult) -> str:
 
 
 ROLLOUTS_TITLE = "Rollouts in progress (not converged yet; nothing to submit again)"
+# What a plan can say of a deployment it finds in no state: the planner sees its own
+# state, the other states of its config beside it and, in PostgreSQL, every state of the
+# same schema; nothing else (not that no one manages it, nor that no one changes it).
+UNRECORDED = "not recorded by this state; states this planner cannot see may manage it"
+UNSEEN_STATES = (
+    "another config's state, a state file elsewhere, another PostgreSQL schema or database"
+)
 UNMANAGED_TITLE = (
-    "Not managed by this state (never touched; to adopt one, add [deployments.<name>] to "
-    "the config, then run its `planner import`; `planner import --all --generate-config "
-    "FILE` adopts them all)"
+    f"{UNRECORDED[0].upper()}{UNRECORDED[1:]} (check before adopting one: add "
+    "[deployments.<name>] to the config, then run its `planner import`; `planner import "
+    "--all --generate-config FILE` lists them and asks before adopting them all)"
 )
 
 

@@ -1,5 +1,6 @@
 """Writing a command's output: lines, JSON and tables, printed literally through one console
-(`planner.render.console.make_console`) per stream."""
+(`planner.render.console.make_console`) per stream, every control or bidi character
+escaped (`planner.render.safe.visible`; JSON escapes its own)."""
 
 from __future__ import annotations
 
@@ -11,22 +12,22 @@ from rich.console import Console
 from rich.text import Text
 
 from planner.render.console import make_console
+from planner.render.safe import visible
 
 if TYPE_CHECKING:  # rich.table is imported by the commands that print a table
     from rich.table import Table
 
 
 def write_lines(console: Console, lines: Iterable[str]) -> None:
-    """Each line as it is: no markup, no highlighting."""
+    """Each line as it is (no markup, no highlighting), but made `visible`."""
     for line in lines:
-        console.print(line, markup=False)
+        console.print(visible(line), markup=False)
 
 
 def write_warnings(warnings: Iterable[str]) -> None:
     """Each warning as a `Warning: ...` line on stderr."""
     console = make_console(stderr=True)
-    for warning in warnings:
-        console.print(f"Warning: {warning}", markup=False)
+    write_lines(console, (f"Warning: {warning}" for warning in warnings))
 
 
 def write_notice(lines: Iterable[str]) -> None:
@@ -48,5 +49,13 @@ def folded_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> Table
     for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(*(Text(value) for value in row))
+        table.add_row(*(Text(visible(value)) for value in row))
     return table
+
+
+def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Columns padded to their widest cell, two spaces apart, never wrapped; each cell
+    made `visible` first, so an escape keeps its column."""
+    cells = [[visible(cell) for cell in row] for row in rows]
+    widths = [max(len(row[column]) for row in cells) for column in range(len(cells[0]))]
+    return ["  ".join(map(str.ljust, row, widths)).rstrip() for row in cells]

@@ -25,6 +25,7 @@ from rich.text import Text
 from planner.api.retry import RetryNotice
 from planner.apply.reporter import Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
+from planner.render.safe import visible
 from planner.state.document import iso_utc, utc_now
 
 # rich's live display, progress bar and table are imported by `LiveReporter` only (a
@@ -46,7 +47,8 @@ def elapsed(result: DeploymentResult, now: float) -> float:
 def retry_line(notice: RetryNotice, deployment: str | None) -> str:
     """`api: retrying in 0.4s (attempt 1 failed): PATCH /v2/deployments/<id> failed: 503 ...`"""
     who = f"{deployment}: " if deployment else ""
-    return f"{who}retrying in {notice.wait:.1f}s (attempt {notice.attempt} failed): {notice.reason}"
+    reason = visible(notice.reason)  # the server's words
+    return f"{who}retrying in {notice.wait:.1f}s (attempt {notice.attempt} failed): {reason}"
 
 
 def pause_line(seconds: float) -> str:
@@ -102,7 +104,7 @@ class LineReporter:
         self._print(pause_line(seconds))
 
     def _print(self, text: str) -> None:
-        line = f"{iso_utc(self.wall(), timespec='seconds')} {text}"
+        line = f"{iso_utc(self.wall(), timespec='seconds')} {visible(text)}"
         if not self._plain:
             self.console.print(line, markup=False, highlight=False)
             return

@@ -5,7 +5,11 @@ the pull-request comment. Two things in it must never pass through raw:
 - control and bidirectional characters (C0 and C1 controls, DEL, the bidi embeddings,
   overrides, isolates and marks, zero-width and line/paragraph separators): they can hide
   or reorder text ("Trojan Source") or start a line of their own. `visible` prints each as
-  an escape (`\\x1b`, `\\u202e`);
+  an escape (`\\x1b`, `\\u202e`; in TOML text `\\u001b`, the escape its strings take).
+  Every view goes through it: the plan views, `planner.render.output` (what the other
+  commands print: lines, notices, warnings, tables and aligned columns), the resolved
+  config, the reconcile status page, and the JSON of a plan and of `state pull`
+  (`visible_json`: JSON's own `\\uXXXX` escapes, so the values stay the same);
 - in markdown, an HTML comment opener: `<!-- planner-plan: ... -->` is the marker a
   sticky-comment tool finds a plan's comment by, so a value must never produce it, not
   even inside a code span or a fence (tools match the text). `defang` writes `<!--` and
@@ -29,16 +33,30 @@ _UNSAFE_BUT_LINE_BREAKS = re.compile(
 )
 
 
-def visible(text: str, *, keep: str = "") -> str:
-    """TEXT with every control or bidi character escaped (those in KEEP left as they are)."""
+def visible(text: str, *, keep: str = "", toml: bool = False) -> str:
+    """TEXT with every control or bidi character escaped (those in KEEP left as they are);
+    with TOML, each as `\\uXXXX`, so in TOML text (where such a character can stand only
+    in a basic string or a comment) a string keeps its value."""
     if not _UNSAFE.search(text):
         return text
-    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
+    escape = _unicode_escape if toml else _escape
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else escape(m.group()), text)
+
+
+def visible_json(text: str) -> str:
+    """JSON TEXT (as `json.dumps(..., ensure_ascii=False)` writes it) with every control or
+    bidi character in its strings written as a `\\uXXXX` escape: the same value, printed
+    as `config --format json` prints it. A raw line break can only be the indentation's."""
+    return visible(text, keep="\n", toml=True)
 
 
 def _escape(char: str) -> str:
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _unicode_escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"
 
 
 def visible_text(text: Text) -> Text:

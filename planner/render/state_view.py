@@ -5,10 +5,10 @@ Secret values are never in the state; their names print with the SENSITIVE marke
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from planner.plan.changes import show
+from planner.render.output import aligned
 from planner.secrets import SENSITIVE
 from planner.state.document import StateDocument
 from planner.state.location import is_postgres_url
@@ -121,9 +121,3 @@ def history_lines(location: object, versions: list[StateVersion]) -> list[str]:
         who = version.written_by or "-"
         rows.append((str(version.serial), version.created, who, str(version.deployments), checksum))
     return aligned(rows)
-
-
-def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Columns padded to their widest cell, two spaces apart, never wrapped."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return ["  ".join(map(str.ljust, row, widths)).rstrip() for row in rows]

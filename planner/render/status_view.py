@@ -7,12 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from planner.plan.status import HistoryEntry, StatusRow
-
-
-def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Columns padded to their widest cell, unwrapped whatever the terminal width."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return ["  ".join(map(str.ljust, row, widths)).rstrip() for row in rows]
+from planner.render.output import aligned
 
 
 def revision_cell(revision_id: str | None, status: str | None) -> str:

@@ -89,7 +89,7 @@ def _apply_counts(result: ApplyResult) -> list[str]:
         f"{result.count(Action.CREATE)} created",
         f"{result.count(Action.UPDATE)} updated",
         counted(result.count(Action.NEW_REVISION), "new revision"),
-        f"{result.count(Action.DELETE)} deleted",
+        f"{result.deleted} deleted",
     ]
     replaced = result.count(Action.REPLACE)
     if replaced and result.mode != "destroy":

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from planner import __version__
+from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
@@ -304,7 +305,7 @@ def adopt(doc: StateDocument, *adopted: RecordedDeployment) -> None:
             raise StateError(
                 f"{recorded.name} is already in the state (deployment {current.id})",
                 hint=f"to adopt another deployment under this name, first run "
-                f"`planner state rm {recorded.name}`",
+                f"`{suggested_command('state rm', recorded.name)}`",
             )
         if recorded.id in names_by_id:
             raise StateError(
@@ -505,7 +506,7 @@ def dump_state(doc: StateDocument) -> str:
 
 def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDocument:
     """Parse and verify a state file's text; every failure is a StateError naming SOURCE."""
-    raw = _load_json_object(text, source)
+    raw = _load_json_object(text, source, backup)
     version = raw.get("format_version")
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise StateError(
@@ -526,16 +527,23 @@ def parse_state(text: str, *, source: str, backup: str | None = None) -> StateDo
     return doc
 
 
-def _load_json_object(text: str, source: str) -> dict[str, Any]:
+def _load_json_object(text: str, source: str, backup: str | None) -> dict[str, Any]:
+    """The file's JSON object; an empty, cut short or other file is a StateError whose hint
+    is the way back (the backup, when there is one)."""
+    if not text.strip():
+        raise StateError(f"state file {source} is empty", hint=_restore_hint(source, backup))
     try:
         raw = parse_nested(json.loads, text, Path(source), StateError, MAX_WRITTEN_NESTING)
     except json.JSONDecodeError as error:
         raise StateError(
             f"state file {source} is not valid JSON (line {error.lineno}, "
-            f"column {error.colno}: {error.msg})"
+            f"column {error.colno}: {error.msg})",
+            hint=_restore_hint(source, backup),
         ) from None
     if not isinstance(raw, dict):
-        raise StateError(f"state file {source} is not a JSON object")
+        raise StateError(
+            f"state file {source} is not a JSON object", hint=_restore_hint(source, backup)
+        )
     return raw
 
 
@@ -544,15 +552,20 @@ def _verify_checksum(raw: dict[str, Any], source: str, backup: str | None) -> No
     body = {key: value for key, value in raw.items() if key != "checksum"}
     if isinstance(stored, str) and stored == compute_checksum(body):
         return
+    raise StateError(
+        f"state file {source} is corrupt or was edited by hand (checksum mismatch)",
+        hint=_restore_hint(source, backup),
+    )
+
+
+def _restore_hint(source: str, backup: str | None) -> str:
+    """The way back from a state file that cannot be read: BACKUP, when there is one."""
     hint = (
         f"restore the previous version from {backup} (copy it over {source}) if it is intact"
         if backup
         else "restore the file from a copy you trust"
     )
-    raise StateError(
-        f"state file {source} is corrupt or was edited by hand (checksum mismatch)",
-        hint=hint + "; never edit a state file by hand: use `planner state` commands",
-    )
+    return hint + "; never edit a state file by hand: use `planner state` commands"
 
 
 def _problems(error: ValidationError, offset: dict[str, int] | None = None) -> list[str]:

@@ -47,7 +47,7 @@ from planner.state.locking import (
     WaitNotice,
 )
 from planner.state.oplog import Group, replay
-from planner.state.plan_key import ensure_plan_key, read_plan_key
+from planner.state.plan_key import ensure_plan_key, plan_key_path, read_plan_key
 from planner.state.siblings import owned_by, sibling_paths
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
@@ -76,6 +76,17 @@ class LocalFileBackend:
     @property
     def address(self) -> str:
         return str(self.path)
+
+    def files(self) -> dict[Path, str]:
+        """Every file this state keeps (real paths), named as a person knows it."""
+        return {
+            self.path: "the state file",
+            self.backup_path: "the state file's backup",
+            self.log.path: "the state's operation log",
+            self.file_lock.lock_path: "the state's lock file",
+            self.file_lock.lock_info_path: "the state's lock record",
+            plan_key_path(self.path): "the state's plan key",
+        }
 
     def read(self) -> StateDocument | None:
         """The stored version with its operation log replayed; read again when a new

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.state.document import StateDocument
 from planner.state.records import RecordedDeployment
@@ -29,7 +30,8 @@ def move_recorded(doc: StateDocument, old: str, new: str) -> RecordedDeployment:
     if new in doc.deployments:
         raise StateError(
             f"{new} is already in the state (id {doc.deployments[new].id})",
-            hint=f"`planner state rm {new}` first if it should go, or pick another address",
+            hint=f"`{suggested_command('state rm', new)}` first if it should go, or pick another "
+            "address",
         )
     moved = doc.get(old).model_copy(update={"name": new})
     doc.forget(old)

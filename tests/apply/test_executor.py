@@ -13,6 +13,7 @@ from planner.apply import ApplyOptions, DeploymentResult, Outcome
 from planner.controlplane.settings import ServerSettings
 from planner.errors import PlanError, PlanStaleError
 from planner.plan.model import Action
+from planner.render.apply_events import counts
 from planner.render.summary import apply_summary
 from tests.apply.conftest import FAST, Harness, docker, git
 
@@ -86,6 +87,28 @@ async def test_replace_deletes_waits_until_gone_and_creates_again(harness: Harne
     assert new_id != old_id
     assert {d.id for d in (await live(harness)).values()} == {new_id}
     assert harness.state().pending == []
+
+
+async def test_a_replace_whose_create_fails_after_its_delete_counts_the_delete(
+    harness: Harness,
+) -> None:
+    """The new name taken between plan and apply: the old deployment is deleted, the
+    create gets 409; the replace fails, and the summary (text and JSON events) counts
+    the deletion it performed."""
+    harness.configure(docker("alpha", extra='name = "alpha-blue"\n'))
+    await harness.apply()
+    harness.configure(docker("alpha", extra='name = "alpha-green"\n'))
+    plan, doc = await harness.plan(replace={"alpha"})
+    assert [c.action for c in plan.changes] == [Action.REPLACE]
+    body = {"name": "alpha-green", "source": "internal_docker", "source_revision_config": {}}
+    await harness.client.create_deployment(DeploymentCreate.model_validate(body))
+    result = await harness.execute(plan, doc)
+    (replaced,) = result.failed
+    assert replaced.name == "alpha" and "409" in (replaced.error or "")
+    assert "alpha-blue" not in await harness.names_on_server()
+    assert result.deleted == 1
+    assert ", 1 deleted, 1 failed" in apply_summary(result)
+    assert counts(result).deleted == 1
 
 
 async def test_a_failing_revision_fails_only_its_deployment(harness: Harness) -> None:

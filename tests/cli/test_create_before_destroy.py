@@ -60,6 +60,17 @@ def test_the_new_deployment_is_deployed_before_the_old_one_is_deleted(blue: Scen
     assert blue.plan("--detailed-exitcode").code == 0
 
 
+def test_the_immutable_name_hint_says_the_replace_creates_first(blue: Scenario) -> None:
+    """Under create_before_destroy the error on a new `name` offers `--replace worker` as
+    what it is: the new deployment created first, the old one deleted after."""
+    blue.edit_config('name = "worker-blue"', 'name = "worker-green"')
+    planned = json.loads(blue.plan("--format", "json").out)
+    (error,) = planned["errors"]
+    assert error["path"] == "name" and "--replace worker" in error["hint"]
+    assert "create 'worker-green' first, then delete 'worker-blue'" in error["hint"]
+    assert "delete and re-create" not in error["hint"]
+
+
 def test_create_before_destroy_with_the_same_remote_name_is_a_plan_error(
     blue: Scenario,
 ) -> None:
@@ -138,3 +149,40 @@ def test_a_killed_create_before_destroy_forgets_no_deployment(blue: Scenario, me
     assert new.name == "worker-green" and new.active_revision_id == new.latest_revision_id
     assert blue.get(old_id).status == "AWAITING_DELETE"
     assert blue.plan("--detailed-exitcode").code == 0
+
+
+@pytest.mark.parametrize("how", ["apply", "saved plan"])
+def test_a_reverted_create_before_destroy_moves_the_old_deployment_back(
+    blue: Scenario, how: str
+) -> None:
+    """After a failed create-before-destroy, the config reverted to `worker-blue`: the
+    error on `name` says how to go back (`state rm worker`); after it, the deposed record
+    is the deployment `worker` names again, so plan, apply and a saved plan all move it
+    back (no "already exists" error, no import hint that `import` refuses);
+    `worker-blue` keeps running under its id."""
+    old_id = worker_id(blue)
+    blue.edit_config('name = "worker-blue"', 'name = "worker-green"')
+    blue.edit_config("worker:1", "worker:fail-deploy")
+    assert blue.cli("apply", "--replace", "worker", "--auto-approve").code == 1
+    blue.write_config(BLUE_GREEN)
+    deposed = f"worker~deposed-{old_id}"
+    (error,) = json.loads(blue.plan("--format", "json").out)["errors"]
+    assert error["path"] == "name" and "--replace" not in error["hint"]
+    assert f"to go back to {deposed}, `planner state rm worker`" in error["hint"]
+    assert blue.cli("state", "rm", "worker").code == 0
+    planned = blue.plan("--detailed-exitcode")
+    assert planned.code == 2, planned.out + planned.err
+    assert f"{deposed} -> worker (moved)" in planned.out
+    assert "0 to create" in planned.out and "0 to delete" in planned.out
+    if how == "apply":
+        applied = blue.cli("apply", "--auto-approve")
+    else:
+        assert blue.plan("--out", "revert.plan").code == 0
+        applied = blue.cli("apply", "revert.plan")
+    assert applied.code == 0, applied.out + applied.err
+    assert "1 moved" in applied.out
+    assert worker_id(blue) == old_id and not is_being_deleted(blue.get(old_id).status)
+    state = blue.state()
+    assert state is not None and list(state.deployments) == ["worker"]
+    after = json.loads(blue.plan("--format", "json").out)
+    assert {c["action"] for c in after["changes"]} == {"no_op"} and after["errors"] == []

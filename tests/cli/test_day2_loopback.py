@@ -74,7 +74,7 @@ def test_failed_rollout_drift_check_and_adoption_end_to_end(serve: StartWorkdir)
     code, out, err = work.run("plan", "-c", config, "--detailed-exitcode")
     assert code == 0, out + err
     assert "No changes. The deployments match the configuration." in out
-    assert "by-hand" in out  # still listed, never touched
+    assert "by-hand" in out  # still listed, nothing sent for it
     code, out, _ = work.run("status", "-c", config, "--format", "json")
     rows = {row["name"]: row for row in json.loads(out)}
     assert set(rows) == {"ok0", "bad0"}

@@ -80,7 +80,7 @@ def plan_json(scenario: Scenario, config_file: str, expected_code: int) -> dict[
     for change in plan["changes"]:
         change.pop("deployment_id", None)
     plan["unmanaged"] = [unmanaged["name"] for unmanaged in plan["unmanaged"]]
-    return plan
+    return dict(plan)
 
 
 def ok(result: Result) -> Result:
@@ -130,7 +130,7 @@ def sequence(scenario: Scenario, url: str, words: Dialect) -> list[dict[str, Any
     ok(scenario.cli("reconcile", "-c", file, "--once"))
     create_outsider(url)
     adopted = f"adopted-{words}.toml"
-    ok(scenario.cli("import", "--all", "-c", file, "--generate-config", adopted))
+    ok(scenario.cli("import", "--all", "-c", file, "--generate-config", adopted, "--auto-approve"))
     plans.append(plan_json(scenario, adopted, 0))
     ok(scenario.cli("destroy", "-c", adopted, "--auto-approve"))
     ok(scenario.cli("destroy", "-c", file, "--auto-approve"))

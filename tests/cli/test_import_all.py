@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 import tomllib
 
 import pytest
 
-from planner.api.models import DeploymentCreate
+from planner.api.client import ControlPlaneClient
+from planner.api.models import Deployment, DeploymentCreate
 from planner.cli.endpoint import embedded_client
 from planner.controlplane.settings import EMBEDDED_API_KEY
 from planner.state import LocalFileBackend
@@ -33,7 +36,7 @@ def create_as(scenario: Scenario, declared: str, remote_name: str) -> None:
 
 
 def adopt_all(scenario: Scenario, *argv: str) -> tuple[int, str, str]:
-    result = scenario.cli("import", "--all", *argv)
+    result = scenario.cli("import", "--all", "--auto-approve", *argv)
     return result.code, result.out, result.err
 
 
@@ -107,6 +110,50 @@ def test_name_contains_narrows_the_adoption(scenario: Scenario) -> None:
     assert list(tomllib.loads((scenario.root / "b.toml").read_text())["deployments"]) == [
         "team-b-worker"
     ]
+
+
+def test_without_a_terminal_nothing_is_adopted_unless_auto_approved(scenario: Scenario) -> None:
+    """In CI (no terminal) and without --auto-approve, `import --all` lists what it would
+    adopt, refuses to go on and says how (exit 1, no file, no state); with it, it adopts."""
+    create_as(scenario, "worker", "by-hand")
+    result = scenario.cli("import", "--all", "--generate-config", "adopted.toml")
+    assert result.code == 1
+    assert "cannot ask for confirmation: the input is not a terminal" in result.err
+    assert "--auto-approve" in result.err
+    assert "by-hand (id " in result.out and "states this planner cannot see" in result.out
+    assert not (scenario.root / "adopted.toml").exists()
+    assert not (scenario.root / "state" / "adopted.state.json").exists()
+    code, out, err = adopt_all(scenario, "--generate-config", "adopted.toml")
+    assert code == 0, err
+    assert "by-hand (id " in out and "Enter a value" not in out
+    assert "Adopted 1 deployment into" in out
+
+
+@pytest.mark.parametrize(("answer", "adopted"), [("yes", True), ("no", False)])
+def test_on_a_terminal_it_lists_what_it_adopts_and_asks(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch, answer: str, adopted: bool
+) -> None:
+    """On a terminal `import --all` lists each deployment it is about to adopt (name, id)
+    and the state it goes into, warns that states it cannot see may manage them, and
+    adopts only on `yes`."""
+    create_as(scenario, "worker", "by-hand")
+    (hand,) = [d for d in listed(scenario) if d.name == "by-hand"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{answer}\n"))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    result = scenario.cli("import", "--all", "--generate-config", "adopted.toml")
+    assert f"by-hand (id {hand.id}, created " in result.out
+    assert "adopted.state.json" in result.out and "Enter a value" in result.out
+    assert "not recorded by this state; states this planner cannot see" in result.out
+    assert (result.code == 0) is adopted, result.err
+    assert (scenario.root / "adopted.toml").exists() is adopted
+    assert (scenario.root / "state" / "adopted.state.json").exists() is adopted
+
+
+def listed(scenario: Scenario) -> list[Deployment]:
+    async def every(client: ControlPlaneClient) -> list[Deployment]:
+        return [d async for d in client.iter_deployments()]
+
+    return scenario.remote(every)
 
 
 def test_nothing_to_adopt_writes_nothing(scenario: Scenario) -> None:

@@ -11,7 +11,7 @@ from planner.api.models import DeploymentCreate
 from planner.secrets import url_without_password
 from planner.state.postgres import PostgresBackend
 from tests.cli.conftest import BASE_CONFIG, Scenario
-from tests.postgres import unique_name
+from tests.postgres import unique_name, with_a_password
 
 
 def test_import_all_reads_and_writes_the_postgres_state_of_the_config(
@@ -36,7 +36,7 @@ def test_import_all_reads_and_writes_the_postgres_state_of_the_config(
     solo = scenario.remote(lambda client: client.create_deployment(create))
     scenario.wait_until_deployed(solo.id)
     stem = unique_name("adopted")
-    result = scenario.cli("import", "--all", "--generate-config", f"{stem}.toml")
+    result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", f"{stem}.toml")
     assert result.code == 0, result.out + result.err
     generated = tomllib.loads((scenario.root / f"{stem}.toml").read_text())
     assert sorted(generated["deployments"]) == ["solo"]
@@ -54,15 +54,16 @@ def test_import_all_reads_and_writes_the_postgres_state_of_the_config(
     assert planned.code == 0, planned.out + planned.err
 
 
-def test_import_all_under_planner_state_writes_no_state_url_of_the_config(
+def test_import_all_under_planner_state_writes_its_url_without_the_password(
     scenario: Scenario, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With PLANNER_STATE set, the records go to that state and FILE names no `[state] url`
-    (not `-c`'s, which points elsewhere): the next plan, given PLANNER_STATE the same way,
-    finds them and is empty."""
+    """With PLANNER_STATE set, the records go to that state (not `-c`'s `[state] url`) and
+    FILE names PLANNER_STATE's URL without its password, saying so: the next plan finds
+    them with PLANNER_STATE still set, and without it, given PGPASSWORD."""
     elsewhere = "postgresql://planner@db.invalid:5432/prod"
     scenario.write_config(BASE_CONFIG + f'\n[state]\nurl = "{elsewhere}"\n')
-    monkeypatch.setenv("PLANNER_STATE", postgres_url)
+    state_url, password = with_a_password(postgres_url)
+    monkeypatch.setenv("PLANNER_STATE", state_url)
     create = DeploymentCreate.model_validate(
         {
             "name": "solo",
@@ -73,15 +74,21 @@ def test_import_all_under_planner_state_writes_no_state_url_of_the_config(
     solo = scenario.remote(lambda client: client.create_deployment(create))
     scenario.wait_until_deployed(solo.id)
     stem = unique_name("adopted")
-    result = scenario.cli("import", "--all", "--generate-config", f"{stem}.toml")
+    result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", f"{stem}.toml")
     assert result.code == 0, result.out + result.err
     text = (scenario.root / f"{stem}.toml").read_text()
-    assert "db.invalid" not in text and "state" not in tomllib.loads(text)
+    assert password not in text and "db.invalid" not in text
+    assert tomllib.loads(text)["state"] == {"url": url_without_password(state_url)}
+    assert f"password is not written into {stem}.toml" in result.out
     backend = PostgresBackend(postgres_url, name=stem)
     try:
         adopted = backend.read()
     finally:
         backend.close()
     assert adopted is not None and adopted.deployments["solo"].id == solo.id
+    planned = scenario.plan("-c", f"{stem}.toml", "--detailed-exitcode")
+    assert planned.code == 0, planned.out + planned.err
+    monkeypatch.delenv("PLANNER_STATE")
+    monkeypatch.setenv("PGPASSWORD", password)
     planned = scenario.plan("-c", f"{stem}.toml", "--detailed-exitcode")
     assert planned.code == 0, planned.out + planned.err

@@ -41,7 +41,7 @@ def test_another_environments_deployment_is_not_listed_as_unmanaged(envs: Scenar
     assert plan["unmanaged"] == []
     assert [(c["name"], c["action"]) for c in plan["changes"]] == [("api", "create")]
     text = envs.plan("--env", "dev").out
-    assert "api-staging" not in text and "Not managed" not in text
+    assert "api-staging" not in text and "Not recorded by this state" not in text
 
 
 def test_import_all_never_adopts_another_environments_deployment(envs: Scenario) -> None:
@@ -90,3 +90,20 @@ def test_import_refuses_a_deployment_another_state_manages(envs: Scenario) -> No
     assert f"deployment {staging_id(envs)} (api) is managed by the state" in result.err
     assert "planner.staging.state.json" in result.err
     assert not (envs.root / "state" / "planner.dev.state.json").exists()
+
+
+def test_what_a_state_it_cannot_see_records_is_not_called_never_touched(
+    scenario: Scenario,
+) -> None:
+    """A deployment another, unrelated config's state records is beyond what the planner
+    can see: the plan lists it as not recorded by this state, says that states it cannot
+    see may manage it, and never claims it was never touched."""
+    other = scenario.root / "other" / "team-b.toml"
+    other.parent.mkdir()
+    other.write_text(PER_ENV.split("[environments.dev]")[0].replace("${env}", "b"))
+    assert scenario.cli("apply", "-c", str(other), "--auto-approve").code == 0
+    for fmt in ("text", "markdown"):
+        shown = scenario.plan("--format", fmt).out
+        assert "api-b" in shown
+        assert "Not recorded by this state; states this planner cannot see may manage it" in shown
+        assert "never touched" not in shown.lower()

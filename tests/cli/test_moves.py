@@ -178,3 +178,28 @@ def test_a_rename_to_another_source_keeping_the_name_is_refused_alike_by_plan_an
     assert "already exists" not in applied.out + applied.err
     assert scenario.plan("--out", "p.json").code == 1
     assert recorded(scenario) == before
+
+
+@pytest.mark.parametrize("how", ["apply", "saved plan"])
+def test_state_mv_with_the_table_left_as_is_is_moved_back_alike_by_plan_and_apply(
+    scenario: Scenario, how: str
+) -> None:
+    """`state mv worker runner` and the config not renamed (no `name`: the remote name
+    is `worker`): `runner` left the config and `worker` names the same deployment, so
+    plan, apply and a saved plan all move it back; nothing is created or deleted."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    before = recorded(scenario)
+    assert scenario.cli("state", "mv", "worker", "runner").code == 0
+    planned = scenario.plan("--detailed-exitcode")
+    assert planned.code == 2, planned.out + planned.err
+    assert "runner -> worker (moved)" in planned.out
+    assert "0 to create" in planned.out and "0 to delete" in planned.out
+    if how == "apply":
+        applied = scenario.cli("apply", "--auto-approve")
+    else:
+        assert scenario.plan("--out", "back.plan").code == 0
+        applied = scenario.cli("apply", "back.plan")
+    assert applied.code == 0, applied.out + applied.err
+    assert "1 moved" in applied.out and "0 created" in applied.out
+    assert recorded(scenario) == before
+    assert scenario.plan("--detailed-exitcode").code == 0

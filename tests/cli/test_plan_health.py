@@ -97,7 +97,7 @@ def test_an_unmanaged_deployment_is_listed_never_an_error(scenario: Scenario) ->
     settle(scenario)
     result = scenario.plan("-c", "./planner.toml", "--detailed-exitcode")
     assert result.code == 0, result.out
-    assert "Not managed by this state" in result.out
+    assert "Not recorded by this state" in result.out
     assert f"planner import -c ./planner.toml by-hand {made.id}" in result.out
     data = json.loads(scenario.plan("--format", "json").out)
     assert data["unmanaged"] == [

@@ -373,6 +373,42 @@ def test_out_never_overwrites_what_is_not_a_saved_plan(scenario: Scenario, kind:
     assert scenario.plan("--detailed-exitcode").code == 2  # state and database intact
 
 
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("state", "it is the state file: choose another --out path"),
+        ("backup", "it is the state file's backup: choose another --out path"),
+        ("config", "it is the config file: choose another --out path"),
+        ("database", "it is the local control plane's database: choose another --out path"),
+        ("sqlite", "it is a SQLite database: choose another --out path"),
+        ("folder", "it is a folder: give --out the path of a file in it, e.g. --out "),
+        ("device", "it is a character device, not a file `planner apply` can read back"),
+    ],
+)
+def test_out_onto_a_file_of_the_planner_gets_a_hint_that_fits_it(
+    scenario: Scenario, kind: str, said: str
+) -> None:
+    """`--out` naming the state (or its backup), the config, a database, a folder or
+    /dev/null is refused with a hint that says what it is, never to delete it."""
+    assert scenario.cli("apply", "--auto-approve").code == 0
+    other_db = scenario.root / "other.db"
+    other_db.write_bytes(b"SQLite format 3\x00" + bytes(84))
+    target = {
+        "state": scenario.state_path,
+        "backup": scenario.state_path.with_name(scenario.state_path.name + ".backup"),
+        "config": scenario.config_path,
+        "database": scenario.db_path,
+        "sqlite": other_db,
+        "folder": scenario.root / "state",
+        "device": Path(os.devnull),
+    }[kind]
+    assert target.exists()
+    result = scenario.plan("--out", str(target))
+    assert result.code == 1
+    assert f"{target} exists and is not a saved plan: not overwriting it" in result.err
+    assert said in result.err and "delete" not in result.err
+
+
 def test_out_through_a_symlink_writes_the_target_and_keeps_the_link(scenario: Scenario) -> None:
     """A symlinked --out is written through (the link stays a link), and a saved plan
     may be replaced by the next one."""

@@ -193,7 +193,7 @@ message = "m"
     assert "policies.broken.expression: does not compile: at 1:" in result.err
     assert "policies.unknown-input.expression: does not compile" in result.err
     assert "undeclared reference to 'deploymnt.name'" in result.err
-    assert "policies.not-a-bool.expression: does not compile: it gives a int" in result.err
+    assert "policies.not-a-bool.expression: does not compile: it gives an int" in result.err
     plan = scenario.plan()
     assert plan.code == 1 and "policies.broken.expression" in plan.err
 

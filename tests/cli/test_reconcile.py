@@ -170,6 +170,21 @@ def test_a_second_replica_on_a_file_state_is_refused(scenario: Scenario) -> None
     assert scenario.cli("reconcile", "--once").code == 0  # once it is gone
 
 
+def test_a_second_replica_is_refused_before_it_serves_anything(scenario: Scenario) -> None:
+    """A second replica on a file state with --listen is refused without announcing (or
+    opening) the status page: the refusal is all it says."""
+    applied(scenario)
+    leadership = election_for(LocalFileBackend(scenario.state_path))
+    try:
+        assert leadership.try_lead(5.0)
+        result = scenario.cli("reconcile", "--listen", "127.0.0.1:0")
+    finally:
+        leadership.close()
+    assert result.code == 1
+    assert result.err.startswith("Error: another `planner reconcile` already runs"), result.err
+    assert "Serving" not in result.err + result.out
+
+
 class Receiver:
     """A loopback HTTP endpoint that keeps the JSON bodies POSTed to it."""
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from planner.errors import StateError
+from planner.secrets import url_without_password
 from planner.state import LocalFileBackend, StateDocument
 from planner.state.location import open_backend
 from planner.state.postgres import PostgresBackend
 from tests.cli.conftest import BASE_CONFIG, SECRET_VALUE, Scenario
-from tests.postgres import unique_name
+from tests.postgres import unique_name, url_password
 
 
 @pytest.fixture
@@ -113,7 +114,8 @@ def test_locked_state_names_holder_and_unlock_clears_left_record(
             result = team.cli("apply", "--auto-approve")
             assert result.code == 1 and "state is locked" in result.err
             assert held.info.id in result.err and "operation: apply" in result.err
-            assert _password(postgres_url) not in result.err
+            password = url_password(postgres_url)
+            assert password is None or password not in result.err
             planned = team.plan()
             assert planned.code == 0 and f"locked by {held.info.who}" in planned.out
         left = backend.lock("apply", lease=0.2)
@@ -143,8 +145,8 @@ def test_config_url_and_environment_name_the_state(
 ) -> None:
     """`[state] url` (password from PGPASSWORD) and `--env` name the state `<name>.<env>`."""
     name = unique_name()
-    bare = postgres_url.replace(f":{_password(postgres_url)}@", "@")
-    monkeypatch.setenv("PGPASSWORD", _password(postgres_url))
+    bare = url_without_password(postgres_url)
+    monkeypatch.setenv("PGPASSWORD", url_password(postgres_url) or "")
     scenario.write_config(
         BASE_CONFIG + f'\n[state]\nurl = "{bare}"\nname = "{name}"\n\n[environments.dev]\n'
     )
@@ -172,7 +174,3 @@ def test_file_paths_still_open_files(tmp_path: Path) -> None:
     backend = open_backend(str(tmp_path / "x.state.json"), name="ignored")
     backend.write(StateDocument.new("http://127.0.0.1:8123", None))
     assert isinstance(backend, LocalFileBackend) and backend.history()[0].serial == 1
-
-
-def _password(url: str) -> str:
-    return url.split("@", 1)[0].rsplit(":", 1)[1]

@@ -10,6 +10,7 @@ import pytest
 from planner.config import load_config
 from planner.config.diagnostics import Problem
 from planner.config.secret_values import NotingMissing, missing_variables_hint, resolve_secrets
+from planner.errors import ConfigError
 
 ProblemsOf = Callable[..., list[str]]
 SECRET_VALUE = "s3cr3t-value-never-printed"
@@ -36,6 +37,24 @@ def test_missing_env_variable_names_variable_and_deployment(
         "planner.toml: deployments.api.secrets.TOKEN: "
         "environment variable API_TOKEN is not set (secret of deployment api)"
     ]
+
+
+def test_an_env_variable_that_is_not_utf8_names_the_variable_not_its_value(
+    load: Callable[..., object], docker_api: str
+) -> None:
+    """Bytes that are not UTF-8 in a secret's variable (os.environ keeps them as surrogate
+    escapes) are an error naming the variable and the deployment, never the value, with
+    the variable in the hint."""
+    text = docker_api + '[deployments.api.secrets]\nTOKEN = { env = "API_TOKEN" }\n'
+    value = b"s3cr3t-\xff-value".decode("utf-8", "surrogateescape")
+    with pytest.raises(ConfigError) as caught:
+        load(text, environ={"API_TOKEN": value})
+    assert caught.value.details == [
+        "planner.toml: deployments.api.secrets.TOKEN: environment variable API_TOKEN is not "
+        "valid UTF-8 (secret of deployment api); its value is not shown"
+    ]
+    assert caught.value.hint is not None and "API_TOKEN" in caught.value.hint
+    assert "s3cr3t" not in str(caught.value) + caught.value.hint
 
 
 def test_literal_secret_warns_without_the_value(

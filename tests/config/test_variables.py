@@ -56,7 +56,7 @@ def test_text_values_take_the_type_of_the_default() -> None:
     values, problems = _values(declared, overrides={"n": "3", "on": "true", "f": "1"})
     assert values == {"n": 3, "on": True, "f": 1} and problems == []
     values, problems = _values(declared, overrides={"n": "three"})
-    assert values["n"] == 2 and "'three' is not a int" in problems[0].message
+    assert values["n"] == 2 and "'three' is not an int like the default" in problems[0].message
 
 
 def test_unknown_variables_in_environment_or_overrides_suggest_a_name() -> None:
@@ -117,3 +117,18 @@ def test_strings_without_dollar_and_other_values_are_unchanged() -> None:
     """Plain values come back as they are."""
     value = {"a": 1, "b": [True, 2.5, "text"], "c": {"d": None}}
     assert _interpolated(value, {}) == value
+
+
+def test_text_for_a_list_or_table_default_is_read_as_json_of_that_kind() -> None:
+    """`--var` for a list or table variable is JSON of that kind; a boolean is no int."""
+    declared = {"flags": {"default": ["a"]}, "spec": {"default": {"cpu": 1}}, "n": {"default": 1}}
+    overrides = {"flags": '["b"]', "spec": '{"cpu": 2}'}
+    values, problems = _values(declared, overrides=overrides)
+    assert values == {"flags": ["b"], "spec": {"cpu": 2}, "n": 1} and problems == []
+    values, problems = _values(declared, overrides={"flags": "b", "spec": "[]", "n": "true"})
+    assert values == {"flags": ["a"], "spec": {"cpu": 1}, "n": 1}
+    assert [problem.message for problem in problems] == [
+        "'b' is not a list like the default",
+        "'[]' is not a table like the default",
+        "'true' is not an int like the default",
+    ]

@@ -299,3 +299,133 @@ async def test_a_template_id_belongs_to_internal_template(tmp_path: Path) -> Non
     (problem,) = response.json()["detail"]
     assert problem["loc"] == ["body", "source_config", "template_id"]
     assert "internal_template" in problem["msg"]
+
+
+@pytest.mark.parametrize(("dialect", "status"), [(Dialect.SEED, 422), (SERVICE, 200)])
+async def test_the_revision_status_filter_of_each_dialect(
+    tmp_path: Path, dialect: Dialect, status: int
+) -> None:
+    """The seed takes known revision statuses only; the service's document any string,
+    and a status no revision has matches none."""
+    body = git_host_body() if dialect is Dialect.SEED else github_body()
+    async with control_plane(tmp_path, dialect=dialect) as cp:
+        created = await cp.create(body)
+        path = f"/v2/deployments/{created['id']}/revisions"
+        unknown = await cp.client.get(path, params={"status": "DEPLOYED,NOT_A_STATUS"})
+        known = await cp.client.get(path, params={"status": "QUEUED"})
+    assert unknown.status_code == status
+    if status == 422:
+        assert unknown.json()["detail"][0]["loc"] == ["query", "status"]
+    else:
+        assert unknown.json() == {"resources": [], "offset": 0}
+    assert [r["id"] for r in known.json()["resources"]] == [created["latest_revision_id"]]
+
+
+@pytest.mark.parametrize("dialect", list(Dialect))
+async def test_typed_booleans_in_the_query(tmp_path: Path, dialect: Dialect) -> None:
+    """The revision list's `remote_reconciled` and a delete's `delete_tracing_project` are
+    booleans (422 otherwise); no local revision is reconciled remotely."""
+    body = git_host_body() if dialect is Dialect.SEED else github_body()
+    async with control_plane(tmp_path, dialect=dialect) as cp:
+        created = await cp.create(body)
+        path = f"/v2/deployments/{created['id']}"
+        reconciled = await cp.client.get(f"{path}/revisions", params={"remote_reconciled": "true"})
+        everything = await cp.client.get(f"{path}/revisions", params={"remote_reconciled": "no"})
+        not_a_flag = await cp.client.get(f"{path}/revisions", params={"remote_reconciled": "x"})
+        bad_delete = await cp.client.delete(path, params={"delete_tracing_project": "maybe"})
+        deleted = await cp.client.delete(path, params={"delete_tracing_project": "true"})
+    assert reconciled.json()["resources"] == []
+    assert len(everything.json()["resources"]) == 1
+    assert not_a_flag.status_code == 422
+    assert not_a_flag.json()["detail"][0]["loc"] == ["query", "remote_reconciled"]
+    assert bad_delete.status_code == 422
+    assert bad_delete.json()["detail"][0]["loc"] == ["query", "delete_tracing_project"]
+    assert deleted.status_code == 204
+
+
+@pytest.mark.parametrize(
+    ("spec", "loc", "kind"),
+    [
+        ({"cpu": 8.5}, ["cpu"], "less_than_equal"),
+        ({"redis_cpu": 0.05}, ["redis_cpu"], "greater_than_equal"),
+        ({"redis_cpu_limit": 16.5}, ["redis_cpu_limit"], "less_than_equal"),
+        ({"labels": {"team": 3}}, ["labels", "team"], "string_type"),
+        ({"sidecars": [{"name": "proxy"}]}, ["sidecars", 0, "image"], "missing"),
+        ({"sidecars": [{"name": "p", "image": None}]}, ["sidecars", 0, "image"], "string_type"),
+        (
+            {"init_containers": [{"name": "i", "image": "x", "resources": {"limits": {"a": 1}}}]},
+            ["init_containers", 0, "resources", "limits", "a"],
+            "string_type",
+        ),
+        ({"volume_mounts": [{"name": None}]}, ["volume_mounts", 0, "name"], "string_type"),
+    ],
+)
+async def test_the_service_bounds_what_its_document_bounds(
+    tmp_path: Path, spec: dict[str, Any], loc: list[Any], kind: str
+) -> None:
+    """The service's document bounds CPUs (0.1 to 8, limits to 16), makes labels,
+    annotations and container resources maps of strings, requires a container's image and
+    keeps a mount's name a string: a create, PATCH or new revision breaking one is a 422
+    on it; the seed takes the same spec."""
+    where = ["body", "source_config", "resource_spec", *loc]
+    async with control_plane(tmp_path, dialect=SERVICE) as cp:
+        created = await cp.create(github_body())
+        path = f"/v2/deployments/{created['id']}"
+        answers = [
+            await cp.client.post("/v2/deployments", json=_with_spec(github_body("b"), spec)),
+            await cp.client.patch(path, json={"source_config": {"resource_spec": spec}}),
+            await cp.client.post(
+                f"{path}/revisions",
+                json={"source_revision_config": {}, "source_config": {"resource_spec": spec}},
+            ),
+        ]
+    for answer in answers:
+        assert answer.status_code == 422
+        assert [(p["loc"], p["type"]) for p in answer.json()["detail"]] == [(where, kind)]
+    async with control_plane(tmp_path, db_name="seed.db") as seed:
+        seed_spec = {k.replace("redis_", "cache_"): v for k, v in spec.items()}
+        accepted = await seed.client.post(
+            "/v2/deployments", json=_with_spec(git_host_body(), seed_spec)
+        )
+    assert accepted.status_code == 201, accepted.text
+
+
+def _with_spec(body: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    body["source_config"]["resource_spec"] = spec
+    return body
+
+
+@pytest.mark.parametrize(("dialect", "status"), [(Dialect.SEED, 400), (SERVICE, 422)])
+@pytest.mark.parametrize("content", [b"{", b"\xc5\x02@\xa8"])
+async def test_a_body_that_is_not_json(
+    tmp_path: Path, dialect: Dialect, status: int, content: bytes
+) -> None:
+    """The seed answers a body that is not JSON (or not even text) with 400 `{detail}`;
+    the service as its framework does, 422 `json_invalid`, on every write."""
+    async with control_plane(tmp_path, dialect=dialect) as cp:
+        answers = [
+            await cp.client.request(
+                method, path, content=content, headers={"Content-Type": "application/json"}
+            )
+            for method, path in (("POST", "/v2/listeners"), ("PATCH", "/v2/listeners/x"))
+        ]
+    for response in answers:
+        assert response.status_code == status
+        if status == 422:
+            assert response.json()["detail"][0]["type"] == "json_invalid"
+
+
+async def test_any_spelling_of_an_id_is_read_in_the_service_words(tmp_path: Path) -> None:
+    """An id the route accepts in another spelling (upper case, braces) does not slip a
+    body past the dialect: it is read in the service's words all the same."""
+    async with control_plane(tmp_path, dialect=SERVICE) as cp:
+        created = await cp.create(github_body())
+        braced = "{" + created["id"].upper() + "}"
+        refused = await cp.client.patch(
+            f"/v2/deployments/{braced}", json={"revision_source": "AAA"}
+        )
+        patched = await cp.patch(
+            braced, {"source_revision_config": {"langgraph_config_path": "other.json"}}
+        )
+    assert refused.status_code == 422
+    assert patched["source_revision_config"]["langgraph_config_path"] == "other.json"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action
 from planner.plan.moves import find_moves
 from planner.render.summary import plan_summary
 from planner.state.moves import deposed_address
+from planner.state.records import RecordedDeployment
 from tests.plan.builders import KEY, git_desired, observed_from, recorded_from
 
 
@@ -90,20 +92,26 @@ def test_a_move_with_an_in_place_change_is_an_update_of_the_moved_deployment() -
     assert change.request_body == {"source_config": {"build_on_push": True}}
 
 
-def test_a_deposed_record_is_deleted_never_moved_and_goes_with_its_successor() -> None:
-    """The old deployment a create-before-destroy replace kept (`api~deposed-ID`) plans a
-    delete saying whose it is, is no move source even when a new address names its remote
-    deployment, and `--only api` / `--exclude api` take it along."""
+def deposed_api() -> tuple[str, dict[str, RecordedDeployment], dict[str, Deployment | None]]:
+    """`api`'s old deployment, kept by a create-before-destroy replace under its deposed
+    address (remote name `api`): that address, the state and what is live."""
     old = git_desired("api")
     deposed = deposed_address("api", "old-id")
     record = recorded_from(old).model_copy(update={"name": deposed, "id": "old-id"})
-    desired = {"api": renamed("api", "api-green"), "gateway": renamed("gateway", "api")}
-    recorded, observed = {deposed: record}, {deposed: observed_from(old)}
+    live = observed_from(old).model_copy(update={"id": "old-id"})
+    return deposed, {deposed: record}, {deposed: live}
+
+
+def test_a_deposed_record_is_deleted_and_goes_with_its_successor() -> None:
+    """The old deployment a create-before-destroy replace kept (`api~deposed-ID`) plans a
+    delete saying whose it is, and `--only api` / `--exclude api` take it along."""
+    deposed, recorded, observed = deposed_api()
+    desired = {"api": renamed("api", "api-green"), "tools": git_desired("tools")}
     plan = make_plan(desired, recorded, observed, digest_key=KEY)
     actions = {c.name: (c.action, c.moved_from) for c in plan.changes}
     assert actions == {
         "api": (Action.CREATE, None),
-        "gateway": (Action.CREATE, None),
+        "tools": (Action.CREATE, None),
         deposed: (Action.DELETE, None),
     }
     (delete,) = plan.changes_with(Action.DELETE)
@@ -113,4 +121,29 @@ def test_a_deposed_record_is_deleted_never_moved_and_goes_with_its_successor() -
     skip = PlanOptions(exclude={"api"})
     assert [
         c.name for c in make_plan(desired, recorded, observed, digest_key=KEY, options=skip).changes
-    ] == ["gateway"]
+    ] == ["tools"]
+
+
+def test_a_new_address_naming_a_deposed_deployment_takes_it_back() -> None:
+    """A new address that names the deposed deployment's remote name with its source
+    moves it (the config wants that deployment kept), rather than deleting it and then
+    creating one under a name it still holds."""
+    deposed, recorded, observed = deposed_api()
+    desired = {"api": renamed("api", "api-green"), "gateway": renamed("gateway", "api")}
+    plan = make_plan(desired, recorded, observed, digest_key=KEY)
+    actions = {c.name: (c.action, c.moved_from) for c in plan.changes}
+    assert actions == {"api": (Action.CREATE, None), "gateway": (Action.NO_OP, deposed)}
+    assert plan.errors == []
+
+
+def test_the_live_remote_name_of_a_re_keyed_record_makes_the_move() -> None:
+    """A record `state mv` re-keyed (`worker` -> `runner`, no `name` recorded): its
+    remote name is the one it has on the server, so the config's `worker` moves it back."""
+    old = git_desired("worker")
+    record = recorded_from(old).model_copy(update={"name": "runner"})
+    live = observed_from(old)
+    assert find_moves({"worker": old}, {"runner": record}) == {}  # the address says `runner`
+    assert find_moves({"worker": old}, {"runner": record}, {"runner": live}) == {"worker": "runner"}
+    plan = make_plan({"worker": old}, {"runner": record}, {"runner": live}, digest_key=KEY)
+    (change,) = plan.changes
+    assert (change.name, change.action, change.moved_from) == ("worker", Action.NO_OP, "runner")

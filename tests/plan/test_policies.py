@@ -227,3 +227,11 @@ def test_a_runtime_that_raises_is_a_deny_and_no_policy_no_result() -> None:
     (result,) = evaluate([raising], [Subject("api", None, desired(), None, None)], None)
     assert (result.severity, result.error) == ("deny", "INTERNAL: the runtime failed")
     assert evaluate([], [Subject("api", None, desired(), None, None)], None) == []
+
+
+@pytest.mark.parametrize(("expression", "said"), [("1", "an int"), ("'x'", "a string")])
+def test_a_compile_error_names_the_type_with_its_article(expression: str, said: str) -> None:
+    """An expression of another type than bool says what it gives in English ('an int')."""
+    with pytest.raises(ConfigError) as raised:
+        compile_policies([policy(expression)], "c.toml")
+    assert f"it gives {said}, not true or false" in raised.value.details[0]

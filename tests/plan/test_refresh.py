@@ -455,3 +455,47 @@ async def test_listed_deployments_alike_share_their_source_config() -> None:
     ]
     assert got[0] is got[1] and got[8] is got[9]
     assert len({id(c) for c in got[1:5]}) == 4 and got[4] is not got[5] and got[6] is not got[7]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["by name", "listing of names", "whole workspace"])
+async def test_a_recorded_deployment_never_holds_a_name_to_create(
+    client: ControlPlaneClient, how: str
+) -> None:
+    """`worker` recorded as `runner` (`state mv`), the config wanting `worker`: the name
+    lookups, the listing they fall back to and the whole-workspace listing all leave the
+    recorded deployment to the plan (a move), so plan and apply see the same."""
+    worker = await create(client, "worker")
+    recorded = {"runner": RecordedDeployment(name="runner", id=worker.id)}
+    wanted = ["worker"]
+    if how == "listing of names":
+        wanted += [f"new-{i}" for i in range(NAME_LOOKUP_LIMIT)]
+    observed = await refresh_observed(
+        client, recorded, wanted, whole_workspace=how == "whole workspace"
+    )
+    assert observed.unmanaged_existing == {}
+    assert observed.pending_found == {}
+    by_name = observed.by_name["runner"]
+    assert by_name is not None and by_name.name == "worker"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("whole_workspace", [False, True])
+async def test_the_new_remote_name_of_a_renamed_deployment_is_looked_up(
+    client: ControlPlaneClient, whole_workspace: bool
+) -> None:
+    """`worker` (live as `worker-dev`) renamed `worker-prod` by the config, which another
+    deployment holds: found as holding the name a replace would create."""
+    dev = await create(client, "worker-dev")
+    prod = await create(client, "worker-prod")
+    recorded = {"worker": RecordedDeployment(name="worker", id=dev.id)}
+    observed = await refresh_observed(
+        client,
+        recorded,
+        [],
+        remote_names={"worker": "worker-prod"},
+        whole_workspace=whole_workspace,
+    )
+    assert observed.unmanaged_existing == {"worker": prod.id}
+    kept = await refresh_observed(client, recorded, [], remote_names={"worker": "worker-dev"})
+    assert kept.unmanaged_existing == {}

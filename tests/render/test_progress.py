@@ -171,3 +171,21 @@ def test_line_reporter_flushes_the_lines_of_one_loop_step_in_one_go() -> None:
     assert out.flushed == [4, 5]
     reporter.end(ApplyResult(results=rows))
     assert out.flushed == [4, 5, 5]
+
+
+def test_server_words_in_progress_lines_are_escaped() -> None:
+    """A failure or retry reason from the server carrying bidi or control characters prints
+    them escaped, in the lines and in the live display's retry lines alike."""
+    out = io.StringIO()
+    reporter = LineReporter(make_console(out), clock=lambda: 1.0, wall=lambda: WALL)
+    row = DeploymentResult("alpha", Action.CREATE, started=1.0, status="BUILD_FAILED")
+    row.outcome, row.error = Outcome.FAILED, "bad \u202eexe\x1b[2J"
+    reporter.begin([row])
+    reporter.update(row)
+    notice = RetryNotice(503, 0.5, 1, "503 \u2066busy", ApiError("x"))
+    reporter.retry(notice, "alpha")
+    live = io.StringIO()
+    LiveReporter(make_console(live), clock=lambda: 1.0).retry(notice, "alpha")
+    text = out.getvalue() + live.getvalue()
+    assert "\u202e" not in text and "\u2066" not in text and "\x1b" not in text
+    assert "bad \\u202eexe\\x1b[2J" in out.getvalue() and "503 \\u2066busy" in live.getvalue()

@@ -106,6 +106,35 @@ def test_invalid_json_names_file(state_path: Path) -> None:
     assert str(state_path) in caught.value.message
 
 
+@pytest.mark.parametrize("cut", ["empty", "truncated", "not an object"])
+def test_an_empty_or_truncated_state_points_to_the_backup(state_path: Path, cut: str) -> None:
+    """A state file cut short (a full disk, a copy interrupted) or emptied names the file
+    and, like a checksum mismatch, the backup to restore from."""
+    backend = LocalFileBackend(state_path)
+    backend.write(backend.write(StateDocument.new(ENDPOINT, TENANT)))
+    text = state_path.read_text()
+    state_path.write_text(
+        {"empty": "", "truncated": text[: len(text) // 2], "not an object": "[]"}[cut]
+    )
+    with pytest.raises(StateError) as caught:
+        backend.read()
+    assert str(state_path) in caught.value.message
+    if cut == "empty":
+        assert caught.value.message == f"state file {state_path} is empty"
+    hint = caught.value.hint or ""
+    assert f"restore the previous version from {backend.backup_path}" in hint
+    assert "never edit a state file by hand" in hint
+
+
+def test_an_empty_state_without_a_backup_says_to_restore_from_a_copy(state_path: Path) -> None:
+    """Without a backup the hint is a copy the user trusts."""
+    state_path.parent.mkdir(parents=True)
+    state_path.write_text("")
+    with pytest.raises(StateError) as caught:
+        LocalFileBackend(state_path).read()
+    assert "restore the file from a copy you trust" in (caught.value.hint or "")
+
+
 def test_no_temp_files_left(state_path: Path) -> None:
     """After writes only the state, its backup and nothing else are in the directory."""
     backend = LocalFileBackend(state_path)
