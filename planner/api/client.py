@@ -173,6 +173,7 @@ class ControlPlaneClient:
         # The words the server speaks; None: not known yet (asked before the first request).
         self.dialect = dialect
         self._learning: asyncio.Lock | None = None
+        self._unknowable: ConfigError | None = None  # the server could not tell
 
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
         verify: ssl.SSLContext | bool = True  # a given transport: httpx2's own default
@@ -234,8 +235,14 @@ class ControlPlaneClient:
         if self.dialect is None:
             self._learning = self._learning or asyncio.Lock()
             async with self._learning:
+                if self._unknowable is not None:  # asked once: the waiters get its answer
+                    raise self._unknowable
                 if self.dialect is None:
-                    self.dialect = await self._read_dialect()
+                    try:
+                        self.dialect = await self._read_dialect()
+                    except ConfigError as error:
+                        self._unknowable = error
+                        raise
         return self.dialect
 
     async def _read_dialect(self) -> Dialect:

@@ -282,3 +282,15 @@ async def test_integer_ids_of_integrations_and_repositories_read_as_text() -> No
         [repository] = await client.list_repositories(INTEGRATION)
     assert integration.installation_id == "41000001"
     assert repository.id == "700000001"
+
+
+async def test_concurrent_first_requests_to_a_server_that_cannot_tell_ask_once() -> None:
+    """Four reads at once against a server without a document: one document request,
+    and each read fails with the same error naming the setting."""
+    scripted = serving(None, lambda r: httpx2.Response(200, json=deployment_json("d")))
+    async with client_of(scripted) as client:
+        results = await asyncio.gather(
+            *(client.get_deployment("d") for _ in range(4)), return_exceptions=True
+        )
+    assert all(isinstance(result, ConfigError) for result in results)
+    assert [r.url.path for r in scripted.requests] == [DOCUMENT_PATH]
