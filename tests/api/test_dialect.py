@@ -294,3 +294,25 @@ async def test_concurrent_first_requests_to_a_server_that_cannot_tell_ask_once()
         )
     assert all(isinstance(result, ConfigError) for result in results)
     assert [r.url.path for r in scripted.requests] == [DOCUMENT_PATH]
+
+
+async def test_the_seed_server_reads_a_service_spelled_key_as_the_seeds(tmp_path: Path) -> None:
+    """`planner serve --dialect seed` (the shared wire models) reads `langgraph_config_path`
+    and `redis_*` in a body as the seed's keys and answers in the seed's; a `github`
+    source stays a 422."""
+    app = create_app(ServerSettings(db_path=tmp_path / "cp.db"))
+    headers = {"X-Api-Key": EMBEDDED_API_KEY, "X-Tenant-Id": DEFAULT_TENANT_ID}
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://x", headers=headers) as c:
+        body = {
+            "name": "a",
+            "source": "internal_docker",
+            "source_config": {"resource_spec": {RESOURCE_SPEC_KEYS[0][1]: 1}},
+            "source_revision_config": {"image_uri": "r/a:1", SERVICE_AGENT: "l.json"},
+        }
+        created = (await c.post("/v2/deployments", json=body)).json()
+        refused = await c.post("/v2/deployments", json={"name": "b", "source": SERVICE_GIT})
+    app.state.store.close()
+    assert created["source_revision_config"][SEED_AGENT] == "l.json"
+    assert created["source_config"]["resource_spec"] == {RESOURCE_SPEC_KEYS[0][0]: 1.0}
+    assert refused.status_code == 422
