@@ -1,9 +1,12 @@
-"""`planner` entry point: argument parsing and the one error boundary.
+"""`planner` entry point: argument parsing, the dispatch and the one error boundary.
 
-Each command lives in `planner/cli/cmd_<module>.py` with `register(subparsers, parents)`,
-which adds its parser and sets `func` to a callable `(args) -> int`. `COMMANDS` names
-them with their help lines, so `planner --help` lists every command without importing
-one; `main` imports only the module of the command it runs.
+A command is two modules. `planner/cli/commands/<module>.py` holds its arguments:
+`register(subparsers, parents)` adds its parser and sets `parse` (the namespace -> the
+command's frozen arguments value, the rules that combine flags checked) and `run_module`;
+`planner/cli/run/<run_module>.py` holds `run(arguments) -> int`. `COMMANDS` names the
+commands with their help lines, so `planner --help` lists every command without importing
+one; `main` imports the arguments module of the command it runs and, once they parse, its
+run module only (`run_command`: the one lazy seam of the command layer).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from typing import Any, NoReturn
 from planner import installed_version
 from planner.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
+from planner.lifetimes import long_lived_objects
 
-# name -> (module under planner/cli, help line); the order of `planner --help`.
+# name -> (module under planner/cli/commands, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("cmd_validate", "validate the config file (no network)"),
     "config": ("cmd_config", "print the resolved config of one environment"),
@@ -148,6 +152,20 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command ARGS chose: its arguments value first (a rule of flags that do not
+    go together fails before anything is imported or read), then its run module, the only
+    one imported."""
+    if not hasattr(args, "parse"):  # a command not split yet (this commit series only)
+        result: int = args.func(args)
+        return result
+    arguments = args.parse(args)
+    with long_lived_objects():  # a run's modules live as long as the process
+        run_module = importlib.import_module(f"planner.cli.run.{args.run_module}")
+    code: int = run_module.run(arguments)
+    return code
+
+
 def report_error(error: PlannerError, output_format: str | None, json_lines: bool) -> None:
     """The error on stderr; with `--format json`, also its JSON document on stdout (for
     the commands that stream NDJSON events, as their last line: an `error` event)."""
@@ -173,8 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
     try:
-        result: int = args.func(args)
-        return result
+        return run_command(args)
     except PlannerError as error:
         if debug:
             raise
