@@ -11,42 +11,22 @@ policies whose own tables are valid are compiled even when the rest of the confi
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from planner.cli.options import WorkspaceOptions, add_config_option, add_environment_options
+from planner.cli.commands.validate import ValidateArgs
+from planner.config import Config, load_config
+from planner.config.environments import environment_names
+from planner.config.policies import well_formed_policies
+from planner.config.reader import read_raw
+from planner.config.secret_values import NotingMissing
 from planner.errors import ConfigError
-
-# The loader, its models and rich are imported where they are used: parsing the command
-# line (`planner validate --help` included) needs none of them.
-if TYPE_CHECKING:
-    from planner.config import Config
+from planner.plan.policies import compile_policies
+from planner.render.console import make_console
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "validate",
-        parents=parents,
-        help="validate the config file (no network)",
-        description="Validate the config file without touching the network, in every "
-        "environment unless --env names one.",
-    )
-    add_config_option(parser)
-    add_environment_options(parser)
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    from planner.config import load_config
-    from planner.config.environments import environment_names
-    from planner.config.policies import well_formed_policies
-    from planner.config.reader import read_raw
-    from planner.config.secret_values import NotingMissing
-    from planner.plan.policies import compile_policies
-
-    options = WorkspaceOptions.of(vars(args))
+def run(args: ValidateArgs) -> int:
+    options = args.workspace
     path = Path(options.config)
     raw = read_raw(path)
     chosen = options.environment(os.environ)
@@ -79,8 +59,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(label: str, config: Config, missing: list[str]) -> None:
-    from planner.render.console import make_console
-
     errors = make_console(stderr=True)
     for warning in config.warnings:
         errors.print(f"Warning: {warning}", markup=False)
