@@ -28,7 +28,7 @@ from planner.lifetimes import long_lived_objects
 # name -> (module under planner/cli/commands, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("commands.validate", "validate the config file (no network)"),
-    "config": ("cmd_config", "print the resolved config of one environment"),
+    "config": ("commands.config", "print the resolved config of one environment"),
     "policy": ("cmd_policy", "check the config's policies"),
     "plan": ("cmd_plan", "show what apply would change"),
     "apply": ("cmd_apply", "apply the changes of a plan"),
