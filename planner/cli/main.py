@@ -29,7 +29,7 @@ from planner.lifetimes import long_lived_objects
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("commands.validate", "validate the config file (no network)"),
     "config": ("commands.config", "print the resolved config of one environment"),
-    "policy": ("cmd_policy", "check the config's policies"),
+    "policy": ("commands.policy", "check the config's policies"),
     "plan": ("cmd_plan", "show what apply would change"),
     "apply": ("cmd_apply", "apply the changes of a plan"),
     "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
