@@ -43,7 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "providers": ("cmd_providers", "list OAuth providers"),
     "repos": ("cmd_repos", "list repositories of a git_host integration"),
     "serve": ("cmd_serve", "run the local control plane"),
-    "schema": ("cmd_schema", "print or write the JSON Schemas"),
+    "schema": ("commands.schema", "print or write the JSON Schemas"),
 }
 
 

@@ -1,43 +1,15 @@
-"""`planner schema`: print the config file's JSON Schema, or write every schema to a folder.
-
-`SCHEMAS` is the registry of generated schemas (file name -> builder); other parts of the
-planner add theirs (e.g. the plan's) and `--write` writes them all. A builder imports its
-module when it is called: `planner schema --help` imports no model.
-"""
+"""`planner schema`: print the config file's JSON Schema, or write every schema (the
+registry, `planner.cli.commands.schema.SCHEMAS`) to a folder."""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from planner.cli.commands.schema import SCHEMAS, SchemaArgs
 from planner.errors import PlannerError
-
-SchemaBuilder = Callable[[], dict[str, Any]]
-
-
-def lazy_builder(module: str, name: str) -> SchemaBuilder:
-    """The builder NAME of MODULE, imported when the schema is built."""
-
-    def build() -> dict[str, Any]:
-        builder: SchemaBuilder = getattr(importlib.import_module(module), name)
-        return builder()
-
-    return build
-
-
-SCHEMAS: dict[str, SchemaBuilder] = {
-    "config.schema.json": lazy_builder("planner.config.json_schema", "config_schema"),
-    "plan.schema.json": lazy_builder("planner.plan.saved", "plan_file_json_schema"),
-    "apply-events.schema.json": lazy_builder("planner.apply.events", "apply_events_json_schema"),
-    "reconcile-events.schema.json": lazy_builder(
-        "planner.reconcile.events", "reconcile_events_json_schema"
-    ),
-}
-DEFAULT_SCHEMA = "config.schema.json"
+from planner.render.console import make_console
 
 
 def render_schema(schema: dict[str, Any]) -> str:
@@ -55,26 +27,7 @@ def write_schemas(directory: Path) -> list[Path]:
     return written
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "schema",
-        parents=parents,
-        help="print or write the JSON Schemas",
-        description="Print the config file's JSON Schema, or write every schema to DIR.",
-    )
-    parser.add_argument("--write", metavar="DIR", default=None, help="write all schemas to DIR")
-    parser.add_argument(
-        "--name",
-        choices=sorted(SCHEMAS),
-        default=DEFAULT_SCHEMA,
-        help=f"schema to print (default: {DEFAULT_SCHEMA})",
-    )
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    from planner.render.console import make_console
-
+def run(args: SchemaArgs) -> int:
     console = make_console()
     if args.write is None:
         console.print(render_schema(SCHEMAS[args.name]()), end="", markup=False)
