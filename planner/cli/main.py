@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("cmd_status", "show every managed deployment as it runs now"),
     "history": ("cmd_history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),
-    "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
+    "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
     "providers": ("cmd_providers", "list OAuth providers"),
     "repos": ("cmd_repos", "list repositories of a git_host integration"),
     "serve": ("cmd_serve", "run the local control plane"),

@@ -7,35 +7,15 @@ process holds is refused.
 
 from __future__ import annotations
 
-import argparse
 import os
-from typing import Any
 
-from planner.cli.options import (
-    WorkspaceOptions,
-    add_config_option,
-    add_environment_options,
-    add_state_option,
-)
+from planner.cli.commands.unlock import UnlockArgs
+from planner.cli.target import resolve_target
+from planner.render.console import make_console
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "unlock", parents=parents, help="clear a state lock left by a process that died"
-    )
-    parser.add_argument("lock_id", metavar="LOCK_ID", help="the id the lock error printed")
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    # imported here: `planner unlock --help` needs neither the state nor rich
-    from planner.cli.target import resolve_target
-    from planner.render.console import make_console
-
-    target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
+def run(args: UnlockArgs) -> int:
+    target = resolve_target(args.workspace, os.environ)
     backend = target.state.open()
     try:
         cleared = backend.force_unlock(args.lock_id)
