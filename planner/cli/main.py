@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "destroy": ("cmd_destroy", "delete every deployment in the state"),
     "import": ("cmd_import_", "adopt existing deployments into the state (one, or --all)"),
     "reconcile": ("cmd_reconcile", "keep the workspace converged to the config (a controller)"),
-    "status": ("cmd_status", "show every managed deployment as it runs now"),
+    "status": ("commands.status", "show every managed deployment as it runs now"),
     "history": ("commands.history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),
     "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
