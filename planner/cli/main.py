@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("commands.history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),
     "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
-    "providers": ("cmd_providers", "list OAuth providers"),
+    "providers": ("commands.providers", "list OAuth providers"),
     "repos": ("cmd_repos", "list repositories of a git_host integration"),
     "serve": ("cmd_serve", "run the local control plane"),
     "schema": ("commands.schema", "print or write the JSON Schemas"),
