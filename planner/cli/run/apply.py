@@ -51,9 +51,9 @@ def run(args: ApplyArgs) -> int:
         return run_saved(args.planfile, args.workspace, args.options)
     workspace, options = args.workspace, args.options
     plan_options = PlanOptions(
-        only=args.only,
-        exclude=args.exclude,
-        replace=args.replace,
+        only=frozenset(args.only),
+        exclude=frozenset(args.exclude),
+        replace=frozenset(args.replace),
         refresh_only=args.refresh_only,
         command_args=workspace.command_args(os.environ),
     )
