@@ -45,7 +45,12 @@ class PlanOut(Protocol):
         """Refuse a PLANFILE that is not a new file or a saved plan, before planning."""
 
     def seal(
-        self, ws: Workspace, plan: Plan, doc: StateDocument, observed: Observed, options: PlanOptions
+        self,
+        ws: Workspace,
+        plan: Plan,
+        doc: StateDocument,
+        observed: Observed,
+        options: PlanOptions,
     ) -> None:
         """Keep PLAN, made of DOC and OBSERVED, sealed with the state's plan key."""
 
@@ -56,9 +61,9 @@ class PlanOut(Protocol):
 def run(args: PlanArgs) -> int:
     output = args.output
     options = PlanOptions(
-        only=args.only,
-        exclude=args.exclude,
-        replace=args.replace,
+        only=frozenset(args.only),
+        exclude=frozenset(args.exclude),
+        replace=frozenset(args.replace),
         destroy=args.destroy,
         refresh_only=args.refresh_only,
         command_args=args.workspace.command_args(os.environ),
