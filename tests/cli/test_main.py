@@ -265,7 +265,7 @@ def test_the_plan_and_apply_modules_leave_out_what_they_never_use(tmp_path: Path
     each is imported where it is used."""
     probe = (
         "import sys\n"
-        "import planner.cli.cmd_plan, planner.cli.cmd_apply, planner.cli.target\n"
+        "import planner.cli.run.plan, planner.cli.run.apply, planner.cli.target\n"
         "import planner.cli.endpoint, planner.cli.workspace, planner.plan.diff\n"
         "import planner.render.text, planner.render.output, planner.render.apply_text\n"
         "import planner.render.markdown, planner.apply.executor, planner.plan.stale\n"
