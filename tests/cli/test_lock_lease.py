@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.cmd_import_ import import_options
 from planner.cli.cmd_state import run_rm
 from planner.cli.cmd_state_mv import run_mv
 from planner.cli.cmd_state_versions import StateAction, run_push, run_rollback
+from planner.cli.commands.import_ import import_options
 from planner.cli.main import build_parser
 from planner.cli.options import WorkspaceOptions
 from planner.state import LocalFileBackend
