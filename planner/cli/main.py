@@ -35,7 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("commands.show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("commands.destroy", "delete every deployment in the state"),
     "import": ("commands.import_", "adopt existing deployments into the state (one, or --all)"),
-    "reconcile": ("cmd_reconcile", "keep the workspace converged to the config (a controller)"),
+    "reconcile": (
+        "commands.reconcile",
+        "keep the workspace converged to the config (a controller)",
+    ),
     "status": ("commands.status", "show every managed deployment as it runs now"),
     "history": ("commands.history", "list the revisions of a managed deployment"),
     "state": ("cmd_state", "inspect or edit the state"),

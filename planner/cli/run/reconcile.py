@@ -18,142 +18,41 @@ another replica leads).
 
 from __future__ import annotations
 
-import argparse
+import asyncio
 import os
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
 
+from planner.apply import ApplyOptions
+from planner.cli.commands.reconcile import ReconcileArgs, ReconcileOptions
+from planner.cli.endpoint import announce_on_stderr
 from planner.cli.exits import EXIT_INTERRUPTED
-from planner.cli.options import (
-    Options,
-    WorkspaceOptions,
-    add_lock_lease_option,
-    add_lock_timeout_option,
-    add_workspace_options,
-    positive_seconds,
-    seconds,
-    whole_number,
-)
-from planner.state.lease import DEFAULT_LEASE_SECONDS
-
-# The engine, the client and the reconcile package are imported where they run: parsing
-# the command line (`planner reconcile --help`) needs none of them.
-if TYPE_CHECKING:
-    from planner.cli.target import Target
-    from planner.cli.workspace import Workspace
-    from planner.reconcile.status import StatusBoard
-
-DEFAULT_LISTEN = "127.0.0.1:9108"
-LISTEN_OFF = "off"
+from planner.cli.signals import StopSignals
+from planner.cli.target import Target, resolve_target
+from planner.cli.workspace import Workspace
+from planner.reconcile.cycle import Settings
+from planner.reconcile.http import serve_status
+from planner.reconcile.leader import election_for
+from planner.reconcile.loop import Reconciler
+from planner.reconcile.notify import Notifier, check_notify_url
+from planner.reconcile.status import StatusBoard
+from planner.reconcile.view import make_view
+from planner.render.output import write_notice
 
 
-@dataclass(frozen=True)
-class ReconcileOptions(Options):
-    """`planner reconcile`'s own options, as given."""
-
-    interval: float = 300.0
-    mode: str = "heal"
-    prune: bool = False
-    max_changes: int = 10
-    listen: str | None = None
-    notify_url: str | None = None
-    once: bool = False
-    format: str = "text"
-    lock_timeout: float = 0.0
-    lock_lease: float = DEFAULT_LEASE_SECONDS
-    wait_timeout: float = 1800.0
-
-    @property
-    def listen_address(self) -> str | None:
-        """Where to serve HTTP (None: nowhere): `--listen`, else 127.0.0.1:9108 unless
-        `--once`."""
-        given = self.listen if self.listen is not None else None if self.once else DEFAULT_LISTEN
-        return None if given in (None, LISTEN_OFF) else given
-
-
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "reconcile",
-        parents=parents,
-        help="keep the workspace converged to the config (a controller)",
-        description="Plan every --interval seconds; in heal mode apply what drifted or "
-        "changed (never deleting without --prune); report, notify and serve metrics.",
-    )
-    add_workspace_options(parser)
-    parser.add_argument(
-        "--interval", type=positive_seconds, default=300.0, metavar="SECONDS",
-        help="seconds between cycles (default: 300)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--mode", choices=["heal", "detect"], default="heal",
-        help="heal: apply what the plan finds; detect: report it only, send no write "
-        "(default: heal)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--prune", action="store_true",
-        help="also delete the deployments removed from the config (default: held back)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--max-changes", type=whole_number, default=10, metavar="N",
-        help="refuse (report, do not apply) a cycle that would change more than N "
-        "deployments (default: 10)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--listen", default=None, metavar="HOST:PORT",
-        help=f"serve /, /metrics, /healthz and /readyz here (default: {DEFAULT_LISTEN}, "
-        f"none with --once; `{LISTEN_OFF}`: none)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--notify-url", default=None, metavar="URL",
-        help="POST a JSON notification (Slack-compatible `text`) here when drift is found, "
-        "healed, or a cycle fails",
-    )  # fmt: skip
-    parser.add_argument(
-        "--once", action="store_true",
-        help="run one cycle and exit: 0 in sync, 2 changes left, 1 an error",
-    )  # fmt: skip
-    parser.add_argument(
-        "--format", choices=["text", "json"], default="text",
-        help="text, or json: NDJSON events on stdout (schemas/reconcile-events.schema.json)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--wait-timeout", type=seconds, default=1800.0, metavar="SECONDS",
-        help="how long a heal waits for each revision (default: 1800)",
-    )  # fmt: skip
-    add_lock_timeout_option(parser)
-    add_lock_lease_option(parser)
-    parser.set_defaults(func=run, json_lines=True)
-
-
-def run(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from planner.cli.target import resolve_target
-
-    workspace = WorkspaceOptions.of(vars(args))
-    options = ReconcileOptions.of(vars(args))
-    target = resolve_target(workspace, os.environ)
-    return asyncio.run(reconcile(target, options, workspace.command_args(os.environ)))
+def run(args: ReconcileArgs) -> int:
+    target = resolve_target(args.workspace, os.environ)
+    command_args = args.workspace.command_args(os.environ)
+    return asyncio.run(reconcile(target, args.options, command_args))
 
 
 async def reconcile(
     target: Target, options: ReconcileOptions, command_args: tuple[str, ...]
 ) -> int:
-    # Imported here: the reconcile package (and the HTTP server) only for this command.
-    import asyncio
-
-    from planner.apply import ApplyOptions
-    from planner.cli.signals import StopSignals
-    from planner.reconcile.cycle import Settings
-    from planner.reconcile.leader import election_for
-    from planner.reconcile.loop import Reconciler
-    from planner.reconcile.notify import Notifier, check_notify_url
-    from planner.reconcile.status import StatusBoard
-    from planner.reconcile.view import make_view
-
+    """Run the controller on TARGET until a signal stops it (one cycle with `--once`);
+    the exit code."""
     if options.notify_url is not None:
         check_notify_url(options.notify_url)
     view = make_view(options.format)
@@ -202,9 +101,6 @@ async def reconcile(
 def workspace_opener(target: Target) -> Callable[[], Workspace]:
     """Opens TARGET's workspace, reading the config file again each time (announcing the
     embedded control plane once)."""
-    from planner.cli.endpoint import announce_on_stderr
-    from planner.cli.workspace import Workspace
-
     fresh = replace(target, raw=None)
     announced: list[str] = []
 
@@ -222,9 +118,6 @@ def serving(board: StatusBoard, listen: str | None) -> Iterator[None]:
     if listen is None:
         yield
         return
-    from planner.reconcile.http import serve_status
-    from planner.render.output import write_notice
-
     server = serve_status(board, listen)
     write_notice([f"Serving the status page, /metrics, /healthz and /readyz at {server.url}/"])
     try:
