@@ -41,7 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "status": ("commands.status", "show every managed deployment as it runs now"),
     "history": ("commands.history", "list the revisions of a managed deployment"),
-    "state": ("cmd_state", "inspect or edit the state"),
+    "state": ("commands.state", "inspect or edit the state"),
     "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
     "providers": ("commands.providers", "list OAuth providers"),
     "repos": ("cmd_repos", "list repositories of a git_host integration"),

@@ -1,83 +1,48 @@
 """`planner state list | show NAME | rm NAME`: inspect the state, or forget a deployment
-(the version actions, `history | rollback | pull | push`, are in `cmd_state_versions`)."""
+(the version actions, `history | rollback | pull | push`, are in `planner.cli.run.state_versions`,
+`mv` in `planner.cli.run.state_mv`)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-from planner.cli.cmd_state_mv import MV_ACTIONS, register_mv
-from planner.cli.cmd_state_versions import (
-    VERSION_ACTIONS,
-    StateAction,
-    lock_arguments,
-    register_versions,
-)
-from planner.cli.options import (
-    WorkspaceOptions,
-    add_config_option,
-    add_environment_options,
-    add_format_option,
-    add_lock_options,
-    add_state_option,
-)
+from planner.cli.commands.state import StateAction, StateArgs
+from planner.cli.options import WorkspaceOptions
+from planner.cli.run.state_mv import MV_ACTIONS
+from planner.cli.run.state_versions import VERSION_ACTIONS, lock_arguments
+from planner.cli.target import resolve_target
+from planner.command_lines import suggested_command
 from planner.errors import StateError
-
-# The state, its renderers and the target are imported where an action runs: parsing the
-# command line (`planner state list --help`) needs none of them.
-if TYPE_CHECKING:
-    from planner.state.backend import StateBackend
-    from planner.state.document import StateDocument
-
-
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("state", parents=parents, help="inspect or edit the state")
-    actions = parser.add_subparsers(dest="state_command", metavar="ACTION", required=True)
-    listing = _action(actions, parents, "list", "list the managed deployments")
-    add_format_option(listing, ["text", "json"])
-    show = _action(actions, parents, "show", "show what is recorded for one deployment")
-    show.add_argument("name", metavar="NAME")
-    add_format_option(show, ["text", "json"])
-    remove = _action(actions, parents, "rm", "forget a deployment (it is not deleted remotely)")
-    remove.add_argument("name", metavar="NAME")
-    add_lock_options(remove)
-    register_versions(lambda name, text: _action(actions, parents, name, text))
-    register_mv(lambda name, text: _action(actions, parents, name, text))
+from planner.render.console import make_console
+from planner.render.output import write_lines
+from planner.render.state_view import (
+    empty_list_line,
+    list_lines,
+    list_rows,
+    pending_lines,
+    redacted,
+    removed_lines,
+    show_lines,
+)
+from planner.state.backend import StateBackend
+from planner.state.document import StateDocument
+from planner.state.location import is_postgres_url
 
 
-def _action(
-    actions: Any, parents: list[argparse.ArgumentParser], name: str, help: str
-) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = actions.add_parser(name, parents=parents, help=help)
-    add_config_option(parser)
-    add_state_option(parser)
-    add_environment_options(parser)
-    parser.set_defaults(func=run)
-    return parser
-
-
-def run(args: argparse.Namespace) -> int:
+def run(args: StateArgs) -> int:
     """Open the state the options point at, run the ACTION on it."""
-    from planner.cli.target import resolve_target
-
-    workspace = WorkspaceOptions.of(vars(args))
-    target = resolve_target(workspace, os.environ)
-    action = ACTIONS[args.state_command]
+    target = resolve_target(args.workspace, os.environ)
+    action = ACTIONS[args.action]
     backend = target.state.open()
     try:
-        return action(backend, StateAction.of(vars(args)), workspace)
+        return action(backend, args.options, args.workspace)
     finally:
         backend.close()
 
 
 def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    from planner.render.console import make_console
-    from planner.render.output import write_lines
-    from planner.render.state_view import empty_list_line, list_lines, list_rows
-
     doc = backend.read()
     console = make_console()
     if action.format == "json":
@@ -90,10 +55,6 @@ def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    from planner.render.console import make_console
-    from planner.render.output import write_lines
-    from planner.render.state_view import pending_lines, redacted, show_lines
-
     doc = _require_state(backend)
     recorded = doc.get(action.name)
     console = make_console()
@@ -105,11 +66,6 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    from planner.command_lines import suggested_command
-    from planner.render.console import make_console
-    from planner.render.output import write_lines
-    from planner.render.state_view import removed_lines
-
     _require_state(backend)  # before locking: a mistyped --state creates no lock file
     with backend.lock("state rm", **lock_arguments(action)):
         doc = _require_state(backend)
@@ -131,8 +87,6 @@ ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]]
 
 
 def _require_state(backend: StateBackend) -> StateDocument:
-    from planner.state.location import is_postgres_url
-
     doc = backend.read()
     if doc is None:
         kind = "state" if is_postgres_url(backend.location) else "state file"

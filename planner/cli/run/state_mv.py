@@ -7,31 +7,20 @@ remote deployment is not touched, the state is written under its lock.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from planner.cli.cmd_state_versions import Action, StateAction, lock_arguments
-from planner.cli.options import WorkspaceOptions, add_lock_options
+from planner.cli.commands.state import StateAction
+from planner.cli.options import WorkspaceOptions
+from planner.cli.run.state_versions import lock_arguments
+from planner.config.checks import check_name
 from planner.errors import StateError
-
-if TYPE_CHECKING:  # imported where `mv` runs: `planner state mv --help` needs none of them
-    from planner.state.backend import StateBackend
-    from planner.state.document import StateDocument
-
-
-def register_mv(action: Action) -> None:
-    """Add `mv` to `planner state` (ACTION(name, help) makes one)."""
-    move = action("mv", "record a deployment under another address (nothing remote)")
-    move.add_argument("old", metavar="OLD", help="the address the state records it under")
-    move.add_argument("new", metavar="NEW", help="the address to record it under")
-    add_lock_options(move)
+from planner.render.console import make_console
+from planner.render.output import write_lines
+from planner.state.backend import StateBackend
+from planner.state.document import StateDocument
+from planner.state.moves import move_recorded
 
 
 def run_mv(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
-    from planner.config.checks import check_name
-    from planner.render.console import make_console
-    from planner.render.output import write_lines
-    from planner.state.moves import move_recorded
-
     old, new = action.old, action.new
     problems = check_name(new)
     if problems:
