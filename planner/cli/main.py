@@ -45,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
     "providers": ("commands.providers", "list OAuth providers"),
     "repos": ("cmd_repos", "list repositories of a git_host integration"),
-    "serve": ("cmd_serve", "run the local control plane"),
+    "serve": ("commands.serve", "run the local control plane"),
     "schema": ("commands.schema", "print or write the JSON Schemas"),
 }
 
@@ -173,19 +173,9 @@ def report_error(error: PlannerError, output_format: str | None, json_lines: boo
     """The error on stderr; with `--format json`, also its JSON document on stdout (for
     the commands that stream NDJSON events, as their last line: an `error` event)."""
     # Imported here: rich is not needed for `planner --help` or a command that succeeds.
-    from planner.render.console import make_console
-    from planner.render.errors import error_document, write_error
-    from planner.render.output import write_json
+    from planner.cli.error_report import write_error_report
 
-    write_error(make_console(stderr=True), error)
-    if output_format != "json":
-        return
-    if json_lines:
-        from planner.render.apply_events import error_event, write_event
-
-        write_event(sys.stdout, error_event(error))
-    else:
-        write_json(make_console(), error_document(error))
+    write_error_report(error, output_format, json_lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
