@@ -44,7 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "state": ("commands.state", "inspect or edit the state"),
     "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
     "providers": ("commands.providers", "list OAuth providers"),
-    "repos": ("cmd_repos", "list repositories of a git_host integration"),
+    "repos": ("commands.repos", "list repositories of a git_host integration"),
     "serve": ("commands.serve", "run the local control plane"),
     "schema": ("commands.schema", "print or write the JSON Schemas"),
 }
