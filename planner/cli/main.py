@@ -27,26 +27,23 @@ from planner.lifetimes import long_lived_objects
 
 # name -> (module under planner/cli/commands, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("commands.validate", "validate the config file (no network)"),
-    "config": ("commands.config", "print the resolved config of one environment"),
-    "policy": ("commands.policy", "check the config's policies"),
-    "plan": ("commands.plan", "show what apply would change"),
-    "apply": ("commands.apply", "apply the changes of a plan"),
-    "show": ("commands.show", "render a saved plan (text, markdown or JSON)"),
-    "destroy": ("commands.destroy", "delete every deployment in the state"),
-    "import": ("commands.import_", "adopt existing deployments into the state (one, or --all)"),
-    "reconcile": (
-        "commands.reconcile",
-        "keep the workspace converged to the config (a controller)",
-    ),
-    "status": ("commands.status", "show every managed deployment as it runs now"),
-    "history": ("commands.history", "list the revisions of a managed deployment"),
-    "state": ("commands.state", "inspect or edit the state"),
-    "unlock": ("commands.unlock", "clear a state lock left by a process that died"),
-    "providers": ("commands.providers", "list OAuth providers"),
-    "repos": ("commands.repos", "list repositories of a git_host integration"),
-    "serve": ("commands.serve", "run the local control plane"),
-    "schema": ("commands.schema", "print or write the JSON Schemas"),
+    "validate": ("validate", "validate the config file (no network)"),
+    "config": ("config", "print the resolved config of one environment"),
+    "policy": ("policy", "check the config's policies"),
+    "plan": ("plan", "show what apply would change"),
+    "apply": ("apply", "apply the changes of a plan"),
+    "show": ("show", "render a saved plan (text, markdown or JSON)"),
+    "destroy": ("destroy", "delete every deployment in the state"),
+    "import": ("import_", "adopt existing deployments into the state (one, or --all)"),
+    "reconcile": ("reconcile", "keep the workspace converged to the config (a controller)"),
+    "status": ("status", "show every managed deployment as it runs now"),
+    "history": ("history", "list the revisions of a managed deployment"),
+    "state": ("state", "inspect or edit the state"),
+    "unlock": ("unlock", "clear a state lock left by a process that died"),
+    "providers": ("providers", "list OAuth providers"),
+    "repos": ("repos", "list repositories of a git_host integration"),
+    "serve": ("serve", "run the local control plane"),
+    "schema": ("schema", "print or write the JSON Schemas"),
 }
 
 
@@ -142,7 +139,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     chosen = None if argv is None else chosen_command(argv)
     for name, (module_name, help_line) in COMMANDS.items():
         if argv is None or name == chosen:
-            module = importlib.import_module(f"planner.cli.{module_name}")
+            module = importlib.import_module(f"planner.cli.commands.{module_name}")
             module.register(sub, [common])
         else:
             sub.add_parser(name, help=help_line, add_help=False)
@@ -159,9 +156,6 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the command ARGS chose: its arguments value first (a rule of flags that do not
     go together fails before anything is imported or read), then its run module, the only
     one imported."""
-    if not hasattr(args, "parse"):  # a command not split yet (this commit series only)
-        result: int = args.func(args)
-        return result
     arguments = args.parse(args)
     with long_lived_objects():  # a run's modules live as long as the process
         run_module = importlib.import_module(f"planner.cli.run.{args.run_module}")
