@@ -25,9 +25,7 @@ class ReposArgs:
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "repos", parents=parents, help="list repositories of a git_host integration"
-    )
+    parser = sub.add_parser("repos", parents=parents, help="list repositories of a git integration")
     parser.add_argument("integration_id", metavar="INTEGRATION_ID")
     add_config_option(parser)
     add_endpoint_options(parser)

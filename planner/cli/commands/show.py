@@ -24,7 +24,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         parents=parents,
         help="render a saved plan (text, markdown or JSON)",
         description="Render a plan saved by `planner plan --out` in the formats of "
-        "`planner plan`, after checking its seal. No network.",
+        "`planner plan`, after checking its seal with the plan key kept in its state (a "
+        "PostgreSQL state: read from its database). No request to the control plane.",
     )
     parser.add_argument("planfile", metavar="PLANFILE", help="a plan saved by `plan --out`")
     add_format_option(parser, ["text", "markdown", "json"])

@@ -54,8 +54,9 @@ class PlanOut(Protocol):
     ) -> None:
         """Keep PLAN, made of DOC and OBSERVED, sealed with the state's plan key."""
 
-    def report(self, output: OutputOptions) -> None:
-        """Write the sealed plan (none: the plan had errors) and say so."""
+    def report(self, output: OutputOptions, state_args: tuple[str, ...]) -> None:
+        """Write the sealed plan (none: the plan had errors) and say so; the apply command
+        it suggests repeats STATE_ARGS."""
 
 
 def run(args: PlanArgs) -> int:
@@ -78,7 +79,7 @@ def run(args: PlanArgs) -> int:
     sys.stdout.flush()
     append_step_summary(lambda: render_markdown(plan, verbose=output.verbose))
     if out is not None:
-        out.report(output)
+        out.report(output, args.workspace.state_args())
     if plan.has_errors:
         return EXIT_ERROR
     if args.detailed_exitcode and is_changed(plan):

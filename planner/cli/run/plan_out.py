@@ -12,7 +12,7 @@ from pathlib import Path
 from planner.cli.options import OutputOptions
 from planner.cli.target import Target
 from planner.cli.workspace import Workspace
-from planner.command_lines import suggested_command
+from planner.command_lines import password_note, suggested_command
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.plan.refresh import Observed
@@ -74,8 +74,10 @@ class PlanFile:
         )
         self.saved = seal_saved_plan(saved, ws.plan_key())
 
-    def report(self, output: OutputOptions) -> None:
-        """The saved plan file written and said, apart from the plan itself."""
+    def report(self, output: OutputOptions, state_args: tuple[str, ...]) -> None:
+        """The saved plan file written and said, apart from the plan itself; the apply
+        command repeats STATE_ARGS (`--state`, its password left out and said where it
+        comes from)."""
         if self.saved is None:
             message = f"The plan has errors: not saved to {self.path}."
             make_console(stderr=True).print(message, markup=False)
@@ -83,6 +85,7 @@ class PlanFile:
         write_saved_plan(self.path, self.saved)
         make_console(stderr=output.format != "text").print(
             f"\nSaved the plan to {self.path}. To apply exactly this plan: "
-            + suggested_command("apply", self.path),
+            + suggested_command("apply", self.path, command_args=state_args)
+            + password_note(*state_args),
             markup=False,
         )

@@ -1,4 +1,5 @@
-"""`planner show PLANFILE`: render a saved plan as `planner plan` would, without the network.
+"""`planner show PLANFILE`: render a saved plan as `planner plan` would, without the control
+plane (a PostgreSQL state's database is read for the plan key).
 
 The seal is checked first (with the plan key beside the plan's state, or `--state`), so
 what is shown is exactly what `planner apply PLANFILE` would do; an altered file is

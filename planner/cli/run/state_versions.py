@@ -19,6 +19,7 @@ from planner.errors import StateError
 from planner.files import read_user_text
 from planner.render.console import make_console
 from planner.render.output import write_lines, write_notice
+from planner.render.safe import visible_json
 from planner.render.state_view import history_lines, history_rows
 from planner.state.backend import StateBackend
 from planner.state.document import StateDocument, dump_state, parse_state
@@ -56,7 +57,7 @@ def run_pull(backend: StateBackend, action: StateAction, _: WorkspaceOptions) ->
     doc = backend.read()
     if doc is None:
         raise StateError(f"no state at {backend.location}: nothing to pull")
-    sys.stdout.write(dump_state(doc))
+    sys.stdout.write(visible_json(dump_state(doc)))  # the file's values, bidi escaped
     return 0
 
 
