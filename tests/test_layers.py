@@ -16,11 +16,16 @@ Layers, low to high (CONVENTIONS.md, "Where things live"):
                                control plane or remote) and the state backend
 
 Every import counts, at any depth (inside functions too), absolute or relative.
+
+Inside cli, a command's arguments module (`planner/cli/commands/`) imports only the
+standard library and the light helpers (`ARGUMENT_HELPERS`): `planner COMMAND --help` then
+loads nothing of the engine, by construction.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,6 +53,20 @@ ALLOWED: dict[str, set[str]] = {
     "render": BELOW_PLAN | {"plan", "apply"},
     "reconcile": BELOW_PLAN | {"plan", "apply", "render"},
     "cli": BELOW_PLAN | {"plan", "apply", "render", "reconcile", "controlplane"},
+}
+
+
+# What an arguments module may import of planner: the other arguments modules, the option
+# helpers, the exit codes, the errors, and the constants and enums its parser shows as
+# defaults and choices (the lock's lease, the server's settings, modes and dialects).
+ARGUMENT_HELPERS = {
+    "planner.cli.options",
+    "planner.cli.exits",
+    "planner.errors",
+    "planner.state.lease",
+    "planner.api.modes",
+    "planner.api.vocabulary",
+    "planner.controlplane.settings",
 }
 
 
@@ -99,6 +118,59 @@ def layer_violations(package_dir: Path) -> list[str]:
             if target != layer and target not in ALLOWED[layer]:
                 violations.append(f"{module} ({layer}) -> {imported} ({target})")
     return violations
+
+
+def heavy_argument_imports(package_dir: Path) -> list[str]:
+    """`importer -> imported` for every import of an arguments module (cli/commands) that
+    is neither the standard library, another arguments module nor an `ARGUMENT_HELPERS`."""
+    found = []
+    for path in sorted((package_dir / "cli" / "commands").rglob("*.py")):
+        module = module_name(path, package_dir)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                package = module.split(".")[: -node.level] if node.level else []
+                names = [".".join([*package, *([node.module] if node.module else [])])]
+            else:
+                continue
+            found += [f"{module} -> {name}" for name in names if not is_argument_helper(name)]
+    return sorted(set(found))
+
+
+def is_argument_helper(name: str) -> bool:
+    top = name.split(".")[0]
+    if top != "planner":
+        return top in sys.stdlib_module_names
+    return name in ARGUMENT_HELPERS or name.startswith("planner.cli.commands")
+
+
+def test_arguments_modules_import_only_light_helpers() -> None:
+    """A command's arguments module imports the standard library and the light helpers
+    only: no engine, no third-party library (so `--help` stays fast)."""
+    assert (PLANNER / "cli" / "commands" / "apply.py").is_file()
+    assert heavy_argument_imports(PLANNER) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "offender"),
+    [
+        ("import httpx\n", "httpx"),
+        ("def f():\n    from planner.plan.diff import PlanOptions\n", "planner.plan.diff"),
+        ("from planner.cli import workspace\n", "planner.cli"),
+        ("from .. import target\n", "planner.cli"),
+    ],
+)
+def test_the_arguments_check_sees_a_heavy_import(
+    tmp_path: Path, source: str, offender: str
+) -> None:
+    """A third-party or engine import in an arguments module is reported, wherever it is."""
+    commands = tmp_path / "planner" / "cli" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "x.py").write_text(
+        "import argparse\nfrom planner.cli.options import seconds\n" + source
+    )
+    assert heavy_argument_imports(tmp_path / "planner") == [f"planner.cli.commands.x -> {offender}"]
 
 
 def test_only_render_formats_for_people() -> None:

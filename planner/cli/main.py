@@ -1,9 +1,12 @@
-"""`planner` entry point: argument parsing and the one error boundary.
+"""`planner` entry point: argument parsing, the dispatch and the one error boundary.
 
-Each command lives in `planner/cli/cmd_<module>.py` with `register(subparsers, parents)`,
-which adds its parser and sets `func` to a callable `(args) -> int`. `COMMANDS` names
-them with their help lines, so `planner --help` lists every command without importing
-one; `main` imports only the module of the command it runs.
+A command is two modules. `planner/cli/commands/<module>.py` holds its arguments:
+`register(subparsers, parents)` adds its parser and sets `parse` (the namespace -> the
+command's frozen arguments value, the rules that combine flags checked) and `run_module`;
+`planner/cli/run/<run_module>.py` holds `run(arguments) -> int`. `COMMANDS` names the
+commands with their help lines, so `planner --help` lists every command without importing
+one; `main` imports the arguments module of the command it runs and, once they parse, its
+run module only (`run_command`: the one lazy seam of the command layer).
 """
 
 from __future__ import annotations
@@ -20,26 +23,27 @@ from typing import Any, NoReturn
 from planner import installed_version
 from planner.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
+from planner.lifetimes import long_lived_objects
 
-# name -> (module under planner/cli, help line); the order of `planner --help`.
+# name -> (module under planner/cli/commands, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("cmd_validate", "validate the config file (no network)"),
-    "config": ("cmd_config", "print the resolved config of one environment"),
-    "policy": ("cmd_policy", "check the config's policies"),
-    "plan": ("cmd_plan", "show what apply would change"),
-    "apply": ("cmd_apply", "apply the changes of a plan"),
-    "show": ("cmd_show", "render a saved plan (text, markdown or JSON)"),
-    "destroy": ("cmd_destroy", "delete every deployment in the state"),
-    "import": ("cmd_import_", "adopt existing deployments into the state (one, or --all)"),
-    "reconcile": ("cmd_reconcile", "keep the workspace converged to the config (a controller)"),
-    "status": ("cmd_status", "show every managed deployment as it runs now"),
-    "history": ("cmd_history", "list the revisions of a managed deployment"),
-    "state": ("cmd_state", "inspect or edit the state"),
-    "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
-    "providers": ("cmd_providers", "list OAuth providers"),
-    "repos": ("cmd_repos", "list repositories of a git integration"),
-    "serve": ("cmd_serve", "run the local control plane"),
-    "schema": ("cmd_schema", "print or write the JSON Schemas"),
+    "validate": ("validate", "validate the config file (no network)"),
+    "config": ("config", "print the resolved config of one environment"),
+    "policy": ("policy", "check the config's policies"),
+    "plan": ("plan", "show what apply would change"),
+    "apply": ("apply", "apply the changes of a plan"),
+    "show": ("show", "render a saved plan (text, markdown or JSON)"),
+    "destroy": ("destroy", "delete every deployment in the state"),
+    "import": ("import_", "adopt existing deployments into the state (one, or --all)"),
+    "reconcile": ("reconcile", "keep the workspace converged to the config (a controller)"),
+    "status": ("status", "show every managed deployment as it runs now"),
+    "history": ("history", "list the revisions of a managed deployment"),
+    "state": ("state", "inspect or edit the state"),
+    "unlock": ("unlock", "clear a state lock left by a process that died"),
+    "providers": ("providers", "list OAuth providers"),
+    "repos": ("repos", "list repositories of a git integration"),
+    "serve": ("serve", "run the local control plane"),
+    "schema": ("schema", "print or write the JSON Schemas"),
 }
 
 
@@ -135,7 +139,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     chosen = None if argv is None else chosen_command(argv)
     for name, (module_name, help_line) in COMMANDS.items():
         if argv is None or name == chosen:
-            module = importlib.import_module(f"planner.cli.{module_name}")
+            module = importlib.import_module(f"planner.cli.commands.{module_name}")
             module.register(sub, [common])
         else:
             sub.add_parser(name, help=help_line, add_help=False)
@@ -148,23 +152,24 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command ARGS chose: its arguments value first (a rule of flags that do not
+    go together fails before anything is imported or read), then its run module, the only
+    one imported."""
+    arguments = args.parse(args)
+    with long_lived_objects():  # a run's modules live as long as the process
+        run_module = importlib.import_module(f"planner.cli.run.{args.run_module}")
+    code: int = run_module.run(arguments)
+    return code
+
+
 def report_error(error: PlannerError, output_format: str | None, json_lines: bool) -> None:
     """The error on stderr; with `--format json`, also its JSON document on stdout (for
     the commands that stream NDJSON events, as their last line: an `error` event)."""
     # Imported here: rich is not needed for `planner --help` or a command that succeeds.
-    from planner.render.console import make_console
-    from planner.render.errors import error_document, write_error
-    from planner.render.output import write_json
+    from planner.cli.error_report import write_error_report
 
-    write_error(make_console(stderr=True), error)
-    if output_format != "json":
-        return
-    if json_lines:
-        from planner.render.apply_events import error_event, write_event
-
-        write_event(sys.stdout, error_event(error))
-    else:
-        write_json(make_console(), error_document(error))
+    write_error_report(error, output_format, json_lines)
 
 
 def repeat_given_options(error: PlannerError, given: Mapping[str, Any]) -> None:
@@ -182,8 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
     try:
-        result: int = args.func(args)
-        return result
+        return run_command(args)
     except PlannerError as error:
         if debug:
             raise

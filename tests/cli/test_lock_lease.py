@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.cmd_import_ import import_options
-from planner.cli.cmd_state import run_rm
-from planner.cli.cmd_state_mv import run_mv
-from planner.cli.cmd_state_versions import StateAction, run_push, run_rollback
+from planner.cli.commands.import_ import import_options
+from planner.cli.commands.state import StateAction
 from planner.cli.main import build_parser
 from planner.cli.options import WorkspaceOptions
+from planner.cli.run.state import run_rm
+from planner.cli.run.state_mv import run_mv
+from planner.cli.run.state_versions import run_push, run_rollback
 from planner.state import LocalFileBackend
 from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle, WaitNotice

@@ -83,7 +83,8 @@ def test_the_command_table_has_each_commands_own_help_line() -> None:
 
 @pytest.mark.slow
 def test_help_imports_no_command_module(tmp_path: Path) -> None:
-    """`planner --help` lists every command without importing one; a command imports its own."""
+    """`planner --help` lists every command without importing one; `planner COMMAND --help`
+    imports that command's arguments module and no run module."""
     probe = (
         "import sys\n"
         "from planner.cli.main import main\n"
@@ -91,7 +92,8 @@ def test_help_imports_no_command_module(tmp_path: Path) -> None:
         "    main(sys.argv[1:])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(sorted(m for m in sys.modules if m.startswith('planner.cli.cmd_')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('planner.cli.commands.',"
+        " 'planner.cli.run.'))))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLANNER_")}
 
@@ -107,7 +109,7 @@ def test_help_imports_no_command_module(tmp_path: Path) -> None:
         return done.stdout.strip().splitlines()[-1]
 
     assert loaded("--help") == "[]"
-    assert loaded("schema", "--help") == "['planner.cli.cmd_schema']"
+    assert loaded("schema", "--help") == "['planner.cli.commands.schema']"
 
 
 def test_a_failing_json_command_prints_its_error_as_json(tmp_path: Path, monkeypatch, capsys):
@@ -263,7 +265,7 @@ def test_the_plan_and_apply_modules_leave_out_what_they_never_use(tmp_path: Path
     each is imported where it is used."""
     probe = (
         "import sys\n"
-        "import planner.cli.cmd_plan, planner.cli.cmd_apply, planner.cli.target\n"
+        "import planner.cli.run.plan, planner.cli.run.apply, planner.cli.target\n"
         "import planner.cli.endpoint, planner.cli.workspace, planner.plan.diff\n"
         "import planner.render.text, planner.render.output, planner.render.apply_text\n"
         "import planner.render.markdown, planner.apply.executor, planner.plan.stale\n"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from planner.api.models import is_being_deleted
-from planner.cli.cmd_reconcile import ReconcileOptions
+from planner.cli.commands.reconcile import ReconcileOptions
 from planner.cli.main import build_parser
 from planner.reconcile.leader import election_for
 from planner.state import LocalFileBackend

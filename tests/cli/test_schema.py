@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.cmd_schema import SCHEMAS, render_schema
+from planner.cli.commands.schema import SCHEMAS
 from planner.cli.main import main
+from planner.cli.run.schema import render_schema
 from planner.config.json_schema import config_schema
 
 SCHEMA_DIR = Path(__file__).parents[2] / "schemas"

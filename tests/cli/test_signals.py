@@ -75,5 +75,5 @@ def test_the_boundary_exits_with_the_signal_s_code(monkeypatch: pytest.MonkeyPat
     def terminated(args: object) -> int:
         raise Interrupted(signal.SIGTERM)
 
-    monkeypatch.setattr("planner.cli.cmd_validate.run", terminated)
+    monkeypatch.setattr("planner.cli.run.validate.run", terminated)
     assert main(["validate"]) == 143

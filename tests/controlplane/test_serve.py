@@ -155,7 +155,7 @@ def test_serve_parses_http_with_the_compiled_parser() -> None:
     import uvicorn
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    from planner.cli.cmd_serve import http_parser
+    from planner.cli.run.serve import http_parser
 
     assert http_parser() == "httptools"
     config = uvicorn.Config(lambda *_: None, http=http_parser())
@@ -169,7 +169,7 @@ def test_serve_runs_on_uvloop() -> None:
 
     import uvloop
 
-    from planner.cli.cmd_serve import event_loop_factory
+    from planner.cli.run.serve import event_loop_factory
 
     factory = event_loop_factory()
     assert factory is uvloop.new_event_loop

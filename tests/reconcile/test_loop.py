@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from planner.cli.cmd_reconcile import ReconcileOptions, workspace_opener
+from planner.cli.commands.reconcile import ReconcileOptions
 from planner.cli.options import WorkspaceOptions
+from planner.cli.run.reconcile import workspace_opener
 from planner.cli.target import resolve_target
 from planner.plan.health import RevisionHealth
 from planner.reconcile.cycle import CycleWorkspace, Outcome, Settings, health_of
