@@ -67,11 +67,14 @@ def deployment_rows(cursor: sqlite3.Cursor) -> list[DeploymentRow]:
 
 
 def revision_rows(cursor: sqlite3.Cursor) -> list[RevisionRow]:
-    """Rows selected as `REVISION_COLUMNS`, built by position (no dict per row)."""
-    return [
-        RevisionRow(i, d, seq, source, _json(config), *rest)
-        for i, d, seq, source, config, *rest in cursor
-    ]
+    """Rows selected as `REVISION_COLUMNS`."""
+    return [revision_row(values) for values in cursor]
+
+
+def revision_row(values: Sequence[Any]) -> RevisionRow:
+    """A revision from its `REVISION_COLUMNS`, built by position (no dict per row)."""
+    i, d, seq, source, config, *rest = values
+    return RevisionRow(i, d, seq, source, _json(config), *rest)
 
 
 def revision_summary(values: Sequence[Any]) -> RevisionSummary:

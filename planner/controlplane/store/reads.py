@@ -5,7 +5,8 @@ teach the memo where a page begins, or check it against other connections' commi
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from planner.api.chunks import chunked
 from planner.controlplane.pages import page_keys_sql, page_sql
@@ -30,6 +31,7 @@ from planner.controlplane.store.codecs import (
     decoded,
     deployment_rows,
     query,
+    revision_row,
     revision_rows,
     revision_summary,
     stored_deployments,
@@ -38,6 +40,7 @@ from planner.controlplane.store.codecs import (
 from planner.controlplane.store.memo import PageKey, ReadMemo
 
 _NO_FILTER = DeploymentFilter()
+T = TypeVar("T")
 
 
 class Snapshot:
@@ -136,28 +139,27 @@ class Snapshot:
 
     def revisions_of(self, deployment_ids: Sequence[str]) -> dict[str, list[RevisionRow]]:
         """Every revision of each deployment, newest first."""
-        found: dict[str, list[RevisionRow]] = {i: [] for i in deployment_ids}
-        for chunk in chunked(list(deployment_ids), 500):
-            marks = ", ".join("?" for _ in chunk)
-            sql = (
-                f"SELECT {REVISION_COLUMNS} FROM revisions WHERE deployment_id IN ({marks}) "
-                "ORDER BY deployment_id, seq DESC"
-            )
-            for revision in revision_rows(query(self.conn, sql, chunk)):
-                found[revision.deployment_id].append(revision)
-        return found
+        return self._revisions_by_deployment(deployment_ids, REVISION_COLUMNS, revision_row)
 
     def revision_summaries(self, deployment_ids: Sequence[str]) -> dict[str, list[RevisionSummary]]:
         """What the views of these deployments read of their revisions, newest first."""
-        found: dict[str, list[RevisionSummary]] = {i: [] for i in deployment_ids}
+        columns = ", ".join(summary_columns())
+        return self._revisions_by_deployment(deployment_ids, columns, revision_summary)
+
+    def _revisions_by_deployment(
+        self, deployment_ids: Sequence[str], columns: str, build: Callable[[Sequence[Any]], T]
+    ) -> dict[str, list[T]]:
+        """Each deployment's revisions, newest first, as BUILD makes them of COLUMNS (ids
+        bound 500 a query: below SQLite's limit on parameters)."""
+        found: dict[str, list[T]] = {i: [] for i in deployment_ids}
         for chunk in chunked(list(deployment_ids), 500):
             marks = ", ".join("?" for _ in chunk)
             sql = (
-                f"SELECT deployment_id, {', '.join(summary_columns())} FROM revisions "
+                f"SELECT deployment_id, {columns} FROM revisions "
                 f"WHERE deployment_id IN ({marks}) ORDER BY deployment_id, seq DESC"
             )
             for deployment_id, *values in query(self.conn, sql, chunk):
-                found[deployment_id].append(revision_summary(values))
+                found[deployment_id].append(build(values))
         return found
 
     def list_revisions(self, deployment_id: str, limit: int, offset: int) -> list[RevisionRow]:
