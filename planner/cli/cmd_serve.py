@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    # The server (FastAPI, uvicorn) loads only when serving: `serve --help` stays light.
+    # The server and its web stack load only when serving: `serve --help` stays light.
     from planner.controlplane.serve import run_server
 
     run_server(settings, args.host, args.port, announce)
