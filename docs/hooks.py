@@ -5,6 +5,8 @@
   JSON Schemas the code builds (`planner schema` writes the same ones to `schemas/`);
 - the field-behaviour page, from the table the planner and the local control plane use
   (`planner.api.fields.FIELD_BEHAVIOUR`);
+- the words table of the two dialects, from `planner.api.vocabulary`, put where a page
+  holds the line `VOCABULARY_MARKER` (the guide "Using planner with the real service");
 - the security page, from `SECURITY.md` at the repository root (which stays the source).
 
 Nothing generated is checked in. `mkdocs.yml` names the hook (`hooks: [docs/hooks.py]`)
@@ -371,6 +373,45 @@ def field_behaviour_page() -> str:
                 lines.append(f"| `{path}`{below} | {change_class} | {cell(reason)} |")
     lines += ["", "Exit codes: see the [command overview](commands/index.md#exit-codes).", ""]
     return "\n".join(lines)
+
+
+# ---- the two dialects' words ------------------------------------------------------------
+
+VOCABULARY_MARKER = "<!-- generated: the words table of planner.api.vocabulary -->"
+
+
+def vocabulary_table() -> str:
+    """The pairs of `planner.api.vocabulary`, one row each, by where the word appears."""
+    from planner.api.vocabulary import (
+        INTEGRATION_SEGMENT,
+        RESOURCE_SPEC_KEYS,
+        REVISION_CONFIG_KEYS,
+        SOURCE_WORDS,
+    )
+
+    places = [
+        ("a `source` value", SOURCE_WORDS),
+        ("a key of `source_revision_config`", REVISION_CONFIG_KEYS),
+        ("a key of `source_config.resource_spec`", RESOURCE_SPEC_KEYS),
+    ]
+    lines = ["| Where | The seed's word | The service's word |", "|---|---|---|"]
+    for where, pairs in places:
+        lines += [f"| {where} | `{seed}` | `{service}` |" for seed, service in pairs]
+    seed, service = INTEGRATION_SEGMENT
+    lines.append(
+        f"| the integration routes | `/v1/integrations/{seed}/install`, "
+        f"`/v1/integrations/{seed}/{{integration_id}}/repos` | "
+        f"`/v1/integrations/{service}/install`, "
+        f"`/v1/integrations/{service}/{{integration_id}}/repos` |"
+    )
+    return "\n".join(lines)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """A page's `VOCABULARY_MARKER` line replaced by the words table."""
+    if VOCABULARY_MARKER not in markdown:
+        return markdown
+    return markdown.replace(VOCABULARY_MARKER, vocabulary_table())
 
 
 def security_page() -> str:

@@ -22,6 +22,17 @@ def suggested_command(command: str, *operands: str, command_args: Sequence[str] 
     return shlex.join(spoken(word) for word in words)
 
 
+def password_note(*words: str) -> str:
+    """What follows a suggested command whose WORDS had a URL's password left out (""
+    when none had): where the password comes from instead."""
+    if any(spoken(word) != word for word in words):
+        return f" (the state's password is left out: {PASSWORD_SOURCES})"
+    return ""
+
+
+PASSWORD_SOURCES = "set PLANNER_STATE to the full URL, or PGPASSWORD, or use ~/.pgpass"
+
+
 def spoken(word: str) -> str:
     """WORD as a suggested command line may print it: a URL without its password."""
     if "://" in word and url_has_password(word):

@@ -18,7 +18,7 @@ released; one was renamed before that: `plan-stale` is `stale_plan` (`PlanStaleE
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 class PlannerError(Exception):
@@ -28,12 +28,20 @@ class PlannerError(Exception):
     exit_code = 1
 
     def __init__(
-        self, message: str, *, details: Sequence[str] = (), hint: str | None = None
+        self,
+        message: str,
+        *,
+        details: Sequence[str] = (),
+        hint: str | None = None,
+        hint_for: Callable[[Sequence[str]], str] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.details = list(details)
         self.hint = hint
+        # The hint again, its suggested command repeating the options the run was given
+        # (`-c`, `--env`, `--state`): only the CLI knows them, and calls it.
+        self.hint_for = hint_for
 
     def __str__(self) -> str:
         return self.message

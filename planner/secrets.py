@@ -41,7 +41,10 @@ def url_has_password(url: str) -> bool:
 
 
 def _replace_password(url: str, mask: str | None) -> str:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # unparsable (`[::1/db`): nothing of it is printed but its scheme
+        return f"{url.partition('://')[0]}://{PASSWORD_MASK}"
     netloc = parts.netloc
     user_info, at, host = netloc.rpartition("@")
     if at and ":" in user_info:

@@ -267,6 +267,49 @@ json_values = st.recursive(
 )
 
 
+# --- What a server may send that no wire model knows (tests/plan/test_body.py) ----------
+
+
+def _is_unknown_spec_key(key: str) -> bool:
+    from planner.api.models import ResourceSpec
+    from planner.api.vocabulary import seed_word
+
+    return seed_word(key) not in ResourceSpec.model_fields
+
+
+unknown_spec_keys = st.from_regex(r"\A[a-z][a-z0-9_]{0,12}\Z").filter(_is_unknown_spec_key)
+# JSON values a newer server might hold under such a key (no null: a null is no setting).
+unknown_values = st.recursive(
+    st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@st.composite
+def server_resource_specs(draw: st.DrawFn) -> dict[str, Any]:
+    """A `resource_spec` as a server may send it: valid known keys, some in the service's
+    spelling (a real service's `redis_*`), and keys no wire model knows at its top and in
+    its sidecars (a newer setting, a container's `ports`)."""
+    from planner.api.vocabulary import RESOURCE_SPEC_KEYS
+
+    spec = copy.deepcopy(draw(resource_specs()))  # never mutate a drawn value
+    for seed, service in RESOURCE_SPEC_KEYS:
+        if seed in spec and draw(st.booleans()):
+            spec[service] = spec.pop(seed)
+    spec.update(draw(st.dictionaries(unknown_spec_keys, unknown_values, min_size=1, max_size=3)))
+    ports = st.lists(st.fixed_dictionaries({"containerPort": st.integers(1, 65535)}), max_size=2)
+    for sidecar in spec.get("sidecars", []):
+        if draw(st.booleans()):
+            sidecar["ports"] = draw(ports)
+    return spec
+
+
 # --- The machine of tests/cli/test_apply_matches_plan.py ---------------------------------
 
 # The sources whose fields cover every change class (git_host: in place and immutable too).

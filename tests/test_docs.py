@@ -137,6 +137,32 @@ def test_field_behaviour_page_is_the_table() -> None:
     assert "| `source_config.resource_spec` and every key below it | new-revision |" in page
 
 
+def test_the_real_service_guide_gets_the_words_table_of_the_code() -> None:
+    """The guide holds the marker the hook fills, and the table the hook puts there has a
+    row for every pair of `planner.api.vocabulary` and the integration routes."""
+    from planner.api.vocabulary import (
+        INTEGRATION_SEGMENT,
+        RESOURCE_SPEC_KEYS,
+        REVISION_CONFIG_KEYS,
+        SOURCE_WORDS,
+    )
+
+    hooks = load_hooks()
+    guide = (ROOT / "docs" / "guides" / "real-service.md").read_text(encoding="utf-8")
+    assert guide.count(hooks.VOCABULARY_MARKER) == 1
+    page = hooks.on_page_markdown(guide, None, None, None)
+    assert hooks.VOCABULARY_MARKER not in page
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    for seed, service in (*SOURCE_WORDS, *REVISION_CONFIG_KEYS, *RESOURCE_SPEC_KEYS):
+        assert any(f"| `{seed}` | `{service}` |" in row for row in rows), seed
+    seed_segment, service_segment = INTEGRATION_SEGMENT
+    assert any(
+        f"/v1/integrations/{seed_segment}/install" in row
+        and f"/v1/integrations/{service_segment}/install" in row
+        for row in rows
+    )
+
+
 def test_plan_format_page_names_every_top_level_key_and_mode() -> None:
     """docs/reference/plan-format.md has a row for each key of the JSON plan, and its
     `mode` row names every mode the model allows."""

@@ -38,3 +38,10 @@ def test_urls_without_password_are_unchanged(url: str) -> None:
     """A URL without a password, or a file path, is left as it is."""
     assert redact_url(url) == url_without_password(url) == url
     assert not url_has_password(url)
+
+
+def test_an_unparsable_url_is_printed_as_its_scheme_only() -> None:
+    """A URL urlsplit refuses (an IPv6 host without "]") is masked whole, never raised on."""
+    url = "postgresql://u:SECRETPW4@[::1/db"
+    assert redact_url(url) == "postgresql://***"
+    assert "SECRETPW4" not in url_without_password(url)

@@ -5,6 +5,13 @@ added by an `httpx2.Auth` flow, so it lives in no default header, no repr, no me
 The base URL may carry a path prefix (`https://host/api-host`): requests go to
 `<prefix>/v2/...`. GET, PATCH and DELETE are retried (see `planner.api.retry`); a POST
 is retried only after looking up what the failed attempt may have created.
+
+Dialects (`planner.api.vocabulary`): what the client writes (create and PATCH bodies,
+the integration paths) is in the words of the server's dialect; a client made without
+one (`dialect=None`) asks the server first: one `GET <prefix>/openapi.json` before its
+first request, whose enums name the git source in one dialect's word. What it reads is
+understood in either dialect's words. Deployments are read keeping the keys no model
+knows (`planner.api.unknown`), and a PATCH of a `resource_spec` sends them back.
 """
 
 from __future__ import annotations
@@ -50,7 +57,9 @@ from planner.api.models import (
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
 from planner.api.transport import use_asyncio_backend
-from planner.errors import ConfigError
+from planner.api.unknown import READ_EXTRA, with_unknown
+from planner.api.vocabulary import Dialect, dialect_of_document, integration_path, translate_body
+from planner.errors import ApiError, ConfigError
 
 if TYPE_CHECKING:  # built by the commands that list them, not by every client
     from planner.api.other_models import Integration, OAuthProvider, Repository
@@ -61,6 +70,9 @@ T = TypeVar("T")
 PAGE_SIZE = 100
 IDS_PER_REQUEST = 100
 DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
+# Where a server publishes its OpenAPI document (below the base URL's path prefix).
+DOCUMENT_PATH = "/openapi.json"
+DIALECT_SETTING = "[control_plane] dialect, PLANNER_DIALECT or --dialect"
 # Until the control plane answered once: ~3.5 s of backoff, then the error names the URL.
 FIRST_CONTACT_ATTEMPTS = 4
 DEFAULT_CONNECTIONS = 100  # httpx2's own default; an apply sizes it (`fit_pool`)
@@ -130,6 +142,7 @@ class ControlPlaneClient:
         on_close: Callable[[], None] | None = None,
         gate: BackoffGate | None = None,
         limits: httpx2.Limits | None = None,
+        dialect: Dialect | None = Dialect.SEED,
     ) -> None:
         if not api_key:
             raise ConfigError("no API key given", hint="set PLANNER_API_KEY")
@@ -157,6 +170,10 @@ class ControlPlaneClient:
         # Called before every request; raising stops it unsent (a writer's lock check:
         # nothing is sent once the state lock is lost).
         self.guard: Callable[[], None] | None = None
+        # The words the server speaks; None: not known yet (asked before the first request).
+        self.dialect = dialect
+        self._learning: asyncio.Lock | None = None
+        self._unknowable: ConfigError | None = None  # the server could not tell
 
     def _new_http(self, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
         verify: ssl.SSLContext | bool = True  # a given transport: httpx2's own default
@@ -210,12 +227,59 @@ class ControlPlaneClient:
             self._on_close()
             self._on_close = None
 
+    # --- the server's dialect -----------------------------------------------------------
+
+    async def speaks(self) -> Dialect:
+        """The server's dialect: as given, else read from its OpenAPI document once (the
+        first caller asks; the others wait for its answer)."""
+        if self.dialect is None:
+            self._learning = self._learning or asyncio.Lock()
+            async with self._learning:
+                if self._unknowable is not None:  # asked once: the waiters get its answer
+                    raise self._unknowable
+                if self.dialect is None:
+                    try:
+                        self.dialect = await self._read_dialect()
+                    except ConfigError as error:
+                        self._unknowable = error
+                        raise
+        return self.dialect
+
+    async def _read_dialect(self) -> Dialect:
+        """The dialect of the server's OpenAPI document; a ConfigError naming the setting
+        when there is none, or it cannot tell (a server that does not answer at all
+        raises what any first request would)."""
+        try:
+            response = await self._call("GET", DOCUMENT_PATH)
+            dialect = dialect_of_document(json.loads(response.content))
+            problem = "its document names neither dialect's git source"
+        except (ValueError, RecursionError):
+            dialect, problem = None, "its document is not readable JSON"
+        except ApiError as error:
+            if error.status is None:
+                raise
+            dialect, problem = None, f"GET {DOCUMENT_PATH} answered {error.status}"
+        if dialect is None:
+            raise ConfigError(
+                f"cannot tell which words {self.endpoint} speaks: {problem}",
+                hint=f'set {DIALECT_SETTING} to "seed" or "service"',
+            )
+        logger.debug("%s speaks the %s dialect", self.endpoint, dialect.value)
+        return dialect
+
+    async def _written(self, body: dict[str, Any]) -> dict[str, Any]:
+        """BODY (in the seed's words) in the words of the server's dialect."""
+        dialect = await self.speaks()
+        return body if dialect is Dialect.SEED else translate_body(body, dialect)
+
     # --- the one request path ---------------------------------------------------------
 
     async def _send(
         self, method: str, path: str, *, params: Params | None = None, body: Any = None
     ) -> httpx2.Response:
         """One attempt; a non-2xx answer or no answer raises an `ApiError`."""
+        if self.dialect is None and path != DOCUMENT_PATH:
+            await self.speaks()
         if self.gate is not None:
             await self.gate.wait()
         if self.guard is not None:
@@ -269,8 +333,11 @@ class ControlPlaneClient:
         self.on_retry(notice)
 
     def _parse(self, adapter: TypeAdapter[T], method: str, path: str, r: httpx2.Response) -> T:
+        """The body of R as ADAPTER reads it; a deployment's models keep the keys they do
+        not know (`model_extra`, `planner.api.unknown`), for a PATCH to send back."""
+        extra = READ_EXTRA if adapter in _KEEPING_UNKNOWN else None
         try:
-            return adapter.validate_json(r.content)
+            return adapter.validate_json(r.content, extra=extra)
         except ValidationError as exc:
             if is_too_deep_for_pydantic(exc):
                 return self._parse_deep(adapter, method, path, r)
@@ -286,7 +353,8 @@ class ControlPlaneClient:
         except RecursionError:
             raise unexpected_body(method, path, r.status_code, "nested too deeply") from None
         try:
-            return adapter.validate_python(data)
+            extra = READ_EXTRA if adapter in _KEEPING_UNKNOWN else None
+            return adapter.validate_python(data, extra=extra)
         except (ValidationError, RecursionError) as exc:
             problem = str(exc.errors()[0]["msg"]) if isinstance(exc, ValidationError) else ""
             raise unexpected_body(
@@ -356,7 +424,7 @@ class ControlPlaneClient:
         taken) raises `ConflictError` for the caller to decide.
         """
         path = "/v2/deployments"
-        body = create.model_dump(mode="json", exclude_none=True)
+        body = await self._written(create.model_dump(mode="json", exclude_none=True))
 
         async def attempt() -> Deployment:
             response = await self._send("POST", path, body=body)
@@ -376,9 +444,15 @@ class ControlPlaneClient:
         return await self._get(f"/v2/deployments/{deployment_id}", _DEPLOYMENT)
 
     async def patch_deployment(self, deployment_id: str, patch: DeploymentPatch) -> Deployment:
-        """PATCH with only the non-null fields (the server ignores nulls anyway)."""
+        """PATCH with only the non-null fields (the server ignores nulls anyway). A
+        `resource_spec` (which replaces the stored one whole) goes with the keys no model
+        knows that PATCH was validated with (`extra=READ_EXTRA`)."""
         path = f"/v2/deployments/{deployment_id}"
         body = patch.model_dump(mode="json", exclude_none=True)
+        spec = patch.source_config.resource_spec if patch.source_config is not None else None
+        if spec is not None:
+            body["source_config"]["resource_spec"] = with_unknown(spec)
+        body = await self._written(body)
         response = await self._call("PATCH", path, body=body)
         return self._parse(_DEPLOYMENT, "PATCH", path, response)
 
@@ -419,13 +493,13 @@ class ControlPlaneClient:
     async def list_integrations(self) -> list[Integration]:
         from planner.api.other_models import Integration
 
-        path = "/v1/integrations/git_host/install"
+        path = integration_path(await self.speaks(), "install")
         return await self._get(path, TypeAdapter(list[Integration]))
 
     async def list_repositories(self, integration_id: str) -> list[Repository]:
         from planner.api.other_models import Repository
 
-        path = f"/v1/integrations/git_host/{integration_id}/repos"
+        path = integration_path(await self.speaks(), f"{integration_id}/repos")
         return await self._get(path, TypeAdapter(list[Repository]))
 
 
@@ -486,3 +560,6 @@ _PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProg
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
 _REV: TypeAdapter[Revision] = TypeAdapter(Revision)
 _REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
+# The reads whose models keep what they do not know: whole deployments (a PATCH is built
+# from them), not the progress of a wait nor a revision.
+_KEEPING_UNKNOWN: tuple[TypeAdapter[Any], ...] = (_DEPLOYMENT, _DEPLOYMENT_LIST)

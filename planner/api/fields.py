@@ -21,6 +21,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 
 from planner.api.models import Deployment, DeploymentCreate, DeploymentPatch
+from planner.api.vocabulary import AGENT_CONFIG_KEY
 from planner.errors import PlannerError
 
 
@@ -48,7 +49,7 @@ FIELD_BEHAVIOUR: dict[str, ChangeClass] = {
     "source_config.install_command": ChangeClass.NEW_REVISION,
     "source_config.build_command": ChangeClass.NEW_REVISION,
     "source_revision_config.repo_ref": ChangeClass.NEW_REVISION,
-    "source_revision_config.agent_config_path": ChangeClass.NEW_REVISION,
+    f"source_revision_config.{AGENT_CONFIG_KEY}": ChangeClass.NEW_REVISION,
     "source_revision_config.image_uri": ChangeClass.NEW_REVISION,
     "source_revision_config.source_tarball_path": ChangeClass.NEW_REVISION,
     "source_revision_config.repo_commit_sha": ChangeClass.READ_ONLY,

@@ -3,26 +3,37 @@
 Every field of `control-plane-api.md` is here. Unknown keys are ignored (the real
 clients send extras such as `revision_source`); the config layer forbids them itself.
 Ids are kept as strings on the wire; uuid-typed inputs are checked with `UuidStr`.
+
+Both dialects' words read (`planner.api.vocabulary`): a `source_revision_config` or
+`resource_spec` key in the service's spelling fills the field of the seed's name, and a
+deployment or revision read with the service's `source` holds the seed's. Fields keep
+the seed's names, so a dump is in the seed's words.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
+    AliasGenerator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
 )
+
+from planner.api.vocabulary import GIT_SOURCE, other_spelling, seed_source
 
 # The canonical spelling (lower-case, hyphenated), which `str(uuid.UUID(value))` gives back
 # unchanged: every id a server sends, checked without parsing it (40,000 per 10,000 read).
@@ -132,12 +143,34 @@ class WireModel(BaseModel):
         return value  # 2.0 for a whole number passes: JSON Schema calls it an integer
 
 
+def _either_spelling(name: str) -> AliasChoices | None:
+    """What a field the dialects spell differently reads from: its name and its other
+    spelling (None for any other field: its name alone, looked up as without an alias,
+    which a 10,000-deployment read of ~45-field specs pays for otherwise)."""
+    other = other_spelling(name)
+    return None if other is None else AliasChoices(name, other)
+
+
+# The config of the models whose keys the dialects spell differently: read either way.
+# (pydantic's generator type names no None, though it takes one: "no alias".)
+EITHER_SPELLING = ConfigDict(
+    alias_generator=AliasGenerator(
+        validation_alias=cast(Callable[[str], str | AliasChoices], _either_spelling)
+    )
+)
+
+
 class Source(StrEnum):
-    GIT_HOST = "git_host"
+    GIT_HOST = GIT_SOURCE
     EXTERNAL_DOCKER = "external_docker"
     INTERNAL_DOCKER = "internal_docker"
     INTERNAL_SOURCE = "internal_source"
     INTERNAL_TEMPLATE = "internal_template"
+
+
+# A `source` a server sent, in either dialect's word (held in the seed's). Request bodies
+# keep `Source`: a server of the seed's words refuses the service's.
+SourceRead = Annotated[Source, BeforeValidator(seed_source)]
 
 
 class DeploymentType(StrEnum):
@@ -252,6 +285,8 @@ class ImagePullSecret(WireModel):
 class ResourceSpec(WireModel):
     """Sizes, scaling and pod settings."""
 
+    model_config = EITHER_SPELLING
+
     # Main
     min_scale: int | None = None
     max_scale: int | None = None
@@ -355,6 +390,8 @@ class RevisionSourceConfig(WireModel):
 
 
 class SourceRevisionConfig(WireModel):
+    model_config = EITHER_SPELLING
+
     repo_ref: str | None = None
     agent_config_path: str | None = None
     image_uri: str | None = None
@@ -403,7 +440,7 @@ class Deployment(WireModel):
     tenant_id: str
     name: str
     display_name: str | None = None
-    source: Source
+    source: SourceRead
     source_config: SourceConfig = Field(default_factory=SourceConfig)
     source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
     secrets: list[Secret] = Field(default_factory=list)
@@ -431,7 +468,7 @@ class Revision(WireModel):
     created_at: datetime
     updated_at: datetime
     status: RevisionStatus
-    source: Source | None = None
+    source: SourceRead | None = None
     source_revision_config: SourceRevisionConfig = Field(default_factory=SourceRevisionConfig)
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from planner.api.models import WireModel
 
@@ -128,6 +128,15 @@ class BuildLogPage(WireModel):
 # --- Providers, repositories, integrations --------------------------------------------
 
 
+def _id_text(value: Any) -> Any:
+    """An id sent as a whole number (the service's) as the text the seed sends."""
+    return str(value) if type(value) is int else value
+
+
+# An id the seed sends as a string and the service as an integer: read either way.
+IdText = Annotated[str, BeforeValidator(_id_text)]
+
+
 class OAuthProvider(WireModel):
     id: str
     organization_id: str
@@ -148,7 +157,7 @@ class OAuthProvider(WireModel):
 
 class Repository(WireModel):
     host_integration_id: str
-    id: str
+    id: IdText
     name: str
     owner: str
     url: str
@@ -157,7 +166,7 @@ class Repository(WireModel):
 
 class Integration(WireModel):
     id: str
-    installation_id: str
+    installation_id: IdText
     name: str
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from planner.api.models import CPU_PAIRS, MEMORY_PAIRS, SCALE_PAIRS, ResourceSpec, Source
 from planner.api.modes import Mode as Mode  # named here too: the rules of each mode
+from planner.api.vocabulary import AGENT_CONFIG_KEY
 from planner.files import Loc
 
 SOURCES_BY_MODE: dict[Mode, frozenset[str]] = {
@@ -39,7 +40,7 @@ FIELD_SOURCES: dict[tuple[str, ...], frozenset[str]] = {
     ("source_config", "build_command"): frozenset({Source.GIT_HOST, Source.INTERNAL_SOURCE}),
     ("source_config", "template_id"): frozenset({Source.INTERNAL_TEMPLATE}),
     ("source_revision_config", "repo_ref"): frozenset({Source.GIT_HOST}),
-    ("source_revision_config", "agent_config_path"): _NOT_EXTERNAL,
+    ("source_revision_config", AGENT_CONFIG_KEY): _NOT_EXTERNAL,
     ("source_revision_config", "image_uri"): frozenset(
         {Source.EXTERNAL_DOCKER, Source.INTERNAL_DOCKER}
     ),
@@ -55,13 +56,13 @@ REQUIRED_FIELDS: dict[str, list[tuple[str, str]]] = {
         ("source_config", "integration_id"),
         ("source_config", "repo_url"),
         ("source_revision_config", "repo_ref"),
-        ("source_revision_config", "agent_config_path"),
+        ("source_revision_config", AGENT_CONFIG_KEY),
     ],
     Source.EXTERNAL_DOCKER: [("source_revision_config", "image_uri")],
     Source.INTERNAL_DOCKER: [("source_revision_config", "image_uri")],
     Source.INTERNAL_SOURCE: [
         ("source_revision_config", "source_tarball_path"),
-        ("source_revision_config", "agent_config_path"),
+        ("source_revision_config", AGENT_CONFIG_KEY),
     ],
     Source.INTERNAL_TEMPLATE: [],
 }

@@ -16,7 +16,6 @@ from planner.api.models import (
     FAILURE_STATUSES,
     Deployment,
     DeploymentCreate,
-    DeploymentPatch,
     RevisionStatus,
     is_being_deleted,
 )
@@ -25,7 +24,7 @@ from planner.apply.records import with_revision
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd
 from planner.errors import ApiError, ApplyError
-from planner.plan.body import planned_create_body, planned_patch_body
+from planner.plan.body import planned_create_body, planned_patch
 from planner.plan.model import Action, Change, Plan, Rollout
 from planner.plan.records import recorded_from
 from planner.plan.recovery import update_intent_details
@@ -134,7 +133,7 @@ async def patch(run: Run, change: Change, result: DeploymentResult) -> None:
     desired = run.desired[change.name]
     assert change.deployment_id is not None  # update/new_revision target a recorded id
     deployment_id = change.deployment_id
-    update = DeploymentPatch.model_validate(planned_patch_body(change, desired.secret_values()))
+    update = planned_patch(change, desired.secret_values())
 
     def send() -> Awaitable[Deployment]:
         run.begin(result, "updating")

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(render(result.plan, output))
     sys.stdout.flush()
     append_step_summary(lambda: step_summary(result.plan, output))
-    report_side_effects(result, args.out, output)
+    report_side_effects(result, args.out, output, workspace.state_args())
     if result.plan.has_errors:
         return EXIT_ERROR
     if args.detailed_exitcode and is_changed(result.plan):
@@ -275,11 +275,14 @@ def is_color_terminal() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions) -> None:
-    """The saved plan file, said apart from the plan itself."""
+def report_side_effects(
+    result: PlanRun, out: str | None, output: OutputOptions, state_args: tuple[str, ...] = ()
+) -> None:
+    """The saved plan file, said apart from the plan itself; the apply command repeats
+    STATE_ARGS (`--state`, its password left out and said where it comes from)."""
     if not out:
         return
-    from planner.command_lines import suggested_command
+    from planner.command_lines import password_note, suggested_command
     from planner.plan.saved import write_saved_plan
     from planner.render.console import make_console
 
@@ -289,6 +292,7 @@ def report_side_effects(result: PlanRun, out: str | None, output: OutputOptions)
     write_saved_plan(out, result.saved)
     make_console(stderr=output.format != "text").print(
         f"\nSaved the plan to {out}. To apply exactly this plan: "
-        + suggested_command("apply", out),
+        + suggested_command("apply", out, command_args=state_args)
+        + password_note(*state_args),
         markup=False,
     )

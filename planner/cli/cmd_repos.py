@@ -1,7 +1,7 @@
-"""`planner repos INTEGRATION_ID`: list the repositories of a git_host integration.
+"""`planner repos INTEGRATION_ID`: list the repositories of a git integration.
 
 `--format toml` prints one ready-to-paste `[deployments.<name>]` table per repository
-(see `planner.render.repos`).
+(see `planner.render.repos`), in the words of the server they came from.
 """
 
 from __future__ import annotations
@@ -21,13 +21,12 @@ from planner.cli.options import (
 # needs none of them.
 if TYPE_CHECKING:
     from planner.api.other_models import Repository
+    from planner.api.vocabulary import Dialect
     from planner.cli.endpoint import Endpoint
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "repos", parents=parents, help="list repositories of a git_host integration"
-    )
+    parser = sub.add_parser("repos", parents=parents, help="list repositories of a git integration")
     parser.add_argument("integration_id", metavar="INTEGRATION_ID")
     add_config_option(parser)
     add_endpoint_options(parser)
@@ -35,14 +34,17 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(func=run)
 
 
-async def fetch_repositories(endpoint: Endpoint, integration_id: str) -> list[Repository]:
-    """The repositories; an unknown integration's error lists the known ones."""
+async def fetch_repositories(
+    endpoint: Endpoint, integration_id: str
+) -> tuple[list[Repository], Dialect]:
+    """The repositories and the dialect of the server that listed them; an unknown
+    integration's error lists the known ones."""
     from planner.api.errors import NotFoundError
     from planner.cli.endpoint import open_client
 
     async with open_client(endpoint) as client:
         try:
-            return await client.list_repositories(integration_id)
+            return await client.list_repositories(integration_id), await client.speaks()
         except NotFoundError as error:
             known = await client.list_integrations()
             names = ", ".join(f"{i.id} ({i.name})" for i in known) or "none"
@@ -53,11 +55,13 @@ async def fetch_repositories(endpoint: Endpoint, integration_id: str) -> list[Re
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from planner.api.vocabulary import Spelling
     from planner.cli.target import resolve_target
     from planner.render.console import make_console
     from planner.render.repos import write_repositories
 
     target = resolve_target(WorkspaceOptions.of(vars(args)), os.environ)
-    repositories = asyncio.run(fetch_repositories(target.endpoint, args.integration_id))
-    write_repositories(make_console(), repositories, args.format)
+    repositories, dialect = asyncio.run(fetch_repositories(target.endpoint, args.integration_id))
+    spelling = Spelling.leaning_to(dialect)
+    write_repositories(make_console(), repositories, args.format, spelling)
     return 0

@@ -1,4 +1,5 @@
-"""`planner show PLANFILE`: render a saved plan as `planner plan` would, without the network.
+"""`planner show PLANFILE`: render a saved plan as `planner plan` would, without the control
+plane (a PostgreSQL state's database is read for the plan key).
 
 The seal is checked first (with the plan key beside the plan's state, or `--state`), so
 what is shown is exactly what `planner apply PLANFILE` would do; an altered file is
@@ -22,7 +23,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         parents=parents,
         help="render a saved plan (text, markdown or JSON)",
         description="Render a plan saved by `planner plan --out` in the formats of "
-        "`planner plan`, after checking its seal. No network.",
+        "`planner plan`, after checking its seal with the plan key kept in its state (a "
+        "PostgreSQL state: read from its database). No request to the control plane.",
     )
     parser.add_argument("planfile", metavar="PLANFILE", help="a plan saved by `plan --out`")
     add_format_option(parser, ["text", "markdown", "json"])

@@ -102,12 +102,13 @@ def run_rollback(backend: StateBackend, action: StateAction, _: WorkspaceOptions
 
 
 def run_pull(backend: StateBackend, action: StateAction, _: WorkspaceOptions) -> int:
+    from planner.render.safe import visible_json
     from planner.state.document import dump_state
 
     doc = backend.read()
     if doc is None:
         raise StateError(f"no state at {backend.location}: nothing to pull")
-    sys.stdout.write(dump_state(doc))
+    sys.stdout.write(visible_json(dump_state(doc)))  # the file's values, bidi escaped
     return 0
 
 

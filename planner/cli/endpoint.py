@@ -58,8 +58,10 @@ class Endpoint:
     api_key: str = field(default="", repr=False)
     db_path: Path | None = None
     mode: Mode = Mode.CLOUD  # the embedded plane's source availability
-    dialect: Dialect = Dialect.SEED  # the embedded plane's words (`ServerSettings.dialect`)
     timings: Mapping[str, float] = field(default_factory=dict)  # the embedded plane's
+    # The words the server speaks (the embedded plane's: `ServerSettings.dialect`); None:
+    # `auto`, read from the server's OpenAPI document (the embedded plane speaks the seed's).
+    dialect: Dialect | None = None
 
     @property
     def is_embedded(self) -> bool:
@@ -143,6 +145,7 @@ def embedded_client(
         retry=retry,
         endpoint=embedded_endpoint(db_path),
         on_close=app.state.store.close,
+        dialect=dialect,
     )
 
 
@@ -206,7 +209,7 @@ def open_client(
             mode=endpoint.mode,
             retry=retry,
             timings=endpoint.timings,
-            dialect=endpoint.dialect,
+            dialect=endpoint.dialect or Dialect.SEED,
         )
     base_url = endpoint.base_url or ""
     check_base_url(base_url)
@@ -215,4 +218,6 @@ def open_client(
             f"PLANNER_API_KEY is not set (needed for {display_url(base_url)})",
             hint="export PLANNER_API_KEY=<your key>; it is never read from the config file",
         )
-    return ControlPlaneClient(base_url, endpoint.api_key, endpoint.tenant_id, retry=retry)
+    return ControlPlaneClient(
+        base_url, endpoint.api_key, endpoint.tenant_id, retry=retry, dialect=endpoint.dialect
+    )

@@ -5,22 +5,24 @@ Steps, in an order that never leaves a state managing what no config declares:
 2. list the workspace's deployments (`ceil(N/100)` requests; `--name-contains` filters on
    the server) and keep those no state of `-c` manages and its config does not declare;
 3. resolve FILE's state and refuse one that manages deployments already (the new config
-   would plan to delete them), or that is `-c`'s own while `-c` declares deployments;
+   would plan to delete them), or that `-c`'s own commands use too;
 4. show what is about to be adopted and ask (`approve`: the planner cannot see every
    state, so a deployment it calls unmanaged may be another state's);
-5. generate the config (`planner.plan.adopt`, pure), load it through the real loader
-   (with the observed secret values as its environment), write FILE;
+5. generate the config (`planner.plan.adopt`, pure; in the words `-c`'s config writes,
+   else the server's), load it through the real loader (with the observed secret values
+   as its environment), write FILE;
 6. record every adopted deployment in FILE's state.
 
 The endpoint, workspace and state are those `-c` (its environment with `--env`) resolves
 to (`planner.cli.target.resolve_target`), or the flags and PLANNER_* variables when there
 is no config yet. FILE gets them as its `[control_plane]` (with `--env E`:
-`[environments.E.control_plane]`, so `-c FILE --env E` plans it) and as its `[state] url`:
-the state every command of `-c` uses (`--state`, $PLANNER_STATE, `-c`'s `[state] url`), a
-file path relative to FILE's folder (FILE shares that file), a PostgreSQL URL without its
-password (FILE's stem names its own state in that database); with none of them, FILE's
-own state beside it. Nothing changes remotely; no secret value and no password is written
-anywhere.
+`[environments.E.control_plane]`, so `-c FILE --env E` plans it) and as its `[state] url`
+a state of its own where the folder keeps its states: beside `-c`'s `[state] url` file
+(`<FILE stem>[.E].state.json`), in the database of a PostgreSQL URL without its password
+(FILE's stem names its state there), or the state `--state` names; a file path relative
+to FILE's folder. A state `-c` uses too (a file $PLANNER_STATE names) is refused: `-c`'s
+plans would delete what FILE adopts. With none of them, FILE's own state beside it.
+Nothing changes remotely; no secret value and no password is written anywhere.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from planner.api.auth import display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, Source
 from planner.api.rules import Mode
+from planner.api.vocabulary import SEED_SPELLING, Dialect, Spelling
 from planner.cli.endpoint import open_client
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.target import (
@@ -66,7 +69,7 @@ from planner.secrets import redact_url, url_has_password, url_without_password
 from planner.state.backend import StateBackend
 from planner.state.document import adopt
 from planner.state.localfile import write_atomic
-from planner.state.location import STATE_ENV, is_postgres_url
+from planner.state.location import STATE_ENV, STATE_SUFFIX, is_postgres_url
 
 Approve = Callable[[Proposal], None]  # sees what is about to be adopted; raises to stop
 
@@ -79,6 +82,7 @@ class AdoptFrom:
     managed_ids: set[str]
     declared: set[str]
     mode: Mode | None = None
+    spelling: Spelling = SEED_SPELLING  # how its config writes the dialects' words
 
 
 def check_target(generate_config: str, force: bool) -> Path:
@@ -117,7 +121,8 @@ def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> Adopt
     managed = {r.id for r in state.deployments.values()} if state else set()
     managed |= set(elsewhere)
     declared = set() if file.resolve() == path.resolve() else set(config.deployments)
-    return AdoptFrom(source, managed, declared, mode=config.control_plane.mode)
+    mode = config.control_plane.mode
+    return AdoptFrom(source, managed, declared, mode=mode, spelling=config.spelling)
 
 
 async def list_unmanaged(
@@ -144,20 +149,26 @@ def generated_control_plane(source: AdoptFrom, observed: list[Deployment]) -> di
     return plane
 
 
-def generated_state_table(source: Target, given: str | None, file: Path) -> StateConfig:
-    """FILE's `[state]`: the state location every command of `-c` uses, GIVEN by --state
-    or $PLANNER_STATE, else `-c`'s `[state] url`, so that `planner plan -c FILE` reads the
-    state the records go to with nothing else given. A file path is written relative to
-    FILE's folder (the same file: FILE shares that state); a PostgreSQL URL without its
-    password (with `-c`'s schema; FILE's stem names its own state in that database).
-    Neither given: no table, FILE's own state beside it."""
+def generated_state_table(
+    source: Target, flag: str | None, given: str | None, file: Path
+) -> StateConfig:
+    """FILE's `[state]`, so that `planner plan -c FILE` reads the state the records go to
+    with nothing else given: the file `--state` (FLAG) names; else a state of FILE's own
+    where the folder keeps its states: a PostgreSQL URL (GIVEN by $PLANNER_STATE, or
+    `-c`'s `[state] url`) without its password, with `-c`'s schema (FILE's stem names its
+    state there); a file $PLANNER_STATE names (shared: refused while a config uses it);
+    beside `-c`'s `[state] url` file, named after FILE's stem. A file path is written
+    relative to FILE's folder. None of them: no table, FILE's own state beside it."""
     table = source.state_table
-    if not (given or table.url):
+    if not (flag or given or table.url):
         return StateConfig()
     location = source.state.location  # --state, $PLANNER_STATE or `-c`'s url, resolved
     if is_postgres_url(location):
         url = url_without_password(location)
         return StateConfig.model_validate({"url": url, "schema": table.schema_})
+    if not (flag or given):  # `-c`'s file: FILE's own beside it, never that one
+        environment = f".{source.environment}" if source.environment else ""
+        location = str(Path(location).parent / f"{file.stem}{environment}{STATE_SUFFIX}")
     if not Path(location).is_absolute():
         location = os.path.relpath(location, file.parent)
     return StateConfig.model_validate({"url": location})
@@ -167,9 +178,8 @@ def file_state(
     workspace: WorkspaceOptions, source: AdoptFrom, file: Path, environ: Mapping[str, str]
 ) -> tuple[StateConfig, StateLocation]:
     """FILE's `[state]` table and the state it resolves to (where the records go)."""
-    given = workspace.state or environ.get(STATE_ENV)
     target = source.target
-    table = generated_state_table(target, given, file)
+    table = generated_state_table(target, workspace.state, environ.get(STATE_ENV), file)
     state = resolve_state(
         workspace.state, table, file, environ, target.environment, default_state_dir(file, environ)
     )
@@ -177,21 +187,22 @@ def file_state(
 
 
 def refuse_sharing_state(
-    source: AdoptFrom, state: StateLocation, environ: Mapping[str, str]
+    source: AdoptFrom, state: StateLocation, file: Path, environ: Mapping[str, str]
 ) -> None:
-    """STATE may not be the one `-c`'s own commands use (without this run's --state) while
-    `-c` declares deployments: its plan would delete what FILE adopts (`-c` replaced by
-    FILE declares nothing more: that is allowed)."""
+    """STATE may not be the one `-c`'s own commands use (without this run's --state): `-c`'s
+    plans would delete what FILE adopts (FILE replacing `-c` itself is allowed)."""
     target = source.target
+    if target.raw is None or file.resolve() == target.config_path.resolve():
+        return
     own = resolve_state(
         None, target.state_table, target.config_path, environ, target.environment, target.state_dir
     )
-    if not (source.declared and is_same_state(state, own)):
+    if not is_same_state(state, own):
         return
     config, where = target.config_path, redact_url(state.location)
     raise StateError(
-        f"{config} declares deployments and its state is {where}: adopting others into "
-        f"that state would make `planner plan` of {config} delete them",
+        f"{config} uses the state {where} too: adopting deployments into it would make "
+        f"`planner plan` of {config} delete them",
         hint="give the adopted deployments a state of their own with --state PATH (written "
         f"into the new config), or declare them in {config} and adopt each with "
         "`planner import NAME ID`",
@@ -229,15 +240,19 @@ async def adopt_all(
 ) -> Adopted:
     async with open_client(source.target.endpoint) as client:
         observed, skipped = await list_unmanaged(client, source, options.name_contains)
+        # the words of the config that adopts them, else those of the server they run on
+        spelling = source.spelling
+        if not spelling.written:
+            spelling = Spelling.leaning_to(client.dialect or Dialect.SEED)
     if not observed:
         return Adopted(file, "", [], [], skipped)
     refuse_duplicate_names(observed)
     environment = source.target.environment
     table, state = file_state(workspace, source, file, environ)
     location = refuse_managing_state(state.open(), file)
-    refuse_sharing_state(source, state, environ)
+    refuse_sharing_state(source, state, file, environ)
     approve(Proposal(file, location, sorted(observed, key=lambda d: d.name), skipped))
-    generated = generated_config(observed)
+    generated = generated_config(observed, spelling)
     plane = generated_control_plane(source, observed)
     state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     text = render_generated_config(generated, plane, environment, state=state_table)

@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "state": ("cmd_state", "inspect or edit the state"),
     "unlock": ("cmd_unlock", "clear a state lock left by a process that died"),
     "providers": ("cmd_providers", "list OAuth providers"),
-    "repos": ("cmd_repos", "list repositories of a git_host integration"),
+    "repos": ("cmd_repos", "list repositories of a git integration"),
     "serve": ("cmd_serve", "run the local control plane"),
     "schema": ("cmd_schema", "print or write the JSON Schemas"),
 }
@@ -167,6 +167,15 @@ def report_error(error: PlannerError, output_format: str | None, json_lines: boo
         write_json(make_console(), error_document(error))
 
 
+def repeat_given_options(error: PlannerError, given: Mapping[str, Any]) -> None:
+    """ERROR's hint, its suggested command repeating the `-c`, `--env` and `--state` the
+    run was GIVEN (a lock's `planner unlock ID` then acts on the same state)."""
+    if error.hint_for is not None:
+        from planner.cli.options import WorkspaceOptions
+
+        error.hint = error.hint_for(WorkspaceOptions.of(given).command_args(os.environ))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; map errors to exit codes (1 error, 130 interrupted, 143 terminated)."""
     words = sys.argv[1:] if argv is None else list(argv)
@@ -178,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PlannerError as error:
         if debug:
             raise
+        repeat_given_options(error, vars(args))
         report_error(error, getattr(args, "format", None), getattr(args, "json_lines", False))
         return error.exit_code
     except KeyboardInterrupt as stopped:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Self
 
+from planner.api.vocabulary import DIALECT_CHOICES
 from planner.config.var_files import GivenVariables, VarFile, given_variables
 from planner.state.lease import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_LEASE_SECONDS
 
@@ -31,13 +32,15 @@ class Options:
 
 @dataclass(frozen=True)
 class WorkspaceOptions(Options):
-    """`-c`, `--state`, `--env`, `--var` and `--base-url` as given (None: not given)."""
+    """`-c`, `--state`, `--env`, `--var`, `--base-url` and `--dialect` as given (None: not
+    given)."""
 
     config: str = DEFAULT_CONFIG
     state: str | None = None
     env: str | None = None
     var: Variables = ()
     base_url: str | None = None
+    dialect: str | None = None
 
     @property
     def is_config_given(self) -> bool:
@@ -59,7 +62,11 @@ class WorkspaceOptions(Options):
         repeated: tuple[str, ...] = ("-c", self.config) if self.is_config_given else ()
         environment = self.environment(environ)
         repeated += ("--env", environment) if environment else ()
-        return repeated + (("--state", self.state) if self.state else ())
+        return repeated + self.state_args()
+
+    def state_args(self) -> tuple[str, ...]:
+        """`--state` as given, to repeat in a command we suggest (none: not given)."""
+        return ("--state", self.state) if self.state else ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,14 @@ def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
         "--base-url",
         default=None,
         help="control plane URL (else PLANNER_BASE_URL, else the config, else the embedded one)",
+    )
+    parser.add_argument(
+        "--dialect",
+        choices=DIALECT_CHOICES,
+        default=None,
+        help="the words the control plane speaks: seed, service (the real service's) or "
+        "auto, read from its /openapi.json (else PLANNER_DIALECT, else [control_plane] "
+        "dialect, else auto)",
     )
 
 

@@ -51,7 +51,8 @@ def load_sealed_plan(
 def saved_plan_target(
     saved: SavedPlan, planfile: Path, options: WorkspaceOptions, environ: Mapping[str, str]
 ) -> Target:
-    """What SAVED applies to, OPTIONS (`-c`, `--state`, `--base-url`) overriding."""
+    """What SAVED applies to, OPTIONS (`-c`, `--state`, `--base-url`, `--dialect`)
+    overriding."""
     check_environment(saved, options.environment(environ))
     config = options.config if options.is_config_given else saved_config(saved, planfile)
     state_dir = Path(relocated(saved.state_dir, saved.config_path, config))
@@ -64,6 +65,7 @@ def saved_plan_target(
         env=saved.plan.environment,
         var=options.var,  # the plan's are checked by digest once the config is loaded
         base_url=options.base_url,
+        dialect=options.dialect,
     )
     return resolve_target(chosen, environ, state_dir=state_dir if state_dir.is_dir() else None)
 

@@ -10,7 +10,9 @@ a relative $PLANNER_STATE_DIR) are relative to the config file's directory; `--s
 and $PLANNER_STATE to the working directory. The embedded plane's database lives in the
 state directory. Endpoint: `--base-url`, else $PLANNER_BASE_URL, else
 `[control_plane] base_url`, else the embedded plane; the workspace $PLANNER_TENANT_ID,
-else `[control_plane] tenant_id`; the API key only $PLANNER_API_KEY.
+else `[control_plane] tenant_id`; the API key only $PLANNER_API_KEY; the dialect
+`--dialect`, else $PLANNER_DIALECT, else `[control_plane] dialect`, else `auto` (a URL's
+server is asked; the embedded plane speaks the seed's words).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.modes import Mode
+from planner.api.vocabulary import AUTO, Dialect, chosen_dialect
 from planner.cli.endpoint import EMBEDDED_DB_NAME, Endpoint, embedded_timings
 from planner.cli.options import WorkspaceOptions
 from planner.config.environments import ENVIRONMENTS_HINT, environment_names
@@ -29,6 +32,7 @@ from planner.config.models import ControlPlaneConfig, StateConfig
 from planner.config.reader import read_raw
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY
 from planner.errors import ConfigError
+from planner.secrets import url_has_password, url_without_password
 from planner.state.backend import StateBackend
 from planner.state.location import (
     DEFAULT_STATE_DIR,
@@ -93,7 +97,9 @@ def resolve_target(
     control_plane, table = _tables(config_path, raw, options, environment, environ)
     state_dir = state_dir or default_state_dir(config_path, environ)
     state = resolve_state(options.state, table, config_path, environ, environment, state_dir)
-    endpoint = resolve_endpoint(options.base_url, control_plane, environ, state_dir)
+    endpoint = resolve_endpoint(
+        options.base_url, control_plane, environ, state_dir, dialect_flag=options.dialect
+    )
     return Target(
         config_path, environment, variables, state, endpoint, state_dir, control_plane, table, raw
     )
@@ -141,9 +147,11 @@ def resolve_state(
     state_dir: Path,
 ) -> StateLocation:
     """`--state`, else $PLANNER_STATE (both as given), else `[state] url` (a file path
-    relative to the config's directory), else `<state dir>/<stem>[.<env>].state.json`."""
+    relative to the config's directory), else `<state dir>/<stem>[.<env>].state.json`.
+    A `--state` URL without a password that names $PLANNER_STATE's database (the URL a
+    saved plan records or a suggested command repeats) connects with $PLANNER_STATE's."""
     name = state_name(config_path, environment, table.name)
-    given = flag or environ.get(STATE_ENV)
+    given = with_password_of(flag, environ.get(STATE_ENV)) or environ.get(STATE_ENV)
     if given:
         return StateLocation(given, name, table.schema_)
     if table.url:
@@ -153,17 +161,29 @@ def resolve_state(
     return StateLocation(str(state_dir / f"{stem}{STATE_SUFFIX}"), name, table.schema_)
 
 
+def with_password_of(flag: str | None, from_environ: str | None) -> str | None:
+    """FLAG, or FROM_ENVIRON when FLAG is that URL with its password left out."""
+    if not flag or not from_environ or not is_postgres_url(flag) or url_has_password(flag):
+        return flag
+    if url_has_password(from_environ) and url_without_password(from_environ) == flag:
+        return from_environ
+    return flag
+
+
 def resolve_endpoint(
     base_url_flag: str | None,
     control_plane: ControlPlaneConfig,
     environ: Mapping[str, str],
     state_dir: Path,
+    *,
+    dialect_flag: str | None = None,
 ) -> Endpoint:
     """`--base-url`, else $PLANNER_BASE_URL, else the config's URL, else the embedded plane."""
     base_url = base_url_flag or environ.get("PLANNER_BASE_URL") or control_plane.base_url
     tenant_id = environ.get("PLANNER_TENANT_ID") or control_plane.tenant_id
+    dialect = resolve_dialect(dialect_flag, control_plane, environ)
     if base_url:
-        return Endpoint(base_url, tenant_id, environ.get("PLANNER_API_KEY", ""))
+        return Endpoint(base_url, tenant_id, environ.get("PLANNER_API_KEY", ""), dialect=dialect)
     return Endpoint(
         None,
         tenant_id or DEFAULT_TENANT_ID,
@@ -171,4 +191,22 @@ def resolve_endpoint(
         db_path=state_dir / EMBEDDED_DB_NAME,
         mode=Mode(control_plane.mode),
         timings=embedded_timings(environ),
+        dialect=dialect or Dialect.SEED,  # the embedded plane is ours: nothing to ask
     )
+
+
+DIALECT_ENV = "PLANNER_DIALECT"
+
+
+def resolve_dialect(
+    flag: str | None, control_plane: ControlPlaneConfig, environ: Mapping[str, str]
+) -> Dialect | None:
+    """`--dialect`, else $PLANNER_DIALECT, else `[control_plane] dialect`: the dialect it
+    names, or None for `auto` (the client asks the server)."""
+    given = environ.get(DIALECT_ENV)
+    if flag is None and given:
+        try:
+            return chosen_dialect(given)
+        except ValueError as error:
+            raise ConfigError(f"{DIALECT_ENV}: {error}") from None
+    return chosen_dialect(flag or control_plane.dialect or AUTO)

@@ -157,7 +157,8 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
     async def make_plan(
         self, options: PlanOptions, doc: StateDocument, *, whole_workspace: bool = False
     ) -> tuple[Plan, Observed]:
-        """The plan of the config against DOC (`engine.plan_state`), naming its config."""
+        """The plan of the config against DOC (`engine.plan_state`), naming its config, its
+        views in the words the config wrote."""
         plan, observed = await engine.plan_state(
             self.client,
             self.config.deployments,
@@ -172,4 +173,5 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
             label=str(self.config.path),
         )
         origin = {"config": str(self.config.path), "environment": self.config.environment}
-        return plan.model_copy(update=origin), observed
+        spellings = {name: d.spelling for name, d in self.config.deployments.items()}
+        return plan.model_copy(update=origin).spelled(spellings), observed

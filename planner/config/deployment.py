@@ -2,7 +2,8 @@
 
 Problems carry locations relative to the deployment; the loader prefixes them. A value
 that came from `[defaults]` says so, and a problem already reported under `[defaults]`
-is not repeated for every deployment that inherits it.
+is not repeated for every deployment that inherits it. Locations are in the words the
+deployment wrote (`planner.config.spellings`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from planner.api.models import SourceConfig, SourceRevisionConfig
 from planner.api.rules import Mode
 from planner.api.values import is_plain
+from planner.api.vocabulary import SEED_SPELLING
 from planner.config.checks import (
     check_ignore_changes,
     check_name,
@@ -31,6 +33,7 @@ from planner.config.diagnostics import Loc, Problem, has_path, under
 from planner.config.merge import deep_merge
 from planner.config.models import DeploymentSpec
 from planner.config.secret_values import ResolvedSecrets, resolve_secrets
+from planner.config.spellings import both_spellings, has_service_words, written_spelling
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 # `json.dumps(..., default=str)`, made once; parsed data holds no cycles to look for
@@ -129,6 +132,10 @@ def load_deployment(
     remote = own.get("name")
     merged = deep_merge(defaults.raw, without_name(own))
     loaded = Loaded(problems=check_name(name) + _check_remote_name(remote))
+    spelling = SEED_SPELLING
+    if has_service_words(merged):  # most tables write none: no more to look at
+        loaded.problems += both_spellings(merged)
+        spelling = written_spelling(merged)
     # A table inherited whole, validated for an earlier deployment, is not validated again
     # (unless something else is wrong: the problems are then those of the whole table).
     inherited = [key for key in defaults.validated if merged[key] is defaults.raw[key]]
@@ -151,10 +158,14 @@ def load_deployment(
         desired = _desired(name, spec, merged, secrets, shared)
         if isinstance(remote, str):
             desired = desired.model_copy(update={"remote_name": remote})
+        if spelling is not SEED_SPELLING:
+            desired = desired.model_copy(update={"spelling": spelling})
         checked = _check_desired(desired, mode, defaults)
-        loaded.problems.extend(p for p in checked if not under(p.loc, pruned))
+        loaded.problems.extend(p for p in checked if not under(spelling.loc(p.loc), pruned))
         if not loaded.problems:
             loaded.desired = desired
+    if spelling is not SEED_SPELLING:  # the checks' locations are in the seed's words
+        loaded.problems = [Problem(spelling.loc(p.loc), p.message) for p in loaded.problems]
     loaded.problems = _attribute(loaded.problems, own, defaults)
     return loaded
 
@@ -301,7 +312,7 @@ _WIRE_MODELS: dict[str, type[BaseModel]] = {
     "source_revision_config": SourceRevisionConfig,
 }
 _WIRE_ORDER = ("source", "display_name", "source_config", "source_revision_config")
-_NOT_WIRE = ("name", "remote_name", "secrets", "secret_env", "lifecycle")
+_NOT_WIRE = ("name", "remote_name", "secrets", "secret_env", "lifecycle", "spelling")
 _BODY_FIELDS = frozenset(_WIRE_ORDER + _NOT_WIRE)
 
 

@@ -2,7 +2,9 @@
 
 Generated from the config models, then tightened to match what the loader accepts:
 no nulls, unknown keys forbidden everywhere, response-only fields left out, numeric
-bounds and `ignore_changes` paths spelled out, and descriptions on the wire fields.
+bounds and `ignore_changes` paths spelled out, and descriptions on the wire fields. The
+words the two dialects spell differently (`planner.api.vocabulary`) are accepted either
+way, and a table that spells one field both ways is not.
 """
 
 from __future__ import annotations
@@ -11,6 +13,12 @@ from typing import Any
 
 from planner.api.fields import read_only_keys
 from planner.api.models import ResourceSpec
+from planner.api.vocabulary import (
+    RESOURCE_SPEC_KEYS,
+    REVISION_CONFIG_KEYS,
+    SOURCE_WORDS,
+    service_path,
+)
 from planner.config.checks import ignorable_paths
 from planner.config.json_schema_docs import FIELD_DOCS, resource_spec_doc
 from planner.config.models import ConfigFile
@@ -31,8 +39,11 @@ def config_schema() -> dict[str, Any]:
     for key in read_only_keys("source_revision_config"):  # the service sets them
         defs["SourceRevisionConfig"]["properties"].pop(key)
     _bound_resource_numbers(defs["ResourceSpec"]["properties"])
-    paths = sorted(ignorable_paths())
+    paths = sorted(
+        {spelled for path in ignorable_paths() for spelled in (path, service_path(path))}
+    )
     defs["Lifecycle"]["properties"]["ignore_changes"]["items"] = {"enum": paths}
+    _either_spelling(defs)
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": SCHEMA_ID,
@@ -79,3 +90,25 @@ def _bound_resource_numbers(properties: dict[str, Any]) -> None:
             continue
         bound = "exclusiveMinimum" if "cpu" in field else "minimum"
         properties[field][bound] = 0
+
+
+def _either_spelling(defs: dict[str, Any]) -> None:
+    """The service's words beside the seed's: `source` values, and the keys of
+    `source_revision_config` and `resource_spec`, each pair exclusive."""
+    source = defs["Source"]["enum"]
+    for seed, service in SOURCE_WORDS:
+        source.insert(source.index(seed) + 1, service)
+    for name, pairs in (
+        ("SourceRevisionConfig", REVISION_CONFIG_KEYS),
+        ("ResourceSpec", RESOURCE_SPEC_KEYS),
+    ):
+        definition = defs[name]
+        service_of = dict(pairs)
+        spelled = {}
+        for key, prop in definition["properties"].items():
+            spelled[key] = prop
+            if key in service_of:
+                text = f"{prop.get('description', key)}; the service's word for {key}"
+                spelled[service_of[key]] = {**prop, "description": text}
+        definition["properties"] = spelled
+        definition["allOf"] = [{"not": {"required": list(pair)}} for pair in pairs]

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+from planner.api.vocabulary import AGENT_CONFIG_KEY, GIT_SOURCE, service_word
+
+_GIT = f"{GIT_SOURCE} ({service_word(GIT_SOURCE)})"  # the git source, in both dialects' words
+
 FIELD_DOCS: dict[str, dict[str, str]] = {
     "SourceConfig": {
-        "integration_id": "git_host: id (uuid) of the repository integration (immutable)",
-        "repo_url": "git_host: repository URL (immutable)",
+        "integration_id": f"{_GIT}: id (uuid) of the repository integration (immutable)",
+        "repo_url": f"{_GIT}: repository URL (immutable)",
         "deployment_type": "dev_free, dev, prod, dev_zero or dev_free_zero (not external_docker; "
         "immutable)",
-        "build_on_push": "git_host: rebuild on every push (must be false for a tag ref)",
+        "build_on_push": f"{_GIT}: rebuild on every push (must be false for a tag ref)",
         "custom_url": "external_docker: custom URL (changes in place)",
         "resource_spec": "replicas, CPU, memory and pod settings (any change: new revision)",
         "listener_id": "external_docker: listener id, a uuid (immutable)",
         "listener_config": "external_docker: listener settings (immutable)",
-        "install_command": "git_host / internal_source: install command (new revision)",
-        "build_command": "git_host / internal_source: build command (new revision)",
+        "install_command": f"{_GIT} / internal_source: install command (new revision)",
+        "build_command": f"{_GIT} / internal_source: build command (new revision)",
         "template_id": "internal_template: the template to deploy (immutable)",
     },
     "SourceRevisionConfig": {
-        "repo_ref": "git_host: branch, tag (refs/tags/...) or commit to build",
-        "agent_config_path": "path of the agent config file (not external_docker)",
+        "repo_ref": f"{_GIT}: branch, tag (refs/tags/...) or commit to build",
+        AGENT_CONFIG_KEY: "path of the agent config file (not external_docker)",
         "image_uri": "external_docker / internal_docker: image to run",
         "source_tarball_path": "internal_source: path of the source tarball",
     },

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel
 
 from planner.api.models import SourceRevisionConfig
 from planner.config.diagnostics import Loc, Problem, did_you_mean
@@ -155,7 +155,16 @@ def _unknown_key_message(model: type[BaseModel], key: str, fields: Mapping[str, 
 
 @cache
 def _keys_of(model: type[BaseModel]) -> dict[str, Any]:
-    return {info.alias or name: info.annotation for name, info in model.model_fields.items()}
+    """MODEL's keys (a field's alias, else its name; each spelling it reads, when the
+    dialects spell it differently), each with its field's annotation."""
+    keys = {}
+    for name, info in model.model_fields.items():
+        keys[info.alias or name] = info.annotation
+        if isinstance(info.validation_alias, AliasChoices):
+            for choice in info.validation_alias.choices:
+                if isinstance(choice, str):
+                    keys[choice] = info.annotation
+    return keys
 
 
 @cache

@@ -30,6 +30,7 @@ from planner.config.models import (
 from planner.config.policies import load_policies
 from planner.config.reader import read_raw
 from planner.config.secret_values import missing_variables_hint, resolve_secrets
+from planner.config.spellings import both_spellings
 from planner.config.variables import given_values, referenced_variables, value_source
 
 TableT = TypeVar("TableT", ControlPlaneConfig, StateConfig)
@@ -201,6 +202,7 @@ def _load_defaults(
         problems.append(Problem(loc, "must be a table"))
         return Defaults(), []
     found = list(check_keys(DefaultsSpec, raw, loc))
+    found += _prefixed(loc, both_spellings(raw))
     found += _prefixed(loc, validate_model(DefaultsSpec, raw)[1])
     secrets = resolve_secrets(raw.get("secrets", {}), deployment="", loc=(), environ=None)
     found += _prefixed((*loc, "secrets"), secrets.problems)

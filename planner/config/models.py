@@ -10,13 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig, UuidStr
+from planner.api.models import (
+    SecretReference,
+    SourceConfig,
+    SourceRead,
+    SourceRevisionConfig,
+    UuidStr,
+)
 from planner.api.rules import NAME_MAX_LENGTH, NAME_PATTERN, SECRET_NAME_PATTERN, Mode
+from planner.api.vocabulary import GIT_SOURCE, SEED_SPELLING, Spelling
 from planner.config.desired import DesiredDeployment, Lifecycle
 from planner.config.names import PLAIN_NAME_PATTERN, check_plain_name
 from planner.secrets import url_has_password
@@ -79,7 +86,13 @@ class ControlPlaneConfig(StrictModel):
     )
     mode: Mode = Field(
         default=Mode.CLOUD,
-        description="cloud (git_host, internal_*) or self-hosted (external_docker)",
+        description=f"cloud ({GIT_SOURCE}, internal_*) or self-hosted (external_docker)",
+    )
+    dialect: Literal["auto", "seed", "service"] | None = Field(
+        default=None,
+        description="the words the control plane speaks: seed, service (the real "
+        "service's), or auto (unset: read from its /openapi.json); PLANNER_DIALECT and "
+        "--dialect take precedence",
     )
 
 
@@ -121,7 +134,8 @@ class StateConfig(StrictModel):
 class DeploymentSpec(StrictModel):
     """One deployment; the table key is its name."""
 
-    source: Source = Field(description="where the deployment is built from (immutable)")
+    # either dialect's word (`github` is `git_host`), held in the seed's
+    source: SourceRead = Field(description="where the deployment is built from (immutable)")
     display_name: str | None = Field(
         default=None,
         min_length=1,
@@ -148,7 +162,7 @@ class DeploymentSpec(StrictModel):
 class DefaultsSpec(DeploymentSpec):
     """Merged under every deployment (tables deep-merged, lists replaced)."""
 
-    source: Source | None = Field(default=None, description="default source")  # type: ignore[assignment]
+    source: SourceRead | None = Field(default=None, description="default source")  # type: ignore[assignment]
 
 
 class DeploymentTable(DefaultsSpec):
@@ -272,3 +286,11 @@ class Config:
     @property
     def mode(self) -> Mode:
         return Mode(self.control_plane.mode)
+
+    @property
+    def spelling(self) -> Spelling:
+        """How the config's deployments write the words the dialects spell differently."""
+        spelling = SEED_SPELLING
+        for desired in self.deployments.values():
+            spelling |= desired.spelling
+        return spelling

@@ -29,25 +29,36 @@ class Forbidden(Exception):
 
 def seed_listeners(store: Store, catalog: Catalog, settings: ServerSettings) -> None:
     """Write the seed's listeners for every workspace a key may use (those it has, or
-    had, are left as they are)."""
+    had, are left as they are). Written only when one is missing: a server started again
+    over its file (or a command opening the embedded plane) only reads."""
     now = settings.clock()
     tenants = sorted({tenant for grants in settings.api_keys.values() for tenant in grants})
+    wanted = [
+        (tenant_id, listener)
+        for tenant_id in tenants
+        for listener in catalog.seed.listeners
+        if is_visible(listener.tenant_ids, tenant_id)
+    ]
+    if not wanted:
+        return
+    with store.snapshot() as tx:
+        known = {tenant_id: tx.listener_ids(tenant_id) for tenant_id in tenants}
+    missing = [(t, listener) for t, listener in wanted if listener.id not in known[t]]
+    if not missing:
+        return
     with store.transaction() as tx:
-        for tenant_id in tenants:
-            for listener in catalog.seed.listeners:
-                if not is_visible(listener.tenant_ids, tenant_id):
-                    continue
-                row = ListenerRow(
-                    id=listener.id,
-                    tenant_id=tenant_id,
-                    compute_type=COMPUTE_TYPE,
-                    compute_id=listener.compute_id,
-                    compute_config={"k8s_namespaces": list(listener.k8s_namespaces)},
-                    version=None,
-                    created_at=now,
-                    updated_at=now,
-                )
-                tx.insert_listener(row, unless_known=True)
+        for tenant_id, listener in missing:
+            row = ListenerRow(
+                id=listener.id,
+                tenant_id=tenant_id,
+                compute_type=COMPUTE_TYPE,
+                compute_id=listener.compute_id,
+                compute_config={"k8s_namespaces": list(listener.k8s_namespaces)},
+                version=None,
+                created_at=now,
+                updated_at=now,
+            )
+            tx.insert_listener(row, unless_known=True)
 
 
 def listener_view(row: ListenerRow) -> dict[str, Any]:

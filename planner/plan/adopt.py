@@ -10,7 +10,9 @@ Invariants of `generated_config`:
   deployment holding that secret holds the same value, else `<DEPLOYMENT>_<SECRET>`
   (upper case, `-` as `_`), so setting the variables reproduces every value;
 - `environ` maps each VAR to its value, only to load the result once and record the
-  state (it is never written anywhere).
+  state (it is never written anywhere);
+- the words the dialects spell differently are the given spelling's (the config's that
+  adopts them, else the server's).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment, is_being_deleted
 from planner.api.rules import FIELD_SOURCES, is_valid_name
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
@@ -41,21 +44,25 @@ class GeneratedConfig:
     environ: dict[str, str] = field(default_factory=dict, repr=False)
 
 
-def generated_config(observed: Sequence[Deployment]) -> GeneratedConfig:
-    """The config declaring OBSERVED (deployments with distinct, valid names) as they are."""
+def generated_config(
+    observed: Sequence[Deployment], spelling: Spelling = SEED_SPELLING
+) -> GeneratedConfig:
+    """The config declaring OBSERVED (deployments with distinct, valid names) as they are,
+    in SPELLING's words."""
     fields = {d.name: adoptable_fields(d) for d in observed}
     shared = shared_fields(fields.values()) if len(fields) > 1 else {}
     secret_vars, environ = secret_variables(observed)
     deployments = {}
     for deployment in sorted(observed, key=lambda d: d.name):
         own = {p: v for p, v in fields[deployment.name].items() if p not in shared}
-        table = nest(own)
+        table = spelling.body(nest(own))
         if secret_vars[deployment.name]:
             table["secrets"] = {
                 name: {"env": var} for name, var in sorted(secret_vars[deployment.name].items())
             }
         deployments[deployment.name] = table
-    return GeneratedConfig(nest(shared), deployments, sorted(environ), environ)
+    defaults = spelling.body(nest(shared))
+    return GeneratedConfig(defaults, deployments, sorted(environ), environ)
 
 
 def adoptable_fields(deployment: Deployment) -> dict[str, Any]:

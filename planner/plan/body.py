@@ -2,8 +2,9 @@
 
 PATCH semantics (PRODUCT.md) shape the body: nulls are ignored, so only changed fields are
 sent; a non-null `resource_spec` replaces the stored spec wholesale, so the whole spec is
-sent (observed, overlaid with the planned fields); `secrets` is sent whole, and only when
-a secret changes; `secret_references: []` clears them.
+sent (observed, keys no model knows included, overlaid with the planned fields);
+`secrets` is sent whole, and only when a secret changes; `secret_references: []` clears
+them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.api.fields import ChangeClass
-from planner.api.models import Deployment
+from planner.api.models import Deployment, DeploymentPatch
+from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.config.desired import DesiredDeployment
 from planner.plan.model import Action, Change, FieldChange
 from planner.plan.paths import RESOURCE_SPEC, normalize, set_path
@@ -55,9 +57,11 @@ def patch_request_body(
 def merged_spec(
     desired: DesiredDeployment, observed: Deployment, paths: Iterable[str]
 ) -> dict[str, Any]:
-    """The observed resource_spec with the planned fields laid over it."""
+    """The observed resource_spec with the planned fields laid over it: every key the
+    server sent, those no model knows included (`with_unknown`), unless the config
+    manages it."""
     spec = observed.source_config.resource_spec
-    merged = spec.model_dump(mode="json", exclude_none=True) if spec is not None else {}
+    merged = with_unknown(spec) if spec is not None else {}
     for path in paths:
         key = path[len(RESOURCE_SPEC) + 1 :]
         value = desired_raw(desired, path)
@@ -80,6 +84,16 @@ def planned_patch_body(
     if change.send_secrets:
         body["secrets"] = _secret_list(change, secret_values or {})
     return body
+
+
+def planned_patch(
+    change: Change, secret_values: Mapping[str, str] | None = None
+) -> DeploymentPatch:
+    """`planned_patch_body` as the PATCH the client sends: validated, the keys no model
+    knows (the observed resource_spec's) kept for the client to send back."""
+    return DeploymentPatch.model_validate(
+        planned_patch_body(change, secret_values), extra=READ_EXTRA
+    )
 
 
 def planned_create_body(

@@ -8,6 +8,7 @@ from typing import Any
 
 from planner.api.fields import REASONS, ChangeClass, classify
 from planner.api.models import Deployment
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import create_request_body
 from planner.plan.model import (
@@ -193,20 +194,28 @@ def action_for(fields: list[FieldChange]) -> Action:
     return Action.NO_OP
 
 
-def immutable_error(name: str, field: FieldChange, way_out: str | None = None) -> PlanProblem:
+def immutable_error(
+    name: str,
+    field: FieldChange,
+    way_out: str | None = None,
+    spelling: Spelling = SEED_SPELLING,
+) -> PlanProblem:
     """NAME's FIELD cannot change in place: the hint is WAY_OUT (default: `--replace`,
-    which deletes first; `planner.plan.collisions.replace_way_out`), or keeping the value."""
-    old, new = show(field.before), show(field.after)
+    which deletes first; `planner.plan.collisions.replace_way_out`), or keeping the value;
+    worded in SPELLING's words (its `path` stays the plan's)."""
+    path = spelling.path(field.path)
+    old = show(spelling.value(field.path, field.before))
+    new = show(spelling.value(field.path, field.after))
     # a config cannot say null: an unset live value is kept by leaving the field out
-    keep = f"set {field.path} back to {old}"
+    keep = f"set {path} back to {old}"
     if field.before is None:
-        keep = f"leave {field.path} out of the config"
+        keep = f"leave {path} out of the config"
     if way_out is None:
         way_out = f"to delete and re-create {name} (it gets a new id), plan with --replace {name}"
     return PlanProblem(
         name=name,
         path=field.path,
-        message=f"{field.path} cannot change after creation: {old} → {new}",
+        message=f"{path} cannot change after creation: {old} → {new}",
         hint=f"{way_out}; or {keep}",
     )
 

@@ -16,11 +16,12 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic_core import PydanticUndefined
 
 from planner import __version__
 from planner.api.fields import ChangeClass
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.errors import PlanError
 from planner.state.document import IntentOp
 
@@ -285,6 +286,20 @@ class Plan(PlanModel):
     )
     only: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
+    # How the config wrote each deployment's words (those it wrote the seed's way are not
+    # here): what a view shows of it is in those words; not part of the JSON plan.
+    _spellings: dict[str, Spelling] = PrivateAttr(default_factory=dict)
+
+    def spelling_of(self, name: str) -> Spelling:
+        """How the config wrote deployment NAME's words (the seed's when it did not)."""
+        spellings: dict[str, Spelling] = (self.__pydantic_private__ or {}).get("_spellings") or {}
+        return spellings.get(name, SEED_SPELLING)
+
+    def spelled(self, spellings: dict[str, Spelling]) -> Plan:
+        """This plan, its views to word the deployments of SPELLINGS as they map."""
+        plan = self.model_copy()
+        plan._spellings = {n: s for n, s in spellings.items() if s is not SEED_SPELLING}
+        return plan
 
     @property
     def has_changes(self) -> bool:

@@ -213,10 +213,15 @@ def _shared(
 
 
 def _value_key(model: BaseModel, spec: BaseModel | None = None) -> tuple[Any, ...] | None:
-    """MODEL's class and its given fields with their types and values (None: one is not
-    a scalar, nor SPEC, which stands for itself: SPECS holds it, so its id stays its)."""
+    """MODEL's class and its given fields with their types and values, the keys it keeps
+    that no model knows among them (None: one is not a scalar, nor SPEC, which stands for
+    itself: SPECS holds it, so its id stays its)."""
     names = tuple(model.__pydantic_fields_set__)
     values = tuple(map(model.__dict__.__getitem__, names))
+    unknown = model.__pydantic_extra__
+    if unknown:  # a PATCH of the spec sends them back: only alike ones are one
+        names += tuple(f"?{key}" for key in unknown)
+        values += tuple(unknown.values())
     if spec is not None:
         values = tuple([id(v) if v is spec else v for v in values])
     kinds = tuple(map(type, values))

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from planner.api.fields import ChangeClass, UnknownFieldError, classify
 from planner.api.models import Deployment
-from planner.config.desired import DesiredDeployment
+from planner.config.desired import NOT_MANAGED, DesiredDeployment
 from planner.plan.body import patch_request_body
 from planner.plan.changes import (
     action_for,
@@ -86,7 +86,7 @@ def build_update(
     )
     immutable = [f for f in fields if f.change_class is ChangeClass.IMMUTABLE]
     way_out = replace_way_out(desired, observed, holder, command_args) if immutable else None
-    errors = [immutable_error(desired.name, f, way_out) for f in immutable]
+    errors = [immutable_error(desired.name, f, way_out, desired.spelling) for f in immutable]
     return UpdateOutcome(change, errors, _secret_warnings(desired, bool(secret_fields)))
 
 
@@ -149,15 +149,12 @@ _SCALARS = frozenset({str, int, bool})  # in the wire dump as they are (a float 
 def _managed_values(desired: DesiredDeployment) -> tuple[Mapping[str, Any], Collection[str]]:
     """The attributes of DESIRED and the names of those `managed()` dumps (its given
     fields but the address and secrets; the remote name as `name`)."""
-    names = desired.model_fields_set - _NOT_MANAGED
+    names = desired.model_fields_set - NOT_MANAGED
     if desired.remote_name is None:
         return desired.__dict__, names
     values = {name: getattr(desired, name) for name in names}
     values["name"] = desired.remote_name
     return values, values.keys()
-
-
-_NOT_MANAGED = frozenset({"name", "remote_name", "secrets", "secret_env", "lifecycle"})
 
 
 def _agreed_view(

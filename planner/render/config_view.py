@@ -35,7 +35,9 @@ def resolved_config_data(config: Config) -> dict[str, Any]:
 
 
 def _deployment_data(desired: DesiredDeployment) -> dict[str, Any]:
-    data: dict[str, Any] = {"source": str(desired.source.value), **desired.managed()}
+    """One deployment as its config wrote it (its words: `desired.spelling`)."""
+    managed = {"source": str(desired.source.value), **desired.managed()}
+    data: dict[str, Any] = desired.spelling.body(managed)
     if desired.secrets:
         data["secrets"] = {
             name: {"env": desired.secret_env[name]} if name in desired.secret_env else MASK

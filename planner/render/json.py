@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 from planner.plan.model import Plan
+from planner.render.safe import visible_json
 
 
 def render_json(plan: Plan) -> str:
-    """Pretty-printed, stable JSON (a trailing newline, keys in model order)."""
-    return json.dumps(plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    """Pretty-printed, stable JSON (a trailing newline, keys in model order); control and
+    bidi characters as `\\uXXXX` escapes (`planner.render.safe`)."""
+    text = json.dumps(plan.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    return visible_json(text) + "\n"

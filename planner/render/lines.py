@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.plan.changes import show
 from planner.plan.model import (
     Action,
@@ -161,11 +162,25 @@ def ordered_changes(plan: Plan, *, verbose: bool = False) -> list[Change]:
     return first + [c for c in shown if c.action not in _FIRST]
 
 
-def change_lines(change: Change, *, verbose: bool = False) -> list[Line]:
+def change_lines(
+    change: Change, *, verbose: bool = False, spelling: Spelling = SEED_SPELLING
+) -> list[Line]:
+    """The diff lines of CHANGE, in SPELLING's words (how the config wrote them)."""
     lines = [line for field in change.fields for line in field_lines(field, change.action)]
     if verbose:
         lines += unchanged_lines(change)
+    if spelling is not SEED_SPELLING:
+        lines = [spelled_line(line, spelling) for line in lines]
     return lines
+
+
+def spelled_line(line: Line, spelling: Spelling) -> Line:
+    """LINE with its path (and a `source` value) in SPELLING's words."""
+    return line._replace(
+        path=spelling.path(line.path),
+        before=spelling.value(line.path, line.before),
+        after=spelling.value(line.path, line.after),
+    )
 
 
 def field_lines(field: FieldChange, action: Action) -> list[Line]:
@@ -243,11 +258,14 @@ def headline(change: Change) -> str:
     return f"{change.action.symbol} {change_title(change)}"
 
 
-def drift_line(drift: Drift) -> str:
-    """`api: source_config.cpu: 1 → 2`, or `api: deleted outside the planner (was id X)`."""
+def drift_line(drift: Drift, spelling: Spelling = SEED_SPELLING) -> str:
+    """`api: source_config.cpu: 1 → 2`, or `api: deleted outside the planner (was id X)`
+    (the path in SPELLING's words)."""
     if drift.path is None:
         return f"{drift.name}: deleted outside the planner (was id {drift.recorded})"
-    return f"{drift.name}: {drift.path}: {drift_text(drift.recorded, drift.observed)}"
+    return (
+        f"{drift.name}: {spelling.path(drift.path)}: {drift_text(drift.recorded, drift.observed)}"
+    )
 
 
 def drift_text(recorded: Any, observed: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render import lines as plan_lines
@@ -35,7 +36,7 @@ def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) 
     head = visible("\n".join(part for part in parts if part), keep="\n")
     rows = [visible(row) for row in table_rows(changes)]
     drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
-    blocks = [details(c, verbose=verbose) for c in changes]
+    blocks = [details(c, verbose=verbose, spelling=plan.spelling_of(c.name)) for c in changes]
     return _fit(head, rows, drift, blocks, budget)
 
 
@@ -152,9 +153,11 @@ def deployment_cell(change: Change) -> str:
     return f"{code(change.moved_from)} -> {code(change.name)} (moved)"
 
 
-def details(change: Change, *, verbose: bool) -> str:
+def details(change: Change, *, verbose: bool, spelling: Spelling = SEED_SPELLING) -> str:
+    """One change's diff (in SPELLING's words) inside a `<details>` block."""
     lines = [f"# reason: {visible(change.reason)}"] if change.reason else []
-    lines += [diff_line(line) for line in plan_lines.change_lines(change, verbose=verbose)]
+    changed = plan_lines.change_lines(change, verbose=verbose, spelling=spelling)
+    lines += [diff_line(line) for line in changed]
     lines += [f"# note: {visible(note)}" for note in change.notes]
     summary = plan_lines.headline(change).strip()
     return _details_block(summary, lines)
@@ -185,7 +188,10 @@ def listed_details(plan: Plan) -> str:
 def drift_details(plan: Plan) -> str:
     if not plan.drift:
         return ""
-    lines = [f"! {visible(plan_lines.drift_line(drift))}" for drift in plan.drift]
+    lines = [
+        f"! {visible(plan_lines.drift_line(drift, plan.spelling_of(drift.name)))}"
+        for drift in plan.drift
+    ]
     return _details_block(f"Drift: {len(plan.drift)} change(s) outside the planner", lines)
 
 

@@ -2,8 +2,9 @@
 
 The TOML is one `[deployments.<name>]` table per repository, with `integration_id`,
 `repo_url` and `repo_ref` (the default branch) filled in, written by `tomli_w`, and the
-required `agent_config_path` set to the usual file with a comment to check it: the
-output validates as printed.
+required agent config path (`agent_config_path`, the service's `langgraph_config_path`)
+set to the usual file with a comment to check it: the output validates as printed. It is
+in the words of the server the repositories came from (`Spelling`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from rich.console import Console
 
 from planner.api.models import Source
 from planner.api.other_models import Repository
+from planner.api.vocabulary import AGENT_CONFIG_KEY, SEED_SPELLING, Spelling
 from planner.render.output import folded_table, write_json
 
 MAX_NAME_LENGTH = 63
 HEADERS = ("Name", "Owner", "URL", "Default branch", "ID")
 AGENT_CONFIG_LINE = (
-    'agent_config_path = "agent.json"  # required: check it names the agent config in the '
-    "repository"
+    '{key} = "agent.json"  # required: check it names the agent config in the repository'
 )
 
 
@@ -47,9 +48,9 @@ def unique_names(repositories: list[Repository]) -> list[str]:
     return names
 
 
-def deployment_table(name: str, repository: Repository) -> str:
-    """One deployment's tables, under a comment naming the repository, ending with the
-    `agent_config_path` line the user should check."""
+def deployment_table(name: str, repository: Repository, spelling: Spelling = SEED_SPELLING) -> str:
+    """One deployment's tables (in SPELLING's words), under a comment naming the
+    repository, ending with the agent config path line the user should check."""
     deployment = {
         "source": Source.GIT_HOST.value,
         "source_config": {
@@ -58,22 +59,27 @@ def deployment_table(name: str, repository: Repository) -> str:
         },
         "source_revision_config": {"repo_ref": repository.default_branch},
     }
-    body = tomli_w.dumps({"deployments": {name: deployment}})
-    return f"# {repository.owner}/{repository.name}\n{body}{AGENT_CONFIG_LINE}\n"
+    body = tomli_w.dumps({"deployments": {name: spelling.body(deployment)}})
+    agent = AGENT_CONFIG_LINE.format(key=spelling.word(AGENT_CONFIG_KEY))
+    return f"# {repository.owner}/{repository.name}\n{body}{agent}\n"
 
 
-def render_toml(repositories: list[Repository]) -> str:
-    tables = map(deployment_table, unique_names(repositories), repositories)
-    return "\n".join(tables)
+def render_toml(repositories: list[Repository], spelling: Spelling = SEED_SPELLING) -> str:
+    pairs = zip(unique_names(repositories), repositories, strict=True)
+    return "\n".join(deployment_table(name, repository, spelling) for name, repository in pairs)
 
 
 def write_repositories(
-    console: Console, repositories: list[Repository], output_format: str
+    console: Console,
+    repositories: list[Repository],
+    output_format: str,
+    spelling: Spelling = SEED_SPELLING,
 ) -> None:
+    """The repositories as JSON, ready-to-paste TOML (in SPELLING's words) or a table."""
     if output_format == "json":
         write_json(console, [r.model_dump(mode="json") for r in repositories])
     elif output_format == "toml":
-        console.out(render_toml(repositories), end="", highlight=False)
+        console.out(render_toml(repositories, spelling), end="", highlight=False)
     elif not repositories:
         console.print("No repositories in this integration.")
     else:

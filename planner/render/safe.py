@@ -8,7 +8,8 @@ the pull-request comment. Two things in it must never pass through raw:
   an escape (`\\x1b`, `\\u202e`; in TOML text `\\u001b`, the escape its strings take).
   Every view goes through it: the plan views, `planner.render.output` (what the other
   commands print: lines, notices, warnings, tables and aligned columns), the resolved
-  config, the reconcile status page;
+  config, the reconcile status page, and the JSON of a plan and of `state pull`
+  (`visible_json`: JSON's own `\\uXXXX` escapes, so the values stay the same);
 - in markdown, an HTML comment opener: `<!-- planner-plan: ... -->` is the marker a
   sticky-comment tool finds a plan's comment by, so a value must never produce it, not
   even inside a code span or a fence (tools match the text). `defang` writes `<!--` and
@@ -40,6 +41,13 @@ def visible(text: str, *, keep: str = "", toml: bool = False) -> str:
         return text
     escape = _unicode_escape if toml else _escape
     return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else escape(m.group()), text)
+
+
+def visible_json(text: str) -> str:
+    """JSON TEXT (as `json.dumps(..., ensure_ascii=False)` writes it) with every control or
+    bidi character in its strings written as a `\\uXXXX` escape: the same value, printed
+    as `config --format json` prints it. A raw line break can only be the indentation's."""
+    return visible(text, keep="\n", toml=True)
 
 
 def _escape(char: str) -> str:

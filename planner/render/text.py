@@ -15,6 +15,7 @@ from typing import NamedTuple, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.plan.changes import show
 from planner.plan.model import Action, Change, Plan, Recovered
 from planner.render.console import is_plain, make_console, print_plain
@@ -148,7 +149,10 @@ def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterato
         recovered_block(plan.recovered, applying=applying),
         listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]),
     )
-    changes = (change_block(c, verbose=verbose) for c in ordered_changes(plan, verbose=verbose))
+    changes = (
+        change_block(c, verbose=verbose, spelling=plan.spelling_of(c.name))
+        for c in ordered_changes(plan, verbose=verbose)
+    )
     unmanaged = listed_block(UNMANAGED_TITLE, [unmanaged_text(u) for u in plan.unmanaged])
     return (block for block in itertools.chain(blocks, changes, [unmanaged]) if block)
 
@@ -192,7 +196,10 @@ def drift_block(plan: Plan) -> list[Styled]:
     if not plan.drift:
         return []
     lines = [Styled("Drift: changed outside the planner (recorded → observed)", "bold yellow")]
-    lines += [Styled(f"  {drift_line(drift)}", "yellow") for drift in plan.drift]
+    lines += [
+        Styled(f"  {drift_line(drift, plan.spelling_of(drift.name))}", "yellow")
+        for drift in plan.drift
+    ]
     if plan.record_command:
         lines.append(Styled(f"To record it into the state: {plan.record_command}"))
     return lines
@@ -207,13 +214,15 @@ def recovered_block(recovered: list[Recovered], *, applying: bool = False) -> li
     return lines
 
 
-def change_block(change: Change, *, verbose: bool) -> list[Styled]:
+def change_block(
+    change: Change, *, verbose: bool, spelling: Spelling = SEED_SPELLING
+) -> list[Styled]:
     style = STYLES[change.action]
     ident = f"  (id {change.deployment_id})" if change.deployment_id else ""
     lines = [Styled(headline(change), style, ident, "dim")]
     if change.reason:
         lines.append(Styled(f"    reason: {change.reason}", style))
-    lines += [line_text(line) for line in change_lines(change, verbose=verbose)]
+    lines += [line_text(line) for line in change_lines(change, verbose=verbose, spelling=spelling)]
     lines += [Styled(f"    note: {note}", "dim") for note in change.notes]
     return lines
 

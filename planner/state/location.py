@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from planner.errors import StateError
 from planner.secrets import redact_url
@@ -26,6 +27,28 @@ def is_postgres_url(location: str) -> bool:
     return location.lower().startswith(POSTGRES_SCHEMES)
 
 
+def check_postgres_url(url: str) -> None:
+    """Refuse URL before libpq reads it when libpq would misread it and print a piece of
+    the password (a host after an unencoded `@` in it) or the whole URL (one that does
+    not parse); the error names neither."""
+    where = f"the PostgreSQL state URL (--state, {STATE_ENV} or [state] url)"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (parsed on access: a bad port raises here)
+    except ValueError as error:
+        raise StateError(
+            f"{where} is not a valid URL: {error}",
+            hint="check its host (an IPv6 address in [brackets]) and port, and "
+            "percent-encode special characters in the user and password",
+        ) from None
+    if "@" in parts.netloc.rpartition("@")[0]:
+        raise StateError(
+            f"{where} has an unencoded '@' in its user or password",
+            hint="write it as %40 (e.g. postgresql://user:p%40ss@host/db), or give the "
+            "password in PGPASSWORD or ~/.pgpass",
+        )
+
+
 def state_name(
     config_path: str | os.PathLike[str], environment: str | None, name: str | None
 ) -> str:
@@ -39,6 +62,7 @@ def open_backend(location: str, *, name: str, schema: str | None = None) -> Stat
     else the file at that path."""
     if not is_postgres_url(location):
         return LocalFileBackend(location)
+    check_postgres_url(location)
     try:
         from planner.state.postgres import PostgresBackend  # psycopg: the `postgres` extra
     except ImportError:

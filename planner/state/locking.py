@@ -11,7 +11,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
 
@@ -237,11 +237,19 @@ def locked_error(source: str, holder: LockInfo | None, timeout: float) -> StateL
             details=details,
             hint="wait for the other planner run to finish, or pass --lock-timeout SECONDS",
         )
+
+    def hint_for(command_args: Sequence[str]) -> str:
+        unlock = suggested_command("unlock", holder.id, command_args=command_args)
+        return (
+            "wait for that run to finish (or pass --lock-timeout SECONDS); if it is gone "
+            f"and the lock stays, release it with `{unlock}`"
+        )
+
     return StateLockedError(
         "state is locked",
         details=details + holder.describe(),
-        hint="wait for that run to finish (or pass --lock-timeout SECONDS); if it is gone "
-        f"and the lock stays, release it with `{suggested_command('unlock', holder.id)}`",
+        hint=hint_for(()),
+        hint_for=hint_for,
     )
 
 
@@ -268,15 +276,22 @@ def wrong_id_error(
             details=["held by: a running process that has not recorded who it is yet"],
             hint="the lock is released when that process exits",
         )
-    hint = (
-        "that lock is held by a running process and is released when it exits"
-        if live
-        else f"to clear that lock, run `{suggested_command('unlock', recorded.id)}`"
-    )
+    if live:
+        return StateError(
+            f"lock id {lock_id} does not match the lock on state {source}",
+            details=recorded.describe(),
+            hint="that lock is held by a running process and is released when it exits",
+        )
+
+    def hint_for(command_args: Sequence[str]) -> str:
+        unlock = suggested_command("unlock", recorded.id, command_args=command_args)
+        return f"to clear that lock, run `{unlock}`"
+
     return StateError(
         f"lock id {lock_id} does not match the lock on state {source}",
         details=recorded.describe(),
-        hint=hint,
+        hint=hint_for(()),
+        hint_for=hint_for,
     )
 
 

@@ -14,8 +14,9 @@ from urllib.parse import unquote, urlsplit
 
 import psycopg
 
+from planner.command_lines import PASSWORD_SOURCES
 from planner.errors import StateError
-from planner.secrets import redact_url
+from planner.secrets import redact_url, url_has_password
 from planner.state.document import iso_utc
 from planner.state.locking import LockInfo
 from planner.state.postgres_schema import LOCK_CLASSID, query
@@ -65,10 +66,11 @@ def database_errors(url: str, *, connecting: bool = False) -> Iterator[None]:
 
 
 def _error(url: str, error: psycopg.Error) -> StateError:
+    password = "" if url_has_password(url) else f"; the URL has no password: {PASSWORD_SOURCES}"
     return StateError(
         f"state database {redact_url(url)}: {_scrubbed(error, url)}",
         hint="check the URL, that the server is running, and the role's password "
-        "(PGPASSWORD or ~/.pgpass) and grants (docs/guides/team.md)",
+        f"(PGPASSWORD or ~/.pgpass) and grants (docs/guides/team.md){password}",
     )
 
 

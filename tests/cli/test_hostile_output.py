@@ -102,3 +102,21 @@ def test_an_empty_state_list_names_its_path_literally_and_escaped(scenario: Scen
     path = scenario.root / "[b]x\u202e.state.json"
     listed = scenario.cli("state", "list", "--state", str(path))
     assert listed.code == 0 and "[b]x\\u202e.state.json" in listed.out
+
+
+def test_plan_json_and_state_pull_escape_bidi_and_controls_keeping_the_value(
+    scenario: Scenario,
+) -> None:
+    """`plan --format json` and `state pull` print no raw bidi or control character (as
+    `config --format json`): each is a JSON `\\uXXXX` escape, so the parsed values are the
+    very characters."""
+    scenario.write_config(scenario.config_path.read_text() + LABELS.replace("x\\n", "x"))
+    planned = scenario.plan("--format", "json")
+    assert planned.code == 0, planned.err
+    assert not UNSAFE.search(planned.out), planned.out
+    assert "admin\u202etxt.exe" in json.dumps(json.loads(planned.out), ensure_ascii=False)
+    name = hostile_state(scenario)
+    pulled = scenario.cli("state", "pull")
+    assert pulled.code == 0, pulled.err
+    assert not UNSAFE.search(pulled.out), pulled.out
+    assert json.loads(pulled.out)["deployments"][name]["name"] == "worker\u202e"

@@ -1,6 +1,8 @@
-"""`import --all` adopts into the state every other command of the folder uses (`--state`,
-PLANNER_STATE, `-c`'s `[state] url`) and writes it into the generated config, so that
-`planner plan -c FILE` reads the same state with nothing else given."""
+"""`import --all` adopts into a state of FILE's own where every other command of the folder
+keeps its states (`-c`'s `[state] url` file: FILE's state beside it; a PostgreSQL URL: the
+state named after FILE's stem), or into the state `--state` names, and writes it into the
+generated config, so that `planner plan -c FILE` reads it with nothing else given and the
+plans of `-c` are unaffected."""
 
 from __future__ import annotations
 
@@ -34,24 +36,30 @@ def recorded_ids(scenario: Scenario, path: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("file", "written"), [
-    ("gen.toml", "custom/adopt.state.json"),
-    ("out/gen.toml", "../custom/adopt.state.json"),
+    ("gen.toml", "custom/gen.state.json"),
+    ("out/gen.toml", "../custom/gen.state.json"),
 ])  # fmt: skip
-def test_adopts_into_the_state_url_of_the_config(
+def test_adopts_into_a_state_of_its_own_beside_the_state_url_of_the_config(
     scenario: Scenario, file: str, written: str
 ) -> None:
-    """With `[state] url = "custom/adopt.state.json"` in planner.toml, the records go to
-    that file (not state/gen.state.json), FILE names it (relative to FILE's folder), and
-    `plan -c FILE` is empty at once."""
+    """With `[state] url = "custom/adopt.state.json"` in planner.toml (no deployments), the
+    records go to `custom/gen.state.json` beside it (not to planner.toml's own state), FILE
+    names it (relative to FILE's folder), `plan -c FILE` is empty at once, and planner.toml,
+    given a deployment, plans to create it and delete nothing."""
     scenario.write_config(STATE_URL)
     hand = make_by_hand(scenario)
     result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", file)
     assert result.code == 0, result.err
-    assert recorded_ids(scenario, "custom/adopt.state.json") == {"by-hand": hand}
-    assert not list(scenario.root.rglob("gen.state.json"))
+    assert recorded_ids(scenario, "custom/gen.state.json") == {"by-hand": hand}
+    assert not (scenario.root / "custom" / "adopt.state.json").exists()
     assert tomllib.loads((scenario.root / file).read_text())["state"] == {"url": written}
     planned = scenario.plan("-c", file, "--detailed-exitcode")
     assert planned.code == 0, planned.out + planned.err
+    scenario.write_config(BASE_CONFIG + STATE_URL)
+    own = scenario.plan("--detailed-exitcode")
+    assert own.code == 2, own.err
+    assert "will be deleted" not in own.out
+    assert "0 to delete" in own.out
 
 
 @pytest.mark.parametrize("how", ["PLANNER_STATE", "--state"])
@@ -76,17 +84,18 @@ def test_a_given_state_file_is_written_into_the_generated_config(
     assert planned.code == 0, planned.out + planned.err
 
 
-def test_a_config_that_declares_deployments_does_not_share_its_state(
-    scenario: Scenario,
+def test_a_state_file_the_config_uses_is_not_shared(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """planner.toml declares deployments and keeps them in `[state] url`: adopting others
-    into that same state would make its plan delete them, so it is refused before anything
-    is written; `--state PATH` gives them a state of their own."""
-    scenario.write_config(BASE_CONFIG + STATE_URL)
+    """PLANNER_STATE names a file planner.toml (no deployments yet) uses too: adopting into
+    it would make planner.toml's next plans delete the adopted ones, so it is refused
+    before anything is written; `--state PATH` gives them a state of their own."""
+    scenario.write_config("# no deployments yet\n")
+    monkeypatch.setenv("PLANNER_STATE", "custom/adopt.state.json")
     make_by_hand(scenario)
     result = scenario.cli("import", "--all", "--auto-approve", "--generate-config", "gen.toml")
     assert result.code == 1
-    assert "planner.toml declares deployments" in result.err
+    assert "planner.toml" in result.err
     assert "custom/adopt.state.json" in result.err
     assert not (scenario.root / "gen.toml").exists()
     assert not (scenario.root / "custom" / "adopt.state.json").exists()

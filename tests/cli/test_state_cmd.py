@@ -177,13 +177,14 @@ def test_rm_unknown_name_changes_nothing(
 
 
 def test_rm_refused_while_locked(state_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """rm fails at once on a locked state, naming the holder and the unlock command."""
+    """rm fails at once on a locked state, naming the holder and the unlock command (with
+    the `--state` it was given)."""
     with LocalFileBackend(state_file).lock("apply") as held:
         assert main(["state", "rm", "support-agent", "--state", str(state_file)]) == 1
     err = capsys.readouterr().err
     assert "state is locked" in err
     assert "operation: apply" in err
-    assert f"planner unlock {held.info.id}" in err
+    assert f"planner unlock --state {state_file} {held.info.id}" in err
 
 
 def test_rm_waits_with_lock_timeout(state_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

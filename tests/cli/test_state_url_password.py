@@ -10,11 +10,14 @@ import signal
 import socket
 import threading
 import time
+import traceback
 
 import httpx2
 import pytest
 
 from planner.api.models import DeploymentCreate
+from planner.cli.main import main
+from planner.errors import StateError
 from planner.secrets import url_without_password
 from tests.cli.conftest import BASE_CONFIG, Result, Scenario
 from tests.postgres import unique_name, with_a_password
@@ -124,3 +127,23 @@ def test_no_output_file_or_page_carries_the_state_password(
     assert {team.root / "summary.md", team.root / "plan.json", team.root / adopted} <= set(files)
     for path in files:
         assert password.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://u:SECR@ETPW4@127.0.0.1:5432/db",  # an unencoded "@" in the password
+    "postgresql://u:SECRETPW4@[::1/db",  # an IPv6 host without its "]"
+])  # fmt: skip
+def test_a_malformed_state_url_is_refused_without_a_piece_of_its_password(
+    scenario: Scenario, url: str
+) -> None:
+    """A state URL libpq would misread is refused before any connection, naming --state
+    and PLANNER_STATE, with no piece of the password (not an internal error)."""
+    result = scenario.plan("--state", url)
+    assert result.code == 1
+    assert "internal error" not in result.err
+    assert "PLANNER_STATE" in result.err
+    assert "ETPW4" not in result.err
+    with pytest.raises(StateError) as caught:
+        main(["--debug", "plan", "--state", url])
+    shown = "".join(traceback.format_exception(caught.value))
+    assert "ETPW4" not in shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from planner.cli.main import main
 from planner.state import LocalFileBackend
+from tests.cli.conftest import BASE_CONFIG, Scenario
 
 
 @pytest.fixture
@@ -31,13 +33,14 @@ def test_unlock_clears_abandoned_lock(state_path: Path, capsys: pytest.CaptureFi
 
 
 def test_unlock_wrong_id(state_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """unlock with an id that is not the recorded lock's is refused, naming the right one."""
+    """unlock with an id that is not the recorded lock's is refused, naming the right one
+    with the `--state` it was given."""
     handle = LocalFileBackend(state_path).lock("apply")
     handle.abandon()
     assert main(["unlock", "not-it", "--state", str(state_path)]) == 1
     err = capsys.readouterr().err
     assert "does not match" in err
-    assert f"planner unlock {handle.info.id}" in err
+    assert f"planner unlock --state {state_path} {handle.info.id}" in err
 
 
 def test_unlock_refuses_live_lock(state_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,3 +88,21 @@ def test_unlock_after_holder_killed(state_path: Path, capsys: pytest.CaptureFixt
     assert main(["unlock", lock_id, "--state", str(state_path)]) == 0
     assert f"pid {child.pid}" in capsys.readouterr().out
     assert not info_path.exists()
+
+
+def test_the_lock_errors_unlock_command_repeats_the_options_given(scenario: Scenario) -> None:
+    """`planner apply -c x.toml` while a dead run's lock stays: the hint's
+    `planner unlock` repeats `-c x.toml`, and pasting it clears that lock."""
+    scenario.config_path = scenario.root / "x.toml"
+    scenario.write_config(BASE_CONFIG)
+    backend = LocalFileBackend(scenario.state_path)
+    handle = backend.lock("apply")
+    try:
+        result = scenario.cli("apply", "-c", "x.toml", "--auto-approve")
+    finally:
+        handle.abandon()
+    assert result.code == 1
+    command = f"planner unlock -c x.toml {handle.info.id}"
+    assert f"`{command}`" in result.err
+    assert scenario.cli(*shlex.split(command)[1:]).code == 0
+    assert backend.lock_info() is None

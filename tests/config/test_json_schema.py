@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from planner.api.models import ResourceSpec
+from planner.api.vocabulary import service_path
 from planner.config.checks import ignorable_paths
 from planner.config.json_schema import SCHEMA_DIALECT, config_schema
 
@@ -64,7 +65,12 @@ def test_response_only_and_secret_fields_are_absent() -> None:
     """repo_commit_sha is not configurable and [control_plane] has no key field."""
     defs = config_schema()["$defs"]
     assert "repo_commit_sha" not in defs["SourceRevisionConfig"]["properties"]
-    assert set(defs["ControlPlaneConfig"]["properties"]) == {"base_url", "tenant_id", "mode"}
+    assert set(defs["ControlPlaneConfig"]["properties"]) == {
+        "base_url",
+        "tenant_id",
+        "mode",
+        "dialect",
+    }
 
 
 def test_resource_numbers_are_bounded_like_the_loader() -> None:
@@ -78,7 +84,8 @@ def test_resource_numbers_are_bounded_like_the_loader() -> None:
 
 
 def test_names_and_ignore_changes_are_spelled_out() -> None:
-    """Deployment and secret names carry their patterns; ignore_changes lists its paths."""
+    """Deployment and secret names carry their patterns; ignore_changes lists its paths,
+    in either dialect's words."""
     schema = config_schema()
     deployments = schema["properties"]["deployments"]
     assert list(deployments["patternProperties"]) == ["^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"]
@@ -86,7 +93,8 @@ def test_names_and_ignore_changes_are_spelled_out() -> None:
     secrets = schema["$defs"]["DeploymentTable"]["properties"]["secrets"]
     assert list(secrets["patternProperties"]) == ["^[A-Za-z_][A-Za-z0-9_]*$"]
     items = schema["$defs"]["Lifecycle"]["properties"]["ignore_changes"]["items"]
-    assert items == {"enum": sorted(ignorable_paths())}
+    paths = ignorable_paths()
+    assert items == {"enum": sorted({*paths, *map(service_path, paths)})}
 
 
 def test_environments_templates_and_variables_are_described() -> None:

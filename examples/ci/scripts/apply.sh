@@ -36,7 +36,11 @@ fi
 echo "The reviewed plan is stale: planning again." >&2
 # The config as the reviewed plan named it (so the new plan keeps its comment marker).
 args=(-c "$(jq -r '.config // .saved.config_path' "$planfile")")
-args+=(--state "$(jq -r '.saved.state_path' "$planfile")")
+# The state the plan recorded (a URL without its password), unless PLANNER_STATE names
+# it: a --state would override PLANNER_STATE, the password with it.
+if [ -z "${PLANNER_STATE:-}" ]; then
+  args+=(--state "$(jq -r '.saved.state_path' "$planfile")")
+fi
 environment="$(jq -r '.environment // empty' "$planfile")"
 if [ -n "$environment" ]; then
   args+=(--env "$environment")

@@ -209,6 +209,11 @@ class Snapshot:
         found = query(self.conn, sql, (tenant_id, limit, offset))
         return [ListenerRow(**row) for row in decoded(found, LISTENER_JSON)]
 
+    def listener_ids(self, tenant_id: str) -> set[str]:
+        """The ids of every listener the workspace has or had (deleted ones included)."""
+        rows = self.conn.execute("SELECT id FROM listeners WHERE tenant_id = ?", (tenant_id,))
+        return {row[0] for row in rows}
+
     def has_compute_id(self, tenant_id: str, compute_id: str) -> bool:
         found = self.conn.execute(
             "SELECT 1 FROM listeners WHERE tenant_id = ? AND compute_id = ? AND deleted_at IS NULL",
