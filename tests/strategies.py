@@ -334,3 +334,54 @@ several_edits = st.lists(
 indexes = st.integers(min_value=0, max_value=3)
 # The client call after whose answer an interrupted apply is killed (SIGKILL).
 kill_points = st.sampled_from(("create_deployment", "patch_deployment", "delete_deployments"))
+
+
+# --- The requests of tests/controlplane/test_hot_routes_match.py ------------------------
+
+# Who a request says it is: the known key, a wrong one, or none (the known key as a bearer
+# token); and the workspace it names (none, the key's, a malformed one, another one).
+hot_callers = st.sampled_from(("known", "known", "known", "wrong", "bearer"))
+hot_tenants = st.sampled_from((None, None, "default", "not-a-uuid", "other"))
+hot_content_types = st.sampled_from(
+    ("application/json", "application/json", "application/json; charset=utf-8", "text/plain")
+)
+# A few names, so that some are taken; one the rules refuse, one empty.
+hot_names = st.sampled_from(("agent-a", "agent-b", "agent-c", "Not A Label", ""))
+# What is done to a valid create body before it is sent ("" twice: most are sent as is).
+hot_body_edits = st.sampled_from(
+    ("", "", "no_name", "external_docker", "bad_secret", "display_name", "bad_cpu", "bad_json")
+)
+# limit / offset as a client may write them: canonical, out of bounds, not canonical.
+hot_page_numbers = st.sampled_from(
+    ("1", "2", "20", "100", "0", "101", "05", "+5", "", "abc", "9223372036854775808")
+)
+# deployment_ids: indexes of deployments created so far, blanks, junk, unknown uuids.
+hot_id_picks = st.lists(
+    st.one_of(st.integers(0, 5), st.sampled_from((" ", "nope", "")), uuids), max_size=4
+)
+# Seconds the clock moves before a request (statuses move on, views settle).
+hot_advances = st.sampled_from((0.0, 0.05, 0.3, 1.0))
+hot_creates = st.fixed_dictionaries(
+    {
+        "kind": st.just("create"),
+        "name": hot_names,
+        "edit": hot_body_edits,
+        "content_type": hot_content_types,
+        "caller": hot_callers,
+        "tenant": hot_tenants,
+        "advance": hot_advances,
+    }
+)
+hot_pages = st.fixed_dictionaries(
+    {
+        "kind": st.just("page"),
+        "limit": st.none() | hot_page_numbers,
+        "offset": st.none() | hot_page_numbers,
+        "ids": st.none() | hot_id_picks,
+        "extra": st.sampled_from((None, None, "limit=5", "status=READY", "name_contains=a")),
+        "caller": hot_callers,
+        "tenant": hot_tenants,
+        "advance": hot_advances,
+    }
+)
+hot_requests = st.lists(st.one_of(hot_creates, hot_pages), min_size=1, max_size=8)

@@ -31,7 +31,7 @@ from planner.controlplane import lifecycle, views
 from planner.controlplane.rows import DeploymentRow, RevisionRow, UploadRow
 from planner.controlplane.service import Conflict, NotFound, deployment_not_found
 from planner.controlplane.settings import ServerSettings
-from planner.controlplane.store import Store, Transaction
+from planner.controlplane.store import Snapshot, Store
 
 TOKEN_SECONDS = 3600.0
 SANDBOX_REGISTRY = "registry.sandbox.invalid"  # a reserved name: nothing answers there
@@ -84,7 +84,7 @@ class Artifacts:
         self.settings = settings
         self.tenant_id = tenant_id
 
-    def _deployment(self, tx: Transaction, deployment_id: str, source: str) -> DeploymentRow:
+    def _deployment(self, tx: Snapshot, deployment_id: str, source: str) -> DeploymentRow:
         row = tx.get_deployment(self.tenant_id, deployment_id)
         if row is None:
             raise deployment_not_found(deployment_id)
@@ -181,7 +181,7 @@ class BuildLogs:
         chosen = lines[offset : offset + limit]
         return {"logs": [line.wire() for line in chosen], "next_offset": str(offset + len(chosen))}
 
-    def _deployment_of(self, tx: Transaction, project_id: str) -> DeploymentRow:
+    def _deployment_of(self, tx: Snapshot, project_id: str) -> DeploymentRow:
         row = tx.get_deployment(self.tenant_id, project_id)
         if row is None:
             project = tx.tracing_project(self.tenant_id, project_id)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated
 
@@ -234,16 +234,24 @@ def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) ->
     Nulls are ignored; `secrets` as on create (the last value of a name wins), `[]`
     keeps them; a `resource_spec` replaces the stored one wholesale, its pairs not
     compared."""
-    """Merge a PATCH; ONE new revision when any new-revision field changes."""
+    wire = body.model_dump(mode="json", exclude_none=True)
+    check_merged_fields(body, patch_source_problems(wire, ctx.settings))
+    with http_errors():
+        return json_text(_deployments(ctx).patch(str(deployment_id), body, body.revision_source))
+
+
+def check_merged_fields(
+    body: PatchBody | RevisionCreate, source_problems: Sequence[Problem] = ()
+) -> None:
+    """What a PATCH and a new revision check of the fields they merge, all at once (422):
+    value bounds, then SOURCE_PROBLEMS, secret names and resource numbers."""
     problems = check_values(body.model_dump(exclude_none=True))
-    problems += patch_source_problems(body.model_dump(mode="json", exclude_none=True), ctx.settings)
+    problems += source_problems
     problems += check_secret_names(body.secrets or [], ("secrets",))
     if body.source_config is not None:
         problems += check_resource_numbers(body.source_config.resource_spec)
     if problems:
         raise _invalid(problems)
-    with http_errors():
-        return json_text(_deployments(ctx).patch(str(deployment_id), body, body.revision_source))
 
 
 @router.get(
@@ -306,12 +314,7 @@ def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context
     Checked here as a PATCH checks them: value bounds, secret names (environment
     variable names) and resource numbers; the rest, as for a PATCH, is the stored
     deployment's to refuse."""
-    problems = check_values(body.model_dump(exclude_none=True))
-    problems += check_secret_names(body.secrets or [], ("secrets",))
-    if body.source_config is not None:
-        problems += check_resource_numbers(body.source_config.resource_spec)
-    if problems:
-        raise _invalid(problems)
+    check_merged_fields(body)
     with http_errors():
         revision = _deployments(ctx).create_revision(str(deployment_id), body)
     return JSONResponse(revision, status_code=201)

@@ -1,15 +1,21 @@
-"""The two routes a fleet calls per deployment, answered before FastAPI's routing.
+"""A fast path for the two routes a fleet calls per deployment, beside FastAPI's routes.
 
-`POST /v2/deployments` (an apply's creates) and `GET /v2/deployments` (a refresh's pages,
-an apply's polls) are most of a fleet's requests, and FastAPI's routing, dependency
-solving and request and response objects cost about as much server CPU as their work.
-A request to one of them that is plainly well formed (an `X-Api-Key` the server knows, a
-JSON body that validates / only `limit`, `offset` and `deployment_ids` in their canonical
-form) is answered here by the functions the routes call (`deployments.created`,
-`deployments.listed`), with the same bytes. Anything else, and any refusal on the way (an
-unknown key, a body the model or the rules refuse, a name taken), goes on to FastAPI,
-which answers it as it always has: what ran before the refusal only read, or was rolled
-back, so running it again there changes nothing.
+In plain words: most of a fleet's requests are `POST /v2/deployments` (an apply's
+creates) and `GET /v2/deployments` (a refresh's pages, an apply's polls), and for those
+FastAPI's routing, dependency solving and request and response objects cost about as much
+server CPU as the work itself. So this middleware looks at such a request first. When it
+is plainly well formed (an `X-Api-Key` the server knows; a JSON body that validates, or
+only `limit`, `offset` and `deployment_ids` in their canonical form) it calls the very
+functions the routes call (`deployments.created`, `deployments.listed`) and writes their
+answer with the same headers, so the client gets the same bytes. Anything else, and any
+refusal on the way (an unknown key, a body the model or the rules refuse, a name taken),
+goes on to FastAPI, which answers it as it always has: what ran before the refusal only
+read, or was rolled back, so running it again there changes nothing. The decision is
+never made twice: both paths end in the same functions.
+
+`tests/controlplane/test_hot_routes_match.py` pins it: for any sequence of creates and
+pages, from any caller, well formed or not, a plane with this fast path answers with the
+statuses, headers and bytes of a plane without it.
 
 A create is a `Store.batched()` unit: it commits with the creates of the same turn of the
 event loop, and is answered once that COMMIT is done.

@@ -22,7 +22,7 @@ from typing import Any
 from planner.controlplane.rows import DeploymentFilter
 
 # SQLite's name for the index of UNIQUE (tenant_id, name): the table's second constraint
-# in `store.SCHEMA` (the primary key's is _1).
+# in `store/schema.py` (the primary key's is _1).
 NAME_INDEX = "sqlite_autoindex_deployments_2"
 
 # The status a deployment shows, in SQL (mirrors lifecycle.deployment_status) for filtering.

@@ -29,6 +29,7 @@ from planner.controlplane.store import (
     DeploymentRow,
     RevisionRow,
     RevisionSummary,
+    Snapshot,
     Store,
     StoredDeployment,
     TracingProjectRow,
@@ -104,10 +105,10 @@ class Deployments:
         row.latest_revision_id = revision.id
         return [revision, *older]
 
-    def _view(self, tx: Transaction, row: StoredDeployment, now: float) -> str:
+    def _view(self, tx: Snapshot, row: StoredDeployment, now: float) -> str:
         return views.deployment_json(row, tx.revision_summaries([row.id])[row.id], now)
 
-    def _get(self, tx: Transaction, deployment_id: str) -> DeploymentRow:
+    def _get(self, tx: Snapshot, deployment_id: str) -> DeploymentRow:
         row = tx.get_deployment(self.tenant_id, deployment_id)
         if row is None:
             raise deployment_not_found(deployment_id)
@@ -167,7 +168,7 @@ class Deployments:
         return views.page_json(resources, offset + len(resources))
 
     def _page(
-        self, tx: Transaction, where: DeploymentFilter, now: float, limit: int, offset: int
+        self, tx: Snapshot, where: DeploymentFilter, now: float, limit: int, offset: int
     ) -> list[str]:
         """The views of a page read whole; those of a plain page that are settled now are
         kept for the next (in the snapshot: no write can come between)."""
@@ -207,7 +208,7 @@ class Deployments:
                 return self._view(tx, tx.update_deployment(row), now)
             return self._view(tx, stored(row), now)
 
-    def _is_stuck(self, tx: Transaction, row: DeploymentRow, now: float) -> bool:
+    def _is_stuck(self, tx: Snapshot, row: DeploymentRow, now: float) -> bool:
         """The latest revision ended (failed) without becoming active: a PATCH that sends
         `source_revision_config` again, even unchanged, submits it as a new revision."""
         revisions = tx.revisions_of([row.id])[row.id]

@@ -1,4 +1,4 @@
-"""`planner serve`: run the local control plane over HTTP (uvicorn).
+"""`planner serve`: run the local control plane over HTTP (`controlplane/serve.py`).
 
 Once listening it prints its base URL alone on the first line of stdout (flushed), so a
 script or test can read it; with `--port 0` that is the port the system picked. With no
@@ -8,23 +8,17 @@ the one place a key is ever printed. Ctrl-C or SIGTERM stop it cleanly (exit 0).
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import signal
-import socket
-import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any
-
-import uvicorn
+from collections.abc import Iterable
 
 from planner.cli.commands.serve import ServeArgs
-from planner.controlplane.app import create_app
+
+# The runtime's loop and parser choices, importable here as before (standard library only).
+from planner.controlplane.process import event_loop_factory as event_loop_factory
+from planner.controlplane.process import http_parser as http_parser
+from planner.controlplane.serve import run_server
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
-from planner.errors import PlannerError
-from planner.files import os_reason
 
 
 def key_grants(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
@@ -34,34 +28,6 @@ def key_grants(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
         if tenant not in tenants:
             tenants.append(tenant)
     return grants
-
-
-def open_app(settings: ServerSettings) -> Any:
-    try:
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-        return create_app(settings)
-    except (OSError, sqlite3.Error) as exc:
-        reason = os_reason(exc) if isinstance(exc, OSError) else str(exc)
-        raise PlannerError(f"Cannot open the database {settings.db_path}: {reason}") from None
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto IPPROTO_TCP (not 0): accepted sockets inherit it, and asyncio only sets
-    # TCP_NODELAY on sockets that say they are TCP; without it every response on loopback
-    # waits ~40 ms for a delayed ACK (Nagle).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise PlannerError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
-    return sock
-
-
-def base_url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def run(args: ServeArgs) -> int:
@@ -81,11 +47,8 @@ def run(args: ServeArgs) -> int:
         seed_file=args.seed,
         random_seed=args.random_seed,
     )
-    app = open_app(settings)  # a bad seed file or db fails here, before listening
-    sock = bind_socket(args.host, args.port)
-    url = base_url(args.host, sock.getsockname()[1])
 
-    def announce() -> None:
+    def announce(url: str) -> None:
         print(url, flush=True)
         if generated is not None:
             print(f"API key: {generated}", flush=True)
@@ -96,57 +59,5 @@ def run(args: ServeArgs) -> int:
             flush=True,
         )
 
-    with sock, quiet_signals(), asyncio.Runner(loop_factory=event_loop_factory()) as runner:
-        started = runner.run(serve(app, sock, announce))
-    if not started:
-        raise PlannerError("The local control plane failed to start (see the log above).")
+    run_server(settings, args.host, args.port, announce)
     return 0
-
-
-async def serve(app: Any, sock: socket.socket, announce: Callable[[], None]) -> bool:
-    """Serve until a signal; call `announce` once listening. False if startup failed."""
-    config = uvicorn.Config(
-        app, http=http_parser(), log_level="warning", access_log=False, lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started and not task.done():
-        await asyncio.sleep(0.02)
-    started = server.started
-    if started:
-        announce()
-    await task
-    return started
-
-
-def http_parser() -> str:
-    """uvicorn's HTTP/1.1 implementation: the compiled `httptools` parser (a dependency:
-    about a fifth of the server's CPU per request), pure-Python `h11` where it has no
-    wheel."""
-    try:
-        import httptools  # noqa: F401
-    except ImportError:  # pragma: no cover - httptools is a dependency; a platform may lack it
-        return "h11"
-    return "httptools"
-
-
-def event_loop_factory() -> Callable[[], Any] | None:
-    """uvloop's event loop (a dependency: about a third of the HTTP layer's CPU per
-    request), asyncio's own (None) where it has no wheel."""
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvloop is a dependency; Windows has none
-        return None
-    return uvloop.new_event_loop
-
-
-@contextmanager
-def quiet_signals() -> Iterator[None]:
-    """uvicorn re-raises the signal that stopped it; handle it quietly so we exit 0."""
-    handled = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, lambda *_: None) for sig in handled}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
