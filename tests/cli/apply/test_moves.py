@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from tests.cli.apply.test_apply_killed import apply_killed_after
 from tests.cli.conftest import Scenario
-from tests.cli.test_apply_killed import apply_killed_after
 from tests.event_lines import event_lines
 
 WORKER = "[deployments.worker]"

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.cli.test_apply_loopback import API_KEY, StartWorkdir, config_text
-from tests.cli.test_apply_loopback import serve as serve  # the fixture
+from tests.cli.apply.test_apply_loopback import API_KEY, StartWorkdir, config_text
+from tests.cli.apply.test_apply_loopback import serve as serve  # the fixture
 from tests.controlplane.conftest import start_serve
 
 pytestmark = pytest.mark.slow

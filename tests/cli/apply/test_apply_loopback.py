@@ -328,7 +328,7 @@ def test_a_server_restart_while_waiting_does_not_fail_the_deployments(serve: Sta
 def test_kill_9_mid_update_is_never_drift_and_converges(serve: StartWorkdir) -> None:
     """A `kill -9` of an apply while its 6 PATCHes are in flight: the next plan never
     reports the planner's own work as changed outside the planner (the exact moment
-    between the server's answer and the record is pinned in tests/cli/test_apply_killed.py),
+    between the server's answer and the record is pinned in tests/cli/apply/test_apply_killed.py),
     and the next apply converges with an empty journal."""
     work = serve("--latency-ms", "200", "--build-seconds", "0.2", "--deploy-seconds", "0.4")
     config = work.write("crash.toml", config_text("u", 6))

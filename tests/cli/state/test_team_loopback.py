@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from planner.state.postgres import PostgresBackend
-from tests.cli.test_apply_loopback import API_KEY, READ_TIMEOUT, config_text
+from tests.cli.apply.test_apply_loopback import API_KEY, READ_TIMEOUT, config_text
 from tests.controlplane.conftest import ServeProcess, start_serve
 from tests.postgres import unique_name
 

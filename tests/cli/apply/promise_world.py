@@ -1,4 +1,4 @@
-"""What the property of tests/cli/test_apply_matches_plan.py knows and checks, apart from
+"""What the property of tests/cli/apply/test_apply_matches_plan.py knows and checks, apart from
 its rules: the config as `Spec`s, the actions each step expects in each environment, and
 `converge`, the promise itself (plan shows what the step expects, apply executes exactly
 that, the next plan is empty but for failing rollouts)."""
@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from planner.cli.endpoint import EMBEDDED_DB_NAME
-from tests.cli.conftest import Result, Scenario
-from tests.cli.promise import (
+from tests.cli.apply.promise import (
     ENVIRONMENTS,
     SILENT_ACTIONS,
     Spec,
@@ -28,7 +27,8 @@ from tests.cli.promise import (
     touched,
     write_config,
 )
-from tests.cli.test_apply_killed import KILLED_AFTER
+from tests.cli.apply.test_apply_killed import KILLED_AFTER
+from tests.cli.conftest import Result, Scenario
 from tests.event_lines import event_lines
 
 # What the next plan calls an operation an apply killed after KILLED_AFTER's call did.

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.cli.conftest import BASE_CONFIG, SECRET_VALUE, Scenario
-from tests.cli.test_plan_out import names_on_server
+from tests.cli.plan.test_plan_out import names_on_server
 
 REGISTRY_DENY = """
 [policies.company-registry]

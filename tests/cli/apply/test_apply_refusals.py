@@ -1,5 +1,5 @@
 """`apply` refuses a plan with errors with the same errors `plan` shows, in JSON too:
-found while checking the plan/apply property (tests/cli/test_apply_matches_plan.py),
+found while checking the plan/apply property (tests/cli/apply/test_apply_matches_plan.py),
 whose refusal step saw an error event that names none of them."""
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from planner.api.models import is_being_deleted
+from tests.cli.apply.test_apply_killed import apply_killed_after
 from tests.cli.conftest import Scenario
-from tests.cli.test_apply_killed import apply_killed_after
 from tests.event_lines import event_lines
 
 BLUE_GREEN = """

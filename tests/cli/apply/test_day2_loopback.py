@@ -11,8 +11,8 @@ import pytest
 
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment, DeploymentCreate, DeploymentPatch
-from tests.cli.test_apply_loopback import API_KEY, StartWorkdir, Workdir, config_text
-from tests.cli.test_apply_loopback import serve as serve  # the fixture, re-exported
+from tests.cli.apply.test_apply_loopback import API_KEY, StartWorkdir, Workdir, config_text
+from tests.cli.apply.test_apply_loopback import serve as serve  # the fixture, re-exported
 
 pytestmark = pytest.mark.slow
 

@@ -26,7 +26,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.cli.test_apply_loopback import API_KEY, READ_TIMEOUT, config_text
+from tests.cli.apply.test_apply_loopback import API_KEY, READ_TIMEOUT, config_text
 from tests.controlplane.conftest import ServeProcess, start_serve
 from tests.event_lines import RECONCILE_SCHEMA, event_lines
 from tests.postgres import unique_name

@@ -3,7 +3,7 @@ config edits (add, change a field of each class, remove, rename, two environment
 edits on the server, failed rollouts and interrupted applies, `apply` executes exactly
 the changes `plan` shows (compared through its NDJSON events: same deployments, same
 actions, nothing more) and the next plan is empty (but for the failed rollouts the
-config still asks for). The world and the checks: tests/cli/promise_world.py."""
+config still asks for). The world and the checks: tests/cli/apply/promise_world.py."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from tests.cli.apply.promise import MOVES_PLANNED, Spec, state_of
+from tests.cli.apply.promise_world import RECOVERED_AS, PromiseWorld
 from tests.cli.conftest import FAST_TIMINGS, Scenario
-from tests.cli.promise import MOVES_PLANNED, Spec, state_of
-from tests.cli.promise_world import RECOVERED_AS, PromiseWorld
 from tests.strategies import (
     hand_edited_fields,
     indexes,

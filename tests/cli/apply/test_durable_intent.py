@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from tests.cli.test_apply_loopback import READ_TIMEOUT, StartWorkdir, Workdir, config_text
-from tests.cli.test_apply_loopback import serve as serve  # the fixture
+from tests.cli.apply.test_apply_loopback import READ_TIMEOUT, StartWorkdir, Workdir, config_text
+from tests.cli.apply.test_apply_loopback import serve as serve  # the fixture
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from planner import __version__
 from planner.plan.saved import read_saved_plan, saved_plan_json, seal_saved_plan
 from planner.state import LocalFileBackend
 from tests.cli.conftest import Scenario
-from tests.cli.test_plan_out import edit_plan, names_on_server
+from tests.cli.plan.test_plan_out import edit_plan, names_on_server
 
 
 def as_the_last_release_wrote_it(scenario: Scenario, path: Path) -> None:

@@ -27,7 +27,7 @@ from planner.plan.saved import SAVED_KEY
 from planner.secrets import digest_key, secret_digest
 from tests.cli.conftest import Scenario
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 FLEET = 240
 CREATES = 12
 INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"

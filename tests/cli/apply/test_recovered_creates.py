@@ -1,6 +1,6 @@
 """A create recovered from an interrupted apply (kill -9 after the server answered) is
 planned as apply will treat it: found by the property of
-tests/cli/test_apply_matches_plan.py, where plan said "No changes" and apply, which
+tests/cli/apply/test_apply_matches_plan.py, where plan said "No changes" and apply, which
 records the recovered create first, then sent something."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import json
 
 import pytest
 
+from tests.cli.apply.promise import executed, planned, settle
+from tests.cli.apply.test_apply_killed import apply_killed_after
 from tests.cli.conftest import Scenario
-from tests.cli.promise import executed, planned, settle
-from tests.cli.test_apply_killed import apply_killed_after
 from tests.event_lines import event_lines
 
 pytestmark = pytest.mark.slow  # the interrupted apply is a process killed with SIGKILL

@@ -22,7 +22,7 @@ import psycopg
 import pytest
 
 from planner.state.location import open_backend
-from tests.cli.test_apply_loopback import API_KEY, READ_TIMEOUT, config_text
+from tests.cli.apply.test_apply_loopback import API_KEY, READ_TIMEOUT, config_text
 from tests.controlplane.conftest import ServeProcess, start_serve
 from tests.postgres import unique_name, url_password
 

@@ -2,7 +2,7 @@
 heal, detect, prune, --max-changes, plans with errors, notifications, one replica on a
 file state. Every stdout line of `--format json` is checked against
 schemas/reconcile-events.schema.json. (The loop itself, against `planner serve` and
-PostgreSQL: tests/cli/test_reconcile_loopback.py.)"""
+PostgreSQL: tests/cli/reconcile/test_reconcile_loopback.py.)"""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from planner.state import LocalFileBackend
 from tests.cli.conftest import SECRET_VALUE, Scenario
 from tests.event_lines import RECONCILE_SCHEMA, event_lines
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HAND_IMAGE = "registry.example.com/acme/worker:by-hand"
 
 

@@ -1,5 +1,5 @@
 """The world of the property "apply executes exactly what plan shows"
-(tests/cli/test_apply_matches_plan.py): the config as a list of `Spec`s, and the few
+(tests/cli/apply/test_apply_matches_plan.py): the config as a list of `Spec`s, and the few
 readings of the plan JSON and the apply events the property compares.
 
 A `Spec` is one deployment table with a value per field class: `build_on_push` (in
