@@ -161,7 +161,7 @@ async def import_deployment(
     from planner.cli.workspace import Workspace
     from planner.plan.adopt import check_adoptable
     from planner.plan.elsewhere import check_not_owned_elsewhere
-    from planner.plan.records import observed_record
+    from planner.plan.record_builders import observed_record
     from planner.state.document import adopt
 
     async with Workspace.open(target) as ws:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.common import run_async
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from planner.cli.options import (
     OutputOptions,
@@ -31,6 +30,7 @@ from planner.cli.options import (
     add_workspace_options,
     seconds,
 )
+from planner.cli.run_async import run_async
 from planner.cli.step_summary import append_step_summary
 from planner.errors import PlanError
 

@@ -16,7 +16,7 @@ from planner.cli.options import (
 # The client and the views are imported where they are used: `planner providers --help`
 # needs none of them.
 if TYPE_CHECKING:
-    from planner.api.other_models import OAuthProvider
+    from planner.api.support_models import OAuthProvider
     from planner.cli.endpoint import Endpoint
 
 

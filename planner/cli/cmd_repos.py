@@ -20,7 +20,7 @@ from planner.cli.options import (
 # The client and the views are imported where they are used: `planner repos --help`
 # needs none of them.
 if TYPE_CHECKING:
-    from planner.api.other_models import Repository
+    from planner.api.support_models import Repository
     from planner.cli.endpoint import Endpoint
 
 

@@ -11,9 +11,9 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.common import run_async
 from planner.cli.exits import EXIT_OK
 from planner.cli.options import WorkspaceOptions, add_format_option, add_workspace_options
+from planner.cli.run_async import run_async
 
 # The engine and the views are imported where they are used: `planner status --help`
 # needs none of them.

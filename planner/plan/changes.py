@@ -10,6 +10,14 @@ from planner.api.fields import REASONS, ChangeClass, classify
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import create_request_body
+from planner.plan.managed_fields import (
+    creation_patch,
+    desired_fields,
+    observed_fields,
+    observed_secrets,
+    view,
+    view_patch,
+)
 from planner.plan.model import (
     DRIFT_REASON,
     Action,
@@ -19,14 +27,6 @@ from planner.plan.model import (
     built,
 )
 from planner.plan.paths import flatten, is_ignored
-from planner.plan.views import (
-    creation_patch,
-    desired_fields,
-    observed_fields,
-    observed_secrets,
-    view,
-    view_patch,
-)
 from planner.secrets import SENSITIVE, secret_digest
 from planner.state.records import RecordedDeployment
 

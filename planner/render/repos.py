@@ -14,7 +14,7 @@ import tomli_w
 from rich.console import Console
 
 from planner.api.models import Source
-from planner.api.other_models import Repository
+from planner.api.support_models import Repository
 from planner.render.output import folded_table, write_json
 
 MAX_NAME_LENGTH = 63

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner.apply.records import rerecorded
-from planner.plan.records import recorded_from, revision_fields
+from planner.apply.record_updates import rerecorded
+from planner.plan.record_builders import recorded_from, revision_fields
 from tests.plan.builders import git_desired, observed_from
 
 

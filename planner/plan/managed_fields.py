@@ -1,4 +1,8 @@
-"""The managed views the diff compares: desired fields, observed fields, secrets masked."""
+"""The managed fields the diff compares: desired fields, observed fields, secrets masked.
+
+The managed fields are those the config sets; a change's before and after views (what a
+plan shows of it) are built from them here, with the secrets masked.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""What apply writes into the state for a deployment it created, changed or left alone."""
+"""How apply updates a state record: a deployment the plan leaves alone, a finished revision.
+
+The records of an adoption, an orphan or a create or PATCH are built in
+`planner.plan.record_builders`.
+"""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""The other states of a config: which deployments they record (so that a plan of one
-environment never offers to adopt, or creates again, what another environment manages).
+"""Managed elsewhere: which deployments the other states of a config record (so that a
+plan of one environment never offers to adopt, or creates again, what another
+environment manages). `planner.plan.elsewhere` is what the plan makes of them.
 
-A file state's siblings are the files beside it named after the same config stem
+A file state's other states are the files beside it named after the same config stem
 (`<stem>.state.json`, `<stem>.<env>.state.json`); a PostgreSQL state's are every other
-state of its schema. A sibling that cannot be read is passed over: it records nothing
+state of its schema. One that cannot be read is passed over: it records nothing
 this run can trust, and the plan of this state must not fail because of it.
 """
 
@@ -20,7 +21,7 @@ STATE_SUFFIX = ".state.json"
 Reader = Callable[[], StateDocument | None]
 
 
-def sibling_paths(path: Path, config_stem: str) -> list[Path]:
+def other_state_paths(path: Path, config_stem: str) -> list[Path]:
     """The state files beside PATH of the same config stem, PATH itself left out."""
     directory = path.parent
     if not directory.is_dir():

@@ -18,7 +18,7 @@ def write_state(path: Path, **ids: str) -> None:
 
 
 def test_a_file_state_sees_the_files_of_the_same_config_stem(tmp_path: Path) -> None:
-    """Siblings are `<stem>.state.json` and `<stem>.<env>.state.json`, itself and other
+    """The other states are `<stem>.state.json` and `<stem>.<env>.state.json`, itself and other
     stems left out; each id is owned by the file that records it."""
     write_state(tmp_path / "planner.dev.state.json", api="id-dev")
     write_state(tmp_path / "planner.staging.state.json", api="id-staging")
@@ -31,8 +31,8 @@ def test_a_file_state_sees_the_files_of_the_same_config_stem(tmp_path: Path) -> 
     }
 
 
-def test_an_unreadable_sibling_is_passed_over(tmp_path: Path) -> None:
-    """A corrupt sibling records nothing this state can trust: it is left out, no error."""
+def test_an_unreadable_other_state_is_passed_over(tmp_path: Path) -> None:
+    """A corrupt other state records nothing this state can trust: it is left out, no error."""
     write_state(tmp_path / "planner.staging.state.json", api="id-staging")
     (tmp_path / "planner.prod.state.json").write_text("{not json", encoding="utf-8")
     backend = LocalFileBackend(tmp_path / "planner.dev.state.json")

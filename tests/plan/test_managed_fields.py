@@ -1,4 +1,4 @@
-"""Managed views and their RFC 6902 patches keep secrets masked but visible as changes."""
+"""Managed fields and their RFC 6902 patches keep secrets masked but visible as changes."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.config.desired import DesiredDeployment
+from planner.plan.managed_fields import observed_doc, observed_values, view, view_patch
 from planner.plan.paths import flatten, get_path
-from planner.plan.views import observed_doc, observed_values, view, view_patch
 
 from .builders import edit, observed_from
 from .strategies import desired_deployments, outside_edits

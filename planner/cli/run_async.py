@@ -1,4 +1,4 @@
-"""Helpers several commands share that are neither options nor the target."""
+"""`run_async`: how a command runs its coroutine (`asyncio.run`, the result kept aside)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every way a state record (`RecordedDeployment`) is built, in one place.
+"""Every way a new state record (`RecordedDeployment`) is built, in one place (apply's
+updates of an existing one: `planner.apply.record_updates`).
 
 - `observed_record`: adopting a live deployment (import, a create an interrupted apply
   never recorded): the OBSERVED values of the fields the config sets.
@@ -15,8 +16,8 @@ from typing import Any
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
+from planner.plan.managed_fields import desired_fields, observed_doc, observed_secrets
 from planner.plan.paths import get_path, nest
-from planner.plan.views import desired_fields, observed_doc, observed_secrets
 from planner.secrets import secret_digest
 from planner.state.document import iso_utc
 from planner.state.records import RecordedDeployment

@@ -1,5 +1,6 @@
-"""Wire models of the routes `planner plan` and `planner apply` never call: listeners,
-artifacts and build logs, providers, repositories and integrations, the 422 body.
+"""Wire models of the support routes, those `planner plan` and `planner apply` never call:
+listeners, artifacts and build logs, providers, repositories and integrations, the 422
+body. (`planner.api.models` holds the deployments' and revisions'.)
 
 They are the local control plane's and a few commands' (`planner providers`, `planner
 repos`): kept out of `planner.api.models`, whose every class pydantic builds when the plan
