@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from planner.state import LocalFileBackend
-from tests.cli.test_apply_loopback import API_KEY, Workdir, config_text
+from tests.cli.apply.test_apply_loopback import API_KEY, Workdir, config_text
 from tests.controlplane.conftest import start_serve
 
 SERVE = ("--latency-ms", "30", "--build-seconds", "0.3", "--deploy-seconds", "0.3")

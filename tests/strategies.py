@@ -310,7 +310,7 @@ def server_resource_specs(draw: st.DrawFn) -> dict[str, Any]:
     return spec
 
 
-# --- The machine of tests/cli/test_apply_matches_plan.py ---------------------------------
+# --- The machine of tests/cli/apply/test_apply_matches_plan.py ---------------------------------
 
 # The sources whose fields cover every change class (git_host: in place and immutable too).
 machine_sources = st.sampled_from(("internal_docker", "git_host"))

@@ -1,6 +1,7 @@
 """The import graph: no module of planner/ imports a layer above its own.
 
-Layers, low to high (CONVENTIONS.md, "Where things live"):
+Layers, low to high (ARCHITECTURE.md, "Layers"; tests/test_architecture.py holds its
+table to ALLOWED):
 
     root (planner/__init__.py, command_lines.py, errors.py, files.py, lifetimes.py,
           secrets.py)

@@ -62,7 +62,7 @@ from planner.api.vocabulary import Dialect, dialect_of_document, integration_pat
 from planner.errors import ApiError, ConfigError
 
 if TYPE_CHECKING:  # built by the commands that list them, not by every client
-    from planner.api.other_models import Integration, OAuthProvider, Repository
+    from planner.api.support_models import Integration, OAuthProvider, Repository
 
 logger = logging.getLogger("planner.api")
 
@@ -486,18 +486,18 @@ class ControlPlaneClient:
     # --- catalog ----------------------------------------------------------------------
 
     async def list_providers(self) -> list[OAuthProvider]:
-        from planner.api.other_models import OAuthProvider
+        from planner.api.support_models import OAuthProvider
 
         return await self._get("/v2/auth/providers", TypeAdapter(list[OAuthProvider]))
 
     async def list_integrations(self) -> list[Integration]:
-        from planner.api.other_models import Integration
+        from planner.api.support_models import Integration
 
         path = integration_path(await self.speaks(), "install")
         return await self._get(path, TypeAdapter(list[Integration]))
 
     async def list_repositories(self, integration_id: str) -> list[Repository]:
-        from planner.api.other_models import Repository
+        from planner.api.support_models import Repository
 
         path = integration_path(await self.speaks(), f"{integration_id}/repos")
         return await self._get(path, TypeAdapter(list[Repository]))

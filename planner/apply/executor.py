@@ -30,8 +30,8 @@ from planner.api.gate import BackoffGate
 from planner.apply.context import ApplyOptions, Run, describe_error, working_on
 from planner.apply.deposed import after_successors, split_deposed
 from planner.apply.operations import apply_change, rollouts_to_wait, wait_for_rollout
+from planner.apply.record_updates import rerecorded
 from planner.apply.recorder import StateRecorder
-from planner.apply.records import rerecorded
 from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.config.desired import DesiredDeployment

@@ -20,13 +20,13 @@ from planner.api.models import (
     is_being_deleted,
 )
 from planner.apply.context import Run, working_on
-from planner.apply.records import with_revision
+from planner.apply.record_updates import with_revision
 from planner.apply.results import DeploymentResult, Outcome
 from planner.apply.waiter import WaitEnd
 from planner.errors import ApiError, ApplyError
 from planner.plan.body import planned_create_body, planned_patch
 from planner.plan.model import Action, Change, Plan, Rollout
-from planner.plan.records import recorded_from
+from planner.plan.record_builders import recorded_from
 from planner.plan.recovery import update_intent_details
 from planner.state.document import PendingIntent
 from planner.state.moves import depose

@@ -62,7 +62,7 @@ from planner.plan.adopt import (
     generated_config,
     split_unmanaged,
 )
-from planner.plan.records import observed_record
+from planner.plan.record_builders import observed_record
 from planner.render.config_view import render_generated_config
 from planner.render.import_view import Adopted, Proposal
 from planner.secrets import redact_url, url_has_password, url_without_password

@@ -15,7 +15,8 @@ from fastapi import APIRouter, Body, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
 from planner.api.models import ErrorBody
-from planner.api.other_models import (
+from planner.api.rules import Mode
+from planner.api.support_models import (
     BuildLogPage,
     BuildLogRequest,
     PushToken,
@@ -24,7 +25,6 @@ from planner.api.other_models import (
     UploadUrl,
     UploadUrlRequest,
 )
-from planner.api.rules import Mode
 from planner.controlplane.artifacts import Artifacts, BuildLogs, UploadRefused, receive_upload
 from planner.controlplane.context import Context
 from planner.controlplane.deployments import http_errors

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.api.models import RevisionStatus
-from planner.api.other_models import BuildLogOrder
+from planner.api.support_models import BuildLogOrder
 from planner.api.vocabulary import AGENT_CONFIG_KEY, GIT_SOURCE
 from planner.controlplane import lifecycle, views
 from planner.controlplane.rows import DeploymentRow, RevisionRow, UploadRow

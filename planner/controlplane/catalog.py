@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
 from planner.api.models import ErrorBody
-from planner.api.other_models import Integration, OAuthProvider, Repository
+from planner.api.support_models import Integration, OAuthProvider, Repository
 from planner.api.vocabulary import Dialect, integration_path
 from planner.controlplane.context import Context
 from planner.controlplane.responses import AUTHENTICATED, INVALID

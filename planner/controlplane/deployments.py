@@ -37,8 +37,8 @@ from planner.api.models import (
     RevisionList,
     RevisionStatus,
 )
-from planner.api.other_models import HTTPValidationError
 from planner.api.rules import Problem, check_resource_numbers
+from planner.api.support_models import HTTPValidationError
 from planner.api.values import check_values
 from planner.api.vocabulary import Dialect
 from planner.controlplane.context import RequestContext, get_context

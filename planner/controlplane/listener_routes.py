@@ -12,7 +12,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse, Response
 
 from planner.api.models import ErrorBody
-from planner.api.other_models import Listener, ListenerCreate, ListenerList, ListenerPatch
+from planner.api.support_models import Listener, ListenerCreate, ListenerList, ListenerPatch
 from planner.controlplane.context import Context, RequestContext
 from planner.controlplane.deployments import http_errors
 from planner.controlplane.listeners import Forbidden, Listeners

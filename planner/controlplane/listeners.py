@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from planner.api.modes import Mode
-from planner.api.other_models import ListenerCreate, ListenerPatch
+from planner.api.support_models import ListenerCreate, ListenerPatch
 from planner.controlplane import views
 from planner.controlplane.seed import Catalog, is_visible
 from planner.controlplane.service import Conflict, NotFound

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.api.models import ErrorBody
-from planner.api.other_models import HTTPValidationError
+from planner.api.support_models import HTTPValidationError
 
 Responses = dict[int | str, dict[str, Any]]
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from planner.api.models import UuidStr
-from planner.api.other_models import Integration, OAuthProvider, Repository
+from planner.api.support_models import Integration, OAuthProvider, Repository
 from planner.errors import ConfigError
 from planner.files import parse_nested, read_user_text
 

@@ -28,8 +28,8 @@ from planner.api.rules import FIELD_SOURCES, is_valid_name
 from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.command_lines import suggested_command
 from planner.errors import StateError
+from planner.plan.managed_fields import observed_doc, observed_secrets
 from planner.plan.paths import RESOURCE_SPEC, flatten, nest, normalize
-from planner.plan.views import observed_doc, observed_secrets
 
 SHAREABLE_PREFIX = RESOURCE_SPEC + "."
 

@@ -17,9 +17,9 @@ from planner.api.fields import ChangeClass
 from planner.api.models import Deployment, DeploymentPatch
 from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.config.desired import DesiredDeployment
+from planner.plan.managed_fields import desired_raw
 from planner.plan.model import Action, Change, FieldChange
 from planner.plan.paths import RESOURCE_SPEC, normalize, set_path
-from planner.plan.views import desired_raw
 from planner.secrets import secret_digest
 
 _CREATE_ACTIONS = (Action.CREATE, Action.REPLACE)

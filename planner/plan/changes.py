@@ -11,6 +11,14 @@ from planner.api.models import Deployment
 from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.config.desired import DesiredDeployment
 from planner.plan.body import create_request_body
+from planner.plan.managed_fields import (
+    creation_patch,
+    desired_fields,
+    observed_fields,
+    observed_secrets,
+    view,
+    view_patch,
+)
 from planner.plan.model import (
     DRIFT_REASON,
     Action,
@@ -20,14 +28,6 @@ from planner.plan.model import (
     built,
 )
 from planner.plan.paths import flatten, is_ignored
-from planner.plan.views import (
-    creation_patch,
-    desired_fields,
-    observed_fields,
-    observed_secrets,
-    view,
-    view_patch,
-)
 from planner.secrets import SENSITIVE, secret_digest
 from planner.state.records import RecordedDeployment
 

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 
 from planner.api.fields import ChangeClass, classify
 from planner.api.models import Deployment
+from planner.plan.managed_fields import observed_fields, observed_secrets
 from planner.plan.model import Drift
 from planner.plan.paths import flatten, is_clearable, is_ignored, normalize
-from planner.plan.views import observed_fields, observed_secrets
 from planner.secrets import SENSITIVE, secret_digest
 from planner.state.records import RecordedDeployment
 

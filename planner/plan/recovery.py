@@ -20,10 +20,10 @@ from typing import Any
 
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
+from planner.plan.managed_fields import observed_secrets
 from planner.plan.model import Change, Drift, Plan, Recovered
 from planner.plan.paths import normalize
-from planner.plan.records import observed_record, orphan_record
-from planner.plan.views import observed_secrets
+from planner.plan.record_builders import observed_record, orphan_record
 from planner.secrets import secret_digest
 from planner.state.document import IntentOp, PendingIntent, StateDocument
 

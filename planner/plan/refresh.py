@@ -45,10 +45,10 @@ from pydantic import BaseModel
 from planner.api.client import PAGE_SIZE, ControlPlaneClient
 from planner.api.models import SUCCESS_STATUSES, Deployment, is_being_deleted
 from planner.plan.health import RevisionHealth, is_converged
+from planner.plan.managed_fields import observed_doc, observed_secrets
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, set_path
-from planner.plan.records import revision_fields
-from planner.plan.views import observed_doc, observed_secrets
+from planner.plan.record_builders import revision_fields
 from planner.secrets import secret_digest
 from planner.state.document import IntentOp, StateDocument
 from planner.state.records import RecordedDeployment, share_given_names

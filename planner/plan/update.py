@@ -22,9 +22,7 @@ from planner.plan.changes import (
     secret_digests,
 )
 from planner.plan.collisions import Holder, replace_way_out
-from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning, built
-from planner.plan.paths import STRUCT_PATHS, flatten, is_ignored, nest, normalize
-from planner.plan.views import (
+from planner.plan.managed_fields import (
     desired_fields,
     field_names,
     observed_fields,
@@ -34,6 +32,8 @@ from planner.plan.views import (
     view_patch,
     with_masked_secrets,
 )
+from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning, built
+from planner.plan.paths import STRUCT_PATHS, flatten, is_ignored, nest, normalize
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
 

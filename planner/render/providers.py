@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from planner.api.other_models import OAuthProvider
+from planner.api.support_models import OAuthProvider
 from planner.render.output import folded_table, write_json
 
 HEADERS = ("Name", "Provider", "Type", "Client ID", "PKCE", "ID")

@@ -15,7 +15,7 @@ import tomli_w
 from rich.console import Console
 
 from planner.api.models import Source
-from planner.api.other_models import Repository
+from planner.api.support_models import Repository
 from planner.api.vocabulary import AGENT_CONFIG_KEY, SEED_SPELLING, Spelling
 from planner.render.output import folded_table, write_json
 

@@ -36,7 +36,7 @@ class StateBackend(Protocol):
     - `managed_elsewhere(config_stem)` maps the deployment ids the other states of the
       same config record to the state recording each (file: the state files beside it of
       that config stem, `<stem>[.<env>].state.json`; PostgreSQL: every other state of the
-      schema): planner.state.siblings.
+      schema): planner.state.elsewhere.
     - `plan_key(create=...)` is the key that seals saved plans of this state (None when
       there is none and CREATE is false).
     - `close()` lets go of connections; the backend is not used after it.

@@ -74,7 +74,7 @@ class InMemoryBackend:
         return replay(self._parse(text), parse_lines(log, source=f"{self.name}.journal"))
 
     def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
-        """A store in memory has no siblings."""
+        """A store in memory has no other states: nothing is managed elsewhere."""
         return {}
 
     def append(self, group: Group) -> None:

@@ -36,6 +36,7 @@ from planner.state.document import (
     parse_state,
     state_chunks,
 )
+from planner.state.elsewhere import other_state_paths, owned_by
 from planner.state.filelock import FileLock
 from planner.state.journalfile import FileLog
 from planner.state.lease import (
@@ -48,7 +49,6 @@ from planner.state.locking import (
 )
 from planner.state.oplog import Group, replay
 from planner.state.plan_key import ensure_plan_key, plan_key_path, read_plan_key
-from planner.state.siblings import owned_by, sibling_paths
 from planner.state.versions import StateVersion, missing_version_error, version_of
 
 FILE_MODE = 0o600
@@ -102,8 +102,8 @@ class LocalFileBackend:
     def managed_elsewhere(self, config_stem: str) -> dict[str, str]:
         """Deployment id -> the state file beside this one (same config stem) recording it."""
         shown = self.typed_path.parent  # named as this state is, beside it
-        siblings = sibling_paths(self.path, config_stem)
-        return owned_by((str(shown / p.name), LocalFileBackend(p).read) for p in siblings)
+        others = other_state_paths(self.path, config_stem)
+        return owned_by((str(shown / p.name), LocalFileBackend(p).read) for p in others)
 
     def append(self, group: Group) -> None:
         try:

@@ -30,6 +30,7 @@ from planner.errors import StateError
 from planner.secrets import redact_url, url_without_password
 from planner.state.backend import next_version
 from planner.state.document import StateDocument, advance, dump_state, iso_utc, parse_state
+from planner.state.elsewhere import owned_by
 from planner.state.lease import DEFAULT_LEASE_SECONDS, fenced_error
 from planner.state.location import DEFAULT_SCHEMA
 from planner.state.locking import LockHandle, LockInfo, WaitNotice
@@ -37,7 +38,6 @@ from planner.state.oplog import Group, base_moved_error, parse_lines, replay
 from planner.state.postgres_db import ConnectionLostError, connect, database_errors
 from planner.state.postgres_lock import PostgresLock
 from planner.state.postgres_schema import ensure_schema, query
-from planner.state.siblings import owned_by
 from planner.state.versions import StateVersion, missing_version_error
 
 T = TypeVar("T")

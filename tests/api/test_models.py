@@ -20,7 +20,7 @@ from planner.api.models import (
     WireModel,
     is_being_deleted,
 )
-from planner.api.other_models import BuildLogRequest
+from planner.api.support_models import BuildLogRequest
 
 
 def test_both_deletion_statuses_count_as_being_deleted() -> None:

@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from tests.cli.conftest import SECRET_VALUE, Scenario
-from tests.cli.test_environments import ENVIRONMENTS
+from tests.cli.target.test_environments import ENVIRONMENTS
 
 
 def test_prints_one_environment_resolved_as_toml(

@@ -269,7 +269,7 @@ def test_the_plan_and_apply_modules_leave_out_what_they_never_use(tmp_path: Path
         "import planner.cli.endpoint, planner.cli.workspace, planner.plan.diff\n"
         "import planner.render.text, planner.render.output, planner.render.apply_text\n"
         "import planner.render.markdown, planner.apply.executor, planner.plan.stale\n"
-        "unused = ('sqlite3', 'rich.table', 'planner.api.other_models', 'planner.plan.saved',"
+        "unused = ('sqlite3', 'rich.table', 'planner.api.support_models', 'planner.plan.saved',"
         " 'jsonpatch')\n"
         "print(sorted(m for m in unused if m in sys.modules))\n"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.api.other_models import Repository
+from planner.api.support_models import Repository
 from planner.cli.main import main
 from planner.config.loader import load_config
 from planner.render.repos import deployment_name, render_toml

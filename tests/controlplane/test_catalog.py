@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from planner.api.other_models import Integration, OAuthProvider, Repository
+from planner.api.support_models import Integration, OAuthProvider, Repository
 from planner.controlplane.settings import ServerSettings
 from tests.controlplane.conftest import TENANT_A, TENANT_B
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from planner.api.models import BulkDeleteResult, Deployment
-from planner.api.other_models import HTTPValidationError
 from planner.api.rules import RESOURCE_MAXIMUM, Mode
+from planner.api.support_models import HTTPValidationError
 from planner.api.values import MAX_STRING_LENGTH
 from planner.config.deployment import Defaults, load_deployment
 from tests.controlplane.core_fixtures import (

@@ -23,8 +23,8 @@ from planner.api.models import (
     SourceConfig,
     SourceRevisionConfig,
 )
-from planner.api.other_models import HTTPValidationError
 from planner.api.rules import Mode
+from planner.api.support_models import HTTPValidationError
 from planner.controlplane.app import create_app, validation_problems
 from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
 from tests.strategies import json_values

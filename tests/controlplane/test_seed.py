@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.api.other_models import OAuthProvider
+from planner.api.support_models import OAuthProvider
 from planner.controlplane.seed import load_catalog, load_seed
 from planner.errors import ConfigError
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from planner.plan.changes import build_create, field_change, immutable_error
+from planner.plan.managed_fields import creation_patch, view_patch
 from planner.plan.model import Change, FieldChange
-from planner.plan.views import creation_patch, view_patch
 from tests.plan.builders import KEY, git_desired
 
 

@@ -17,7 +17,7 @@ from planner.api.models import Deployment, DeploymentCreate, ResourceSpec, Sourc
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.plan.model import Drift
-from planner.plan.records import observed_record
+from planner.plan.record_builders import observed_record
 from planner.plan.refresh import (
     NAME_LOOKUP_LIMIT,
     PAGES_IN_FLIGHT,

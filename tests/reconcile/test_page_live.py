@@ -11,7 +11,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.browser import headless_browser
-from tests.cli.test_reconcile_loopback import (
+from tests.cli.reconcile.test_reconcile_loopback import (
     HAND_IMAGE,
     ReconcileController,
     file_controller,

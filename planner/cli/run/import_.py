@@ -25,7 +25,7 @@ from planner.command_lines import suggested_command
 from planner.errors import PlannerError, StateError
 from planner.plan.adopt import check_adoptable
 from planner.plan.elsewhere import check_not_owned_elsewhere
-from planner.plan.records import observed_record
+from planner.plan.record_builders import observed_record
 from planner.render.console import make_console
 from planner.render.import_view import Proposal, adopted_lines, proposal_lines
 from planner.render.output import write_lines

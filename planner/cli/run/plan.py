@@ -19,7 +19,7 @@ import sys
 from typing import Protocol
 
 from planner.cli.commands.plan import PlanArgs
-from planner.cli.common import run_async
+from planner.cli.run_async import run_async
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from planner.cli.options import OutputOptions
 from planner.cli.step_summary import append_step_summary

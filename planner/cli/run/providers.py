@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from planner.api.other_models import OAuthProvider
+from planner.api.support_models import OAuthProvider
 from planner.cli.commands.providers import ProvidersArgs
 from planner.cli.endpoint import Endpoint, open_client
 from planner.cli.target import resolve_target

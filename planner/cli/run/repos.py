@@ -10,7 +10,7 @@ import asyncio
 import os
 
 from planner.api.errors import NotFoundError
-from planner.api.other_models import Repository
+from planner.api.support_models import Repository
 from planner.api.vocabulary import Dialect, Spelling
 from planner.cli.commands.repos import ReposArgs
 from planner.cli.endpoint import Endpoint, open_client

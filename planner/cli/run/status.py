@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from planner.cli.commands.status import StatusArgs
-from planner.cli.common import run_async
+from planner.cli.run_async import run_async
 from planner.cli.exits import EXIT_OK
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace

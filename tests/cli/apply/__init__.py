@@ -1,0 +1,1 @@
+"""`planner apply` and `planner destroy`: runs, events, interruptions, the plan/apply property."""

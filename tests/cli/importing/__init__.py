@@ -1,0 +1,1 @@
+"""`planner import` and `planner import --all`: adopting deployments into the state."""

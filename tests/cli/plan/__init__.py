@@ -1,0 +1,1 @@
+"""`planner plan` and `planner show`: actions, errors, options, saved plans, policies."""

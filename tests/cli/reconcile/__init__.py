@@ -1,0 +1,1 @@
+"""`planner reconcile`: one cycle in-process, and the controller against `planner serve`."""

@@ -1,0 +1,1 @@
+"""`planner state ...` and `planner unlock`: records by hand, PostgreSQL state, locks and leases."""

@@ -1,0 +1,1 @@
+"""What every command resolves first: the target (config, environment, state, endpoint)."""
