@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "apply the changes of a plan"),
     "show": ("show", "render a saved plan (text, markdown or JSON)"),
     "destroy": ("destroy", "delete every deployment in the state"),
-    "import": ("import_", "adopt existing deployments into the state (one, or --all)"),
+    "import": ("importing", "adopt existing deployments into the state (one, or --all)"),
     "reconcile": ("reconcile", "keep the workspace converged to the config (a controller)"),
     "status": ("status", "show every managed deployment as it runs now"),
     "history": ("history", "list the revisions of a managed deployment"),

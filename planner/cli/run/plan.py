@@ -19,9 +19,9 @@ import sys
 from typing import Protocol
 
 from planner.cli.commands.plan import PlanArgs
-from planner.cli.run_async import run_async
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from planner.cli.options import OutputOptions
+from planner.cli.run_async import run_async
 from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace

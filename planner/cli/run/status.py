@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 
 from planner.cli.commands.status import StatusArgs
-from planner.cli.run_async import run_async
 from planner.cli.exits import EXIT_OK
+from planner.cli.run_async import run_async
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.plan.status import StatusRow, status_rows

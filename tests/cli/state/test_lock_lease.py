@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.commands.import_ import import_options
+from planner.cli.commands.importing import import_options
 from planner.cli.commands.state import StateAction
 from planner.cli.main import build_parser
 from planner.cli.options import WorkspaceOptions

@@ -69,7 +69,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     add_workspace_options(parser)
     add_lock_options(parser)
-    parser.set_defaults(parse=parse, run_module="import_")
+    parser.set_defaults(parse=parse, run_module="importing")
 
 
 def parse(namespace: argparse.Namespace) -> ImportArgs:

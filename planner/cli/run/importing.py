@@ -15,7 +15,7 @@ import os
 
 from planner.api.errors import NotFoundError
 from planner.api.models import Deployment
-from planner.cli.commands.import_ import ImportArgs
+from planner.cli.commands.importing import ImportArgs
 from planner.cli.import_all import run_import_all
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.prompt import confirm

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.cli.commands.import_ import ImportArgs, parse
+from planner.cli.commands.importing import ImportArgs, parse
 from planner.cli.main import build_parser
 from planner.errors import PlannerError
 
