@@ -7,6 +7,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class Hold(BaseModel):
+    """A rollback's pin: the deployment stays on REVISION_ID until `planner release`.
+
+    `since` is ISO 8601 UTC (`iso_utc`); `by` is who set it, the state lock's `who`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    revision_id: str
+    since: str
+    by: str
+
+
 class RecordedDeployment(BaseModel):
     """One managed deployment as last applied.
 
@@ -27,6 +39,9 @@ class RecordedDeployment(BaseModel):
     # lifecycle.protect as last applied: removing a protected deployment's table from the
     # config must not delete it (it stays protected until applied with protect = false).
     protect: bool = False
+    # set by `planner rollback`, lifted by `planner release`; left out of the JSON when
+    # None, so a record without a hold is written byte for byte as before holds existed
+    held: Hold | None = Field(default=None, exclude_if=lambda held: held is None)
 
 
 def share_given_names(model: BaseModel) -> None:
