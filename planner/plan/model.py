@@ -239,6 +239,28 @@ class PlanWarning(PlanModel):
     message: str
 
 
+class HeldDeployment(PlanModel):
+    """A deployment a rollback holds on an earlier revision (`planner rollback`): the plan
+    changes nothing of it until `planner release`. `changes` are what the config would
+    change if it were released (shown, never applied, never seen by a policy)."""
+
+    address: str = Field(description="the deployment's address (its table key)")
+    revision: str = Field(description="the revision the rollback redeployed; held on it")
+    since: str = Field(description="when the hold was set (ISO 8601, UTC)")
+    by: str = Field(description="who set it: user@host")
+    changes: list[FieldChange] = Field(
+        default_factory=list,
+        description="the field changes the config would make (not planned while it is held)",
+    )
+    release_command: str = Field(
+        description="the command that lifts the hold (`planner release`, with the options given)"
+    )
+
+
+def _is_empty(value: Any) -> bool:
+    return not value
+
+
 class Summary(PlanModel):
     create: int = 0
     update: int = 0
@@ -247,6 +269,11 @@ class Summary(PlanModel):
     replace: int = 0
     no_op: int = 0
     moved: int = 0
+    held: int = Field(
+        default=0,
+        exclude_if=_is_empty,
+        description="deployments held by a rollback, not planned (absent: none)",
+    )
 
 
 PlanMode = Literal["normal", "destroy", "refresh-only"]
@@ -267,6 +294,12 @@ class Plan(PlanModel):
     warnings: list[PlanWarning] = Field(default_factory=list)
     rollouts: list[Rollout] = Field(default_factory=list)
     unmanaged: list[Unmanaged] = Field(default_factory=list)
+    held: list[HeldDeployment] = Field(
+        default_factory=list,
+        exclude_if=_is_empty,
+        description="deployments a rollback holds: their config changes are listed, not "
+        "planned, until `planner release` (absent: none is held)",
+    )
     policies: list[PolicyResult] = Field(
         default_factory=list,
         description="the policies deployments of the plan did not pass (denials are errors too)",
@@ -316,12 +349,14 @@ class Plan(PlanModel):
         return [change for change in self.changes if change.action in actions]
 
 
-def summarize(changes: list[Change]) -> Summary:
+def summarize(changes: list[Change], held: int = 0) -> Summary:
+    """The counts of CHANGES by action, the moves among them, and HELD (deployments held
+    by a rollback: listed, not planned)."""
     counts = {action.value: 0 for action in Action}
     for change in changes:
         counts[change.action.value] += 1
     moved = sum(change.moved_from is not None for change in changes)
-    return Summary(**counts, moved=moved)
+    return Summary(**counts, moved=moved, held=held)
 
 
 def plan_json_schema() -> dict[str, Any]:
