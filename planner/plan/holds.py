@@ -25,7 +25,8 @@ def held_moves(
 ) -> tuple[dict[str, str], dict[str, str]]:
     """MOVES (new address -> recorded one) split in two: the moves of deployments no
     rollback holds, and those of held ones (never made: an error of the plan)."""
-    kept, held = {}, {}
+    kept: dict[str, str] = {}
+    held: dict[str, str] = {}
     for new, old in moves.items():
         (held if recorded[old].held is not None else kept)[new] = old
     return kept, held

@@ -61,6 +61,10 @@ class CycleEvent(Event):
     pending: list[str] = Field(description="deployments the plan would change")
     changed: list[str] = Field(description="deployments this cycle changed")
     held: list[str] = Field(description="deletions held back (no --prune)")
+    held_deployments: list[str] = Field(
+        description="deployments a rollback holds (`planner rollback`): reported, never "
+        "healed until `planner release`",
+    )
     message: str = Field(description="the human line")
     error: ErrorBody | None = Field(description="why the cycle failed")
     next_seconds: float | None = Field(description="until the next cycle (null: the last)")

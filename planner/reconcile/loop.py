@@ -24,7 +24,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -178,6 +178,7 @@ class Reconciler:
             pending=len(outcome.left),
             changed=len(outcome.changed),
             message=outcome.message,
+            held=len(outcome.held) if outcome.plan is not None else None,
         )
         self.board.record_cycle(record)
         if outcome.rows:
@@ -191,9 +192,7 @@ class Reconciler:
         change = self._last_changes.get(row.address)
         if change is None:
             return row
-        return DeploymentRow(
-            row.address, row.remote_name, row.health, row.drifted, change[0], change[1]
-        )
+        return replace(row, last_change=change[0], last_change_at=change[1])
 
     async def notify(self, outcome: Outcome) -> None:
         kind, names = self.notification_of(outcome)
@@ -227,10 +226,10 @@ class Reconciler:
             self._notified_failure = key
             return "failed", outcome.failed or outcome.pending
         if outcome.result == "healed" or (outcome.result == "drift" and outcome.changed):
-            self._notified_drift = frozenset(outcome.held)  # said with the heal
+            self._notified_drift = frozenset(outcome.held_back)  # said with the heal
             return "healed", outcome.changed
         if outcome.result in ("drift", "refused"):
-            found = frozenset(outcome.pending + outcome.held)
+            found = frozenset(outcome.pending + outcome.held_back)
             if found == self._notified_drift:
                 return None, []
             self._notified_drift = found

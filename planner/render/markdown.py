@@ -136,7 +136,7 @@ def alerts(plan: Plan) -> list[str]:
 
 
 def held_item(held: HeldDeployment) -> str:
-    """`` `api` `` on revision `` `R` `` since S by B: `` `planner release api` `` lifts the hold."""
+    """`` `api` on revision `R` since S by B: `planner release api` lifts the hold ``."""
     return (
         f"{code(held.address)} on revision {code(held.revision)} since {inline(held.since)} "
         f"by {inline(held.by)}: {code(held.release_command)} lifts the hold"

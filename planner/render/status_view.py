@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from planner.command_lines import suggested_command
 from planner.plan.status import HistoryEntry, StatusRow
 from planner.render.output import aligned
+from planner.state.records import Hold
 
 
 def revision_cell(revision_id: str | None, status: str | None) -> str:
@@ -17,15 +19,17 @@ def revision_cell(revision_id: str | None, status: str | None) -> str:
 
 
 def status_lines(rows: Sequence[StatusRow]) -> list[str]:
-    """One line per managed deployment under a header."""
-    table = [("NAME", "ID", "ACTIVE REVISION", "LATEST REVISION", "UPDATED", "URL", "DRIFT")]
+    """One line per managed deployment under a header; a HELD column (and a line on how
+    to lift a hold) only when a rollback holds one of them."""
+    held = any(row.held is not None for row in rows)
+    header = ("NAME", "ID", "ACTIVE REVISION", "LATEST REVISION", "UPDATED", "URL", "DRIFT")
+    table: list[tuple[str, ...]] = [header + (("HELD",) if held else ())]
     for row in rows:
         if row.gone:
-            table.append((row.name, row.id, "-", "-", "-", "-", "yes (deleted outside)"))
-            continue
-        latest = "same" if row.latest_revision_id == row.active_revision_id else None
-        table.append(
-            (
+            cells: tuple[str, ...] = (row.name, row.id, "-", "-", "-", "-", "yes (deleted outside)")
+        else:
+            latest = "same" if row.latest_revision_id == row.active_revision_id else None
+            cells = (
                 row.name,
                 row.id,
                 revision_cell(row.active_revision_id, row.active_status),
@@ -34,21 +38,54 @@ def status_lines(rows: Sequence[StatusRow]) -> list[str]:
                 row.url or "-",
                 "yes" if row.drift else "no",
             )
-        )
-    return aligned(table)
+        table.append(cells + ((held_cell(row),) if held else ()))
+    lines = aligned(table)
+    if held:
+        lines.append(HELD_NOTE)
+    return lines
+
+
+HELD_NOTE = (
+    "Held deployments are not planned, applied or healed until released (`planner release NAME`)."
+)
+
+
+def held_cell(row: StatusRow) -> str:
+    """`R since S by B`, and `(not active)` when another revision runs now; `-`: not held."""
+    if row.held is None:
+        return "-"
+    cell = hold_text(row.held)
+    if not row.gone and row.held.revision_id != row.active_revision_id:
+        cell += " (not active)"
+    return cell
+
+
+def hold_text(hold: Hold) -> str:
+    """`R since S by B`."""
+    return f"{hold.revision_id} since {hold.since} by {hold.by}"
 
 
 def empty_status_line(location: str) -> str:
     return f"No deployments in the state ({location} manages nothing)."
 
 
-def history_lines(name: str, entries: Sequence[HistoryEntry]) -> list[str]:
-    """NAME's revisions newest first: id, created, status (active marked), what changed."""
+def history_lines(
+    name: str, entries: Sequence[HistoryEntry], hold: Hold | None = None
+) -> list[str]:
+    """NAME's revisions newest first: id, created, status (active and held marked), what
+    changed; HOLD: the hold a rollback recorded, said first."""
     table = [("REVISION", "CREATED", "STATUS", "CHANGED")]
     for entry in entries:
-        status = f"{entry.status} (active)" if entry.active else entry.status
+        marks = [word for word, on in (("active", entry.active), ("held", entry.held)) if on]
+        status = f"{entry.status} ({', '.join(marks)})" if marks else entry.status
         table.append((entry.id, entry.created_at, status, changed_cell(entry, entries)))
-    return [f"Revisions of {name}, newest first:", *aligned(table)]
+    lines = [f"Revisions of {name}, newest first:", *aligned(table)]
+    if hold is None:
+        return lines
+    release = suggested_command("release", name)
+    said = f"{name} is held on revision {hold_text(hold)} (rolled back): not planned, applied "
+    said += f"or healed until `{release}`."
+    return [said, *lines]
 
 
 def changed_cell(entry: HistoryEntry, entries: Sequence[HistoryEntry]) -> str:

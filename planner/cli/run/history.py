@@ -18,23 +18,26 @@ from planner.plan.status import HistoryEntry, history_entries
 from planner.render.console import make_console
 from planner.render.output import write_json, write_lines
 from planner.render.status_view import history_lines, rows_json
+from planner.state.records import Hold
 
 
 def run(args: HistoryArgs) -> int:
     target = resolve_target(args.workspace, os.environ)
-    entries = asyncio.run(read_history(target, args.name))
+    entries, hold = asyncio.run(read_history(target, args.name))
     console = make_console()
     if args.format == "json":
         write_json(console, rows_json(entries))
     else:
-        write_lines(console, history_lines(args.name, entries))
+        write_lines(console, history_lines(args.name, entries, hold))
     return EXIT_OK
 
 
-async def read_history(target: Target, name: str) -> list[HistoryEntry]:
+async def read_history(target: Target, name: str) -> tuple[list[HistoryEntry], Hold | None]:
+    """NAME's revisions, and the hold a rollback recorded on it (None: not held)."""
     async with Workspace.open(target) as ws:
         doc = ws.read_state()
         recorded = doc.get(name)  # a StateError listing the known names
         deployment = await ws.client.get_deployment(recorded.id)
         revisions = await ws.client.list_revisions(recorded.id)
-    return history_entries(revisions, deployment.active_revision_id)
+    held = recorded.held.revision_id if recorded.held is not None else None
+    return history_entries(revisions, deployment.active_revision_id, held), recorded.held
