@@ -79,7 +79,7 @@ def hold_problem(
     release = release_command(name, command_args)
     return PlanProblem(
         name=name,
-        message=f"{name} is held on revision {hold.revision_id} (rolled back by {hold.by} "
+        message=f"{name} is held (rolled back to revision {hold.revision_id} by {hold.by} "
         f"since {hold.since}) and would be {what}",
         hint=f"{instead}or run `{release}` first (the next plan then plans the config again)",
     )
@@ -90,7 +90,7 @@ def gone_warning(name: str, hold: Hold, command_args: Sequence[str]) -> PlanWarn
     release = release_command(name, command_args)
     return PlanWarning(
         name=name,
-        message=f"{name} is held on revision {hold.revision_id} but no longer exists "
-        f"remotely (deleted outside the planner): `{release}`, then the next plan "
+        message=f"{name} is held (rolled back to revision {hold.revision_id}) but no longer "
+        f"exists remotely (deleted outside the planner): `{release}`, then the next plan "
         "creates it again",
     )

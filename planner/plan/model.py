@@ -245,7 +245,10 @@ class HeldDeployment(PlanModel):
     change if it were released (shown, never applied, never seen by a policy)."""
 
     address: str = Field(description="the deployment's address (its table key)")
-    revision: str = Field(description="the revision the rollback redeployed; held on it")
+    revision: str = Field(
+        description="the revision the rollback went back to (`planner rollback --to`); its "
+        "redeploy is the active revision"
+    )
     since: str = Field(description="when the hold was set (ISO 8601, UTC)")
     by: str = Field(description="who set it: user@host")
     changes: list[FieldChange] = Field(

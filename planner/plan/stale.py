@@ -101,8 +101,9 @@ def hold_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
         hold = recorded.held if recorded is not None else None
         if hold is not None and change.name not in listed:
             moves.append(
-                f"deployment {change.name} was rolled back since the plan (held on revision "
-                f"{hold.revision_id} by {hold.by} since {hold.since}): the plan must not touch it"
+                f"deployment {change.name} was rolled back since the plan (to revision "
+                f"{hold.revision_id} by {hold.by} since {hold.since}, and held): the plan must "
+                "not touch it"
             )
     for name in sorted(listed):
         recorded = doc.deployments.get(name)

@@ -67,7 +67,8 @@ class HistoryEntry(BaseModel):
     held: bool = Field(
         default=False,
         exclude_if=lambda held: not held,
-        description="the revision a rollback holds the deployment on (absent: not it)",
+        description="the revision a rollback went back to (its redeploy is the active one) "
+        "and holds the deployment on until `planner release` (absent: not it)",
     )
     changed: list[str]
 
@@ -120,7 +121,7 @@ def history_entries(
     revisions: Sequence[Revision], active_id: str | None, held_id: str | None = None
 ) -> list[HistoryEntry]:
     """REVISIONS (newest first) with what changed since the next older one; HELD_ID: the
-    revision a rollback holds the deployment on."""
+    revision a rollback went back to (`Hold.revision_id`; the redeploy made a new one)."""
     entries = []
     for index, revision in enumerate(revisions):
         older = revisions[index + 1] if index + 1 < len(revisions) else None

@@ -144,7 +144,7 @@ def hold_text(hold: HoldView | None) -> str:
         return "—"
     would = f"the config would change {hold.changes} field(s) once released; "
     return (
-        f'<span class="held">held on revision <code>{shown(hold.revision)}</code></span> '
+        f'<span class="held">held, rolled back to <code>{shown(hold.revision)}</code></span> '
         f"since {shown(hold.since)} by {shown(hold.by)}: never healed; "
         f"{would if hold.changes else ''}<code>{shown(hold.release_command)}</code> lifts it"
     )

@@ -116,10 +116,11 @@ HELD_TITLE = "Held by a rollback (not planned: the config's changes wait until i
 
 
 def held_text(held: HeldDeployment) -> str:
-    """`api: held on revision R since S by B; `planner release api` lifts the hold`."""
+    """`api: held, rolled back to revision R since S by B; `planner release api` lifts
+    the hold`."""
     return (
-        f"{held.address}: held on revision {held.revision} since {held.since} by {held.by}; "
-        f"`{held.release_command}` lifts the hold"
+        f"{held.address}: held, rolled back to revision {held.revision} since {held.since} "
+        f"by {held.by}; `{held.release_command}` lifts the hold"
     )
 
 

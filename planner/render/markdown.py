@@ -136,9 +136,11 @@ def alerts(plan: Plan) -> list[str]:
 
 
 def held_item(held: HeldDeployment) -> str:
-    """`` `api` on revision `R` since S by B: `planner release api` lifts the hold ``."""
+    """`` `api` rolled back to revision `R` since S by B: `planner release api` lifts the
+    hold ``."""
     return (
-        f"{code(held.address)} on revision {code(held.revision)} since {inline(held.since)} "
+        f"{code(held.address)} rolled back to revision {code(held.revision)} "
+        f"since {inline(held.since)} "
         f"by {inline(held.by)}: {code(held.release_command)} lifts the hold"
     )
 

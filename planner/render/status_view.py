@@ -51,18 +51,14 @@ HELD_NOTE = (
 
 
 def held_cell(row: StatusRow) -> str:
-    """`R since S by B`, and `(not active)` when another revision runs now; `-`: not held."""
-    if row.held is None:
-        return "-"
-    cell = hold_text(row.held)
-    if not row.gone and row.held.revision_id != row.active_revision_id:
-        cell += " (not active)"
-    return cell
+    """`rolled back to R since S by B` (the active revision is the redeploy of R: the
+    ACTIVE REVISION column); `-`: not held."""
+    return "-" if row.held is None else hold_text(row.held)
 
 
 def hold_text(hold: Hold) -> str:
-    """`R since S by B`."""
-    return f"{hold.revision_id} since {hold.since} by {hold.by}"
+    """`rolled back to R since S by B`."""
+    return f"rolled back to {hold.revision_id} since {hold.since} by {hold.by}"
 
 
 def empty_status_line(location: str) -> str:
@@ -72,7 +68,8 @@ def empty_status_line(location: str) -> str:
 def history_lines(
     name: str, entries: Sequence[HistoryEntry], hold: Hold | None = None
 ) -> list[str]:
-    """NAME's revisions newest first: id, created, status (active and held marked), what
+    """NAME's revisions newest first: id, created, status (the active one marked, and the
+    one a rollback went back to: `held`; the active one is then its redeploy), what
     changed; HOLD: the hold a rollback recorded, said first."""
     table = [("REVISION", "CREATED", "STATUS", "CHANGED")]
     for entry in entries:
@@ -83,8 +80,8 @@ def history_lines(
     if hold is None:
         return lines
     release = suggested_command("release", name)
-    said = f"{name} is held on revision {hold_text(hold)} (rolled back): not planned, applied "
-    said += f"or healed until `{release}`."
+    said = f"{name} is held ({hold_text(hold)}): not planned, applied or healed until "
+    said += f"`{release}`."
     return [said, *lines]
 
 

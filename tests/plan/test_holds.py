@@ -95,7 +95,7 @@ def test_removing_a_held_deployment_from_the_config_is_an_error() -> None:
     plan = plan_of(inputs, command_args=("--env", "prod"))
     assert [c.name for c in plan.changes_with(Action.DELETE)] == []
     (error,) = plan.errors
-    assert error.name == "batch" and "held on revision" in error.message
+    assert error.name == "batch" and "rolled back to revision" in error.message
     assert error.message.endswith("would be deleted")
     assert "`planner release --env prod batch`" in (error.hint or "")
     assert [h.address for h in plan.held] == ["batch", "support-agent"]

@@ -74,7 +74,7 @@ def test_the_status_page_shows_the_hold_only_when_one_is_held() -> None:
     board.set_deployments([row("api", hold=hold), row("worker")])
     page = render_page(board.snapshot(), now=NOW)
     assert "<th>Hold</th>" in page and '<td class="held">held</td>' in page
-    assert f"held on revision <code>{HELD_REVISION}</code></span> since {HOLD.since}" in page
+    assert f"rolled back to <code>{HELD_REVISION}</code></span> since {HOLD.since}" in page
     assert "<code>planner release api</code> lifts it" in page
     assert "would change 2 field(s)" in page
 

@@ -30,12 +30,12 @@ def test_the_text_lists_each_hold_with_its_release_command_and_would_be_changes(
     would-be changes as diff lines; the held deployments have no change block."""
     text = render_text(held_plan(("--env", "prod")))
     section = text[text.index(HELD_TITLE) : text.index("~ worker will be updated")]
-    assert f"support-agent: held on revision {HELD_REVISION} since {HOLD.since} by {HOLD.by}" in (
+    assert f"support-agent: held, rolled back to revision {HELD_REVISION} since {HOLD.since}" in (
         section
     )
     assert "`planner release --env prod support-agent` lifts the hold" in section
     assert '~ source_revision_config.repo_ref: "main" → "v2"  (new-revision)' in section
-    assert "batch: held on revision" in section and "would change nothing" in section
+    assert "batch: held, rolled back to revision" in section and "would change nothing" in section
     assert "support-agent will" not in text and "batch will" not in text
 
 
@@ -83,18 +83,22 @@ def test_the_json_held_entries_have_the_documented_keys() -> None:
 
 
 def test_status_shows_a_held_column_only_when_something_is_held() -> None:
-    """A HELD column (revision, since, by; `(not active)` when another revision runs) and a
-    closing line on how to lift a hold appear only when a row is held."""
+    """A HELD column (the revision rolled back to, since, by) and a closing line on how to
+    lift a hold appear only when a row is held; the active revision is the redeploy's."""
     plain = StatusRow(name="bot", id="i2", active_revision_id="r1", latest_revision_id="r1")
     assert "HELD" not in status_lines([plain])[0] and HELD_NOTE not in status_lines([plain])
     pinned = StatusRow(
-        name="api", id="i1", active_revision_id=HELD_REVISION, latest_revision_id="r9", held=HOLD
+        name="api",
+        id="i1",
+        active_revision_id="r9",
+        active_status="DEPLOYED",
+        latest_revision_id="r9",
+        held=HOLD,
     )
-    moved = pinned.model_copy(update={"active_revision_id": "r9", "name": "web"})
-    lines = status_lines([pinned, plain, moved])
+    lines = status_lines([pinned, plain])
     assert lines[0].endswith("HELD") and lines[-1] == HELD_NOTE
-    assert lines[1].endswith(f"{HELD_REVISION} since {HOLD.since} by {HOLD.by}")
-    assert lines[2].endswith("-") and lines[3].endswith("(not active)")
+    assert lines[1].endswith(f"rolled back to {HELD_REVISION} since {HOLD.since} by {HOLD.by}")
+    assert "r9 (DEPLOYED)" in lines[1] and lines[2].endswith("-")
 
 
 def test_history_says_the_hold_and_marks_the_held_revision() -> None:
@@ -106,7 +110,7 @@ def test_history_says_the_hold_and_marks_the_held_revision() -> None:
         ),
     ]
     lines = history_lines("api", entries, HOLD)
-    assert lines[0].startswith(f"api is held on revision {HOLD.revision_id} since {HOLD.since}")
+    assert lines[0].startswith(f"api is held (rolled back to {HOLD.revision_id} since {HOLD.since}")
     assert "`planner release api`" in lines[0]
     assert "DEPLOYED (active, held)" in lines[-1]
     assert history_lines("api", entries)[0] == "Revisions of api, newest first:"
