@@ -27,7 +27,7 @@ from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
-from planner.state.json_chunks import _json, canonical_chunks, indented_chunks
+from planner.state.json_chunks import canonical_chunks, indented_chunks, json_value
 from planner.state.records import RecordedDeployment, share_given_names
 
 FORMAT_VERSION = 1
@@ -366,9 +366,10 @@ def _problems_of(parts: dict[str, Any]) -> list[str]:
         batch = {
             **parts,
             "deployments": {
-                name: _json(recorded) for name, recorded in deployments[start : start + _SEAL_BATCH]
+                name: json_value(recorded)
+                for name, recorded in deployments[start : start + _SEAL_BATCH]
             },
-            "pending": [_json(intent) for intent in pending[start : start + _SEAL_BATCH]],
+            "pending": [json_value(intent) for intent in pending[start : start + _SEAL_BATCH]],
         }
         try:
             StateDocument.model_validate(batch)

@@ -1,5 +1,11 @@
-"""The state's JSON encoder: a body written in pieces, entry by entry, byte for byte
-what `json.dumps` makes of the whole (canonical for the checksum, indented for the file)."""
+"""The state's JSON encoder: a state's body written in pieces, byte for byte what
+`json.dumps` makes of the whole (canonical for the checksum, indented for the file).
+
+The values of `deployments` and `pending` (the parts that grow with the state) are
+encoded one entry at a time, a model dumped only as its turn comes, so a write holds one
+entry's copy at a time, never a second whole document. `tests/state/test_document_pieces.py`
+pins the pieces joined to `json.dumps` of the whole.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-# The JSON of a state is written in pieces: the values of `deployments` and `pending`
-# (the parts that grow with the state) one entry at a time, a model dumped only as it is
-# encoded, so a write holds one entry's copy at a time, never a second whole document.
-# The pieces joined are exactly what json.dumps makes of the whole (tests/state pin it).
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 _INDENTED = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False)
 _ENTRY_INDENT = "\n    "  # an entry of a top-level object or array: two levels deep
@@ -30,13 +32,18 @@ def canonical_chunks(body: Mapping[str, Any]) -> Iterator[str]:
         if isinstance(value, dict) and value:
             inner = "{"
             for name in sorted(value):
-                yield inner + _CANONICAL.encode(name) + ":" + _CANONICAL.encode(_json(value[name]))
+                yield (
+                    inner
+                    + _CANONICAL.encode(name)
+                    + ":"
+                    + _CANONICAL.encode(json_value(value[name]))
+                )
                 inner = ","
             yield "}"
         elif isinstance(value, list) and value:
             inner = "["
             for entry in value:
-                yield inner + _CANONICAL.encode(_json(entry))
+                yield inner + _CANONICAL.encode(json_value(entry))
                 inner = ","
             yield "]"
         else:
@@ -73,7 +80,7 @@ def indented_chunks(payload: Mapping[str, Any]) -> Iterator[str]:
 
 
 def _indented_entry(entry: Any) -> str:
-    return _indented_value(_json(entry), _ENTRY_INDENT)
+    return _indented_value(json_value(entry), _ENTRY_INDENT)
 
 
 _encode_text = json.encoder.encode_basestring  # a string as ensure_ascii=False writes it
@@ -111,5 +118,6 @@ def _indented_value(value: Any, indent: str) -> str:
     return _CANONICAL.encode(value)  # a number, true, false, null: as json writes them
 
 
-def _json(entry: Any) -> Any:
+def json_value(entry: Any) -> Any:
+    """ENTRY as JSON data: a model dumped (`mode="json"`), anything else as it is."""
     return entry.model_dump(mode="json") if isinstance(entry, BaseModel) else entry
