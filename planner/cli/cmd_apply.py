@@ -201,21 +201,11 @@ async def execute(
 ) -> ApplyResult:
     import asyncio
 
-    from planner.apply import ApplyOptions, execute_plan
+    from planner.apply import ApplyOptions
 
     stop = asyncio.Event()
     apply_options = ApplyOptions(
         parallelism=options.parallelism, wait=not options.no_wait, wait_timeout=options.wait_timeout
     )
     with signals.executing(stop):
-        return await execute_plan(
-            plan,
-            client=ws.client,
-            backend=ws.backend,
-            doc=doc,
-            desired=ws.config.deployments,
-            digest_key=ws.digest_key(doc),
-            options=apply_options,
-            reporter=reporter,
-            stop=stop,
-        )
+        return await ws.execute(plan, doc, apply_options, reporter, stop)

@@ -4,17 +4,21 @@ A thin composer, no plan logic: `Workspace.open(target)` loads the config of a r
 `Target` (`planner.cli.target.resolve_target`), opens its endpoint's client and its
 state backend. Use it as `async with` (it closes both). Commands take `lock(...)` around
 a read-change-write, `read_state()` inside it, then `refresh` / `make_plan`, which hand
-the workspace's parts to the engine (`planner.plan.engine`).
+the workspace's parts to the engine (`planner.plan.engine`), and `execute`, which hands
+them to the executor (`planner.apply.execute_plan`, imported when a command first
+executes a plan: `planner.apply` names it lazily).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from planner import apply
 from planner.api.client import ControlPlaneClient
 from planner.cli.endpoint import announce_on_stderr, open_client
 from planner.cli.target import Target
@@ -173,3 +177,25 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
         )
         origin = {"config": str(self.config.path), "environment": self.config.environment}
         return plan.model_copy(update=origin), observed
+
+    async def execute(
+        self,
+        plan: Plan,
+        doc: StateDocument,
+        options: apply.ApplyOptions,
+        reporter: apply.Reporter,
+        stop: asyncio.Event,
+    ) -> apply.ApplyResult:
+        """Carry PLAN out (`execute_plan`) on this workspace's client, state (DOC, locked
+        by the caller) and config, until it is done or STOP is set."""
+        return await apply.execute_plan(
+            plan,
+            client=self.client,
+            backend=self.backend,
+            doc=doc,
+            desired=self.config.deployments,
+            digest_key=self.digest_key(doc),
+            options=options,
+            reporter=reporter,
+            stop=stop,
+        )
