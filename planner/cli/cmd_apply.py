@@ -16,6 +16,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
+from planner.cli.collector import long_lived_objects
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
 from planner.cli.options import (
     RunOptions,
@@ -60,8 +61,6 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.lifetimes import long_lived_objects
-
     with long_lived_objects():  # the modules an apply needs, imported as it starts
         import asyncio
 

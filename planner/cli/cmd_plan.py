@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planner.cli.collector import long_lived_objects
 from planner.cli.common import run_async
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from planner.cli.options import (
@@ -90,8 +91,6 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.lifetimes import long_lived_objects
-
     workspace, output = WorkspaceOptions.of(vars(args)), OutputOptions.of(vars(args))
     options = plan_options(
         only=args.only,
@@ -177,7 +176,6 @@ def check_out_target(out: str | None, target: Target) -> None:
 async def run_plan(target: Target, options: PlanOptions, out: str | None) -> PlanRun:
     """The plan of one snapshot of the state, naming a writer that holds the lock."""
     from planner.cli.workspace import Workspace
-    from planner.lifetimes import long_lived_objects
     from planner.render.output import write_warnings
 
     # the config, the state, the live deployments and the plan all live as long as the

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from planner.cli.collector import collect_last_cycle
 from planner.cli.exits import EXIT_INTERRUPTED
 from planner.cli.options import (
     Options,
@@ -201,7 +202,7 @@ async def reconcile(
 
 def workspace_opener(target: Target) -> Callable[[], Workspace]:
     """Opens TARGET's workspace, reading the config file again each time (announcing the
-    embedded control plane once)."""
+    embedded control plane once), after collecting what the cycle before left."""
     from planner.cli.endpoint import announce_on_stderr
     from planner.cli.workspace import Workspace
 
@@ -213,7 +214,11 @@ def workspace_opener(target: Target) -> Callable[[], Workspace]:
             announced.append(text)
             announce_on_stderr(text)
 
-    return lambda: Workspace.open(fresh, announce=announce)
+    def opened() -> Workspace:
+        collect_last_cycle()
+        return Workspace.open(fresh, announce=announce)
+
+    return opened
 
 
 @contextmanager

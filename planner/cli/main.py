@@ -3,7 +3,8 @@
 Each command lives in `planner/cli/cmd_<module>.py` with `register(subparsers, parents)`,
 which adds its parser and sets `func` to a callable `(args) -> int`. `COMMANDS` names
 them with their help lines, so `planner --help` lists every command without importing
-one; `main` imports only the module of the command it runs.
+one; `main` imports only the module of the command it runs, and chooses the garbage
+collector's policy for it (`planner.cli.collector`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from planner import installed_version
+from planner.cli.collector import policy_for
 from planner.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
 
@@ -173,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
     try:
-        result: int = args.func(args)
+        with policy_for(args.command):  # the collector's, for this command (see collector)
+            result: int = args.func(args)
         return result
     except PlannerError as error:
         if debug:
