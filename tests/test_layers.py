@@ -2,7 +2,8 @@
 
 Layers, low to high (CONVENTIONS.md, "Where things live"):
 
-    root (planner/__init__.py, command_lines.py, errors.py, files.py, secrets.py)
+    root (planner/__init__.py, command_lines.py, errors.py, files.py,
+          pydantic_internals.py, secrets.py)
     state                      the state file, lock, store
     api                        wire models, rules, the httpx2 client: knows neither the
                                server, nor the state, nor the config
@@ -32,6 +33,7 @@ ROOT_MODULES = {
     "planner.command_lines",
     "planner.errors",
     "planner.files",
+    "planner.pydantic_internals",
     "planner.secrets",
 }
 BELOW_PLAN = {ROOT, "state", "api", "config"}

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig
+from planner.pydantic_internals import serializer
 
 
 class Lifecycle(BaseModel):
@@ -48,9 +49,7 @@ class DesiredDeployment(BaseModel):
         """Wire JSON of the fields the config sets, secrets excluded (they are compared apart)."""
         # `model_dump(mode="json", exclude_unset=True, exclude=...)` without its wrapper:
         # asked for every deployment, by the loader and again by the plan
-        managed: dict[str, Any] = self.__pydantic_serializer__.to_python(
-            self, mode="json", exclude_unset=True, exclude=_NOT_MANAGED
-        )
+        managed: dict[str, Any] = _dump(self, mode="json", exclude_unset=True, exclude=_NOT_MANAGED)
         return managed if self.remote_name is None else {"name": self.remote_name, **managed}
 
     @property
@@ -60,3 +59,6 @@ class DesiredDeployment(BaseModel):
 
     def secret_values(self) -> dict[str, str]:
         return {name: value.get_secret_value() for name, value in self.secrets.items()}
+
+
+_dump = serializer(DesiredDeployment).to_python

@@ -22,6 +22,7 @@ from pydantic_core import PydanticUndefined
 from planner import __version__
 from planner.api.fields import ChangeClass
 from planner.errors import PlanError
+from planner.pydantic_internals import unvalidated
 from planner.state.document import IntentOp
 
 # A minor step adds keys (1.1: a field change's `drifted`; 1.2: `policies`). A 1.1 plan
@@ -89,13 +90,7 @@ def built(cls: type[_Model], **values: Any) -> _Model:
     fields.update(values)
     for name, factory in factories:
         fields[name] = factory()
-    instance = cls.__new__(cls)
-    _set = object.__setattr__  # as `model_construct` does: the model is frozen
-    _set(instance, "__dict__", fields)
-    _set(instance, "__pydantic_fields_set__", given)
-    _set(instance, "__pydantic_extra__", None)
-    _set(instance, "__pydantic_private__", None)
-    return instance
+    return unvalidated(cls, fields, given)
 
 
 def _recipe(key: tuple[type[PlanModel], frozenset[str]]) -> _Recipe:

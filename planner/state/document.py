@@ -26,6 +26,7 @@ from planner import __version__
 from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
+from planner.pydantic_internals import field_values, private_values
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
 from planner.state.json_chunks import canonical_chunks, indented_chunks, json_value
 from planner.state.records import RecordedDeployment, share_given_names
@@ -115,9 +116,7 @@ class StateDocument(BaseModel):
 
     def _bookkeeping(self) -> _Book:
         """`self._book`, read from pydantic's private dict without its `__getattr__`."""
-        private = self.__pydantic_private__
-        assert private is not None  # every way a document is made sets its private values
-        book: _Book = private["_book"]
+        book: _Book = private_values(self)["_book"]
         return book
 
     @classmethod
@@ -151,7 +150,7 @@ class StateDocument(BaseModel):
 
     def __eq__(self, other: object) -> bool:
         # the fields only: the private change log and counts are bookkeeping, not content
-        return isinstance(other, StateDocument) and self.__dict__ == other.__dict__
+        return isinstance(other, StateDocument) and field_values(self) == field_values(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
 
@@ -160,7 +159,7 @@ class StateDocument(BaseModel):
         the entries shared (deployments and intents are replaced, never changed in place),
         so it costs two lists of references, not a second document."""
         containers = {"deployments": dict(self.deployments), "pending": list(self.pending)}
-        return StateDocument.model_construct(**{**self.__dict__, **containers})
+        return StateDocument.model_construct(**{**field_values(self), **containers})
 
     @property
     def replayed(self) -> int:
