@@ -6,10 +6,17 @@ Each stub appends one JSON line per call to $STUB_LOG: {"tool", "method", "path"
 from $STUB_RESPONSES, a JSON object "METHOD path" -> response body; the first key whose
 path is a prefix of the call's path wins; no match answers `[]`. `gh run download`
 copies $STUB_ARTIFACT into `--dir`; `curl --output FILE` writes $STUB_ARTIFACT there.
+
+`install_python_stub` stands in for the runner's `python3` in the action's install step
+(pip and its registry are outside the project): `python3 -m venv DIR` makes DIR/bin/python,
+whose `-m pip install ARGS` is logged as {"tool": "pip", "method": "INSTALL", "path": the
+last argument, "fields": {"args": ARGS}}, and DIR/bin/planner, this interpreter's planner;
+any other call runs this interpreter.
 """
 
 from __future__ import annotations
 
+import shlex
 import stat
 import sys
 from pathlib import Path
@@ -99,6 +106,30 @@ else:
 """
 )
 
+PYTHON = (
+    _COMMON
+    + r"""
+args = sys.argv[1:]
+if args[:2] != ["-m", "venv"]:
+    os.execv(REAL_PYTHON, [REAL_PYTHON, *args])
+bin_dir = os.path.join(args[2], "bin")
+os.makedirs(bin_dir, exist_ok=True)
+for name, body in (("python", PIP), ("planner", PLANNER)):
+    with open(os.path.join(bin_dir, name), "w", encoding="utf-8") as tool:
+        tool.write(body)
+    os.chmod(os.path.join(bin_dir, name), 0o755)
+"""
+)
+
+PIP = (
+    _COMMON
+    + r"""
+args = sys.argv[1:]
+assert args[:3] == ["-m", "pip", "install"], args
+answer("pip", "INSTALL", args[-1], {"args": args[3:]})
+"""
+)
+
 
 def install_stubs(bin_dir: Path) -> None:
     """Write `gh` and `curl` into BIN_DIR (put it first on PATH)."""
@@ -107,3 +138,19 @@ def install_stubs(bin_dir: Path) -> None:
         path = bin_dir / name
         path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
         path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+def install_python_stub(bin_dir: Path) -> None:
+    """Write `python3` into BIN_DIR (put it first on PATH)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    shebang = f"#!{sys.executable}\n"
+    planner = f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m planner "$@"\n'
+    source = (
+        f"REAL_PYTHON = {sys.executable!r}\n"
+        f"PIP = {shebang + PIP!r}\n"
+        f"PLANNER = {planner!r}\n"
+        f"{PYTHON}"
+    )
+    path = bin_dir / "python3"
+    path.write_text(shebang + source, encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)

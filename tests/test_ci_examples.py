@@ -1,6 +1,7 @@
-"""examples/ci: the workflows validate against the published schemas and pass zizmor, and
-their shell steps (examples/ci/scripts) work against `planner serve`, with `gh`/`curl`
-stubbed."""
+"""examples/ci and the action (action.yml): the workflows and the action validate against
+the published schemas and pass zizmor, and their shell steps (examples/ci/scripts, the
+action's steps as action.yml lists them) work against `planner serve`, with `gh`, `curl`
+and the install step's `python3` stubbed."""
 
 from __future__ import annotations
 
@@ -21,14 +22,16 @@ import httpx2
 import pytest
 
 from planner.errors import PlanStaleError
-from tests.ci_stubs import install_stubs
+from tests.ci_stubs import install_python_stub, install_stubs
 from tests.controlplane.conftest import ServeProcess, start_serve
+from tests.postgres import unique_name, with_a_password
 
 ROOT = Path(__file__).resolve().parents[1]
 CI = ROOT / "examples" / "ci"
 SCRIPTS = CI / "scripts"
 WORKFLOWS = sorted((CI / "github").glob("*.yml"))
 GITLAB = CI / "gitlab" / ".gitlab-ci.yml"
+ACTION = ROOT / "action.yml"  # the composite action, at the repository root
 DEV_TENANT = "11111111-1111-4111-8111-111111111111"
 KEY = "ci-key"
 CONFIG = "examples/fleet/planner.toml"
@@ -64,8 +67,9 @@ def zizmor_command() -> list[str]:
 
 def test_github_workflows_have_no_zizmor_finding() -> None:
     """zizmor, offline and with its strictest persona, finds nothing in the shipped GitHub
-    workflows: actions pinned to a commit, no persisted token, per-job permissions."""
-    command = [*zizmor_command(), "--persona", "auditor", *map(str, WORKFLOWS)]
+    workflows and the action: actions pinned to a commit, no persisted token, per-job
+    permissions, no expression expanded in a script."""
+    command = [*zizmor_command(), "--persona", "auditor", *map(str, [*WORKFLOWS, ACTION])]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout) == []
@@ -73,29 +77,47 @@ def test_github_workflows_have_no_zizmor_finding() -> None:
 
 def test_zizmor_finds_what_the_workflows_avoid(tmp_path: Path) -> None:
     """The same zizmor run reports a workflow with an unpinned action, a checkout that keeps
-    its token and a workflow-wide write permission (so the clean result above means something)."""
+    its token and a workflow-wide write permission, and an action that expands an input in
+    its script and writes GITHUB_PATH (so the clean result above means something)."""
     workflow = tmp_path / "bad.yml"
     workflow.write_text(
         "name: bad\non: push\npermissions:\n  pull-requests: write\njobs:\n  one:\n"
         "    name: one\n    runs-on: ubuntu-latest\n    steps:\n"
         "      - uses: actions/checkout@v4\n"
     )
+    action = tmp_path / "bad-action" / "action.yml"
+    action.parent.mkdir()
+    action.write_text(
+        "name: bad\ndescription: bad\ninputs:\n  config:\n    description: c\n"
+        "runs:\n  using: composite\n  steps:\n    - shell: bash\n"
+        '      run: |\n        planner plan -c "${{ inputs.config }}"\n'
+        '        echo "$RUNNER_TEMP/bin" >> "$GITHUB_PATH"\n'
+    )
     result = subprocess.run(
-        [*zizmor_command(), "--persona", "auditor", str(workflow)],
+        [*zizmor_command(), "--persona", "auditor", str(workflow), str(action)],
         capture_output=True,
         text=True,
         timeout=60,
     )
     found = {finding["ident"] for finding in json.loads(result.stdout)}
-    assert {"unpinned-uses", "artipacked", "excessive-permissions"} <= found
+    expected = {"unpinned-uses", "artipacked", "excessive-permissions"}
+    assert expected | {"template-injection", "github-env"} <= found
 
 
 def test_every_script_a_workflow_runs_exists_and_parses() -> None:
-    """Each examples/ci/scripts/*.sh a workflow names is there, executable, valid bash."""
-    named = set()
-    for workflow in [*WORKFLOWS, GITLAB]:
+    """Each examples/ci/scripts/*.sh a workflow or the action names (or a script they run
+    runs as `"$here/NAME.sh"`) is there, executable, valid bash."""
+    named: set[str] = set()
+    for workflow in [*WORKFLOWS, GITLAB, ACTION]:
         named |= set(re.findall(r"examples/ci/scripts/([\w-]+\.sh)", workflow.read_text()))
-    assert {"plan.sh", "apply.sh", "drift.sh", "github-comment.sh", "gitlab-comment.sh"} <= named
+    size = 0
+    while size != len(named):  # the scripts those scripts run, until no new one appears
+        size = len(named)
+        for name in list(named):
+            run = r'(?<!\. )"\$here/([\w-]+\.sh)"'  # run, not sourced (`. "$here/…"`)
+            named |= set(re.findall(run, (SCRIPTS / name).read_text()))
+    expected = {"plan.sh", "apply.sh", "drift.sh", "github-comment.sh", "gitlab-comment.sh"}
+    assert expected | {"github-action.sh", "marker.sh"} <= named
     for name in named:
         script = SCRIPTS / name
         assert os.access(script, os.X_OK), f"{name} is not executable"
@@ -416,3 +438,272 @@ def test_the_drift_issue_is_closed_once_the_drift_clears(job: Job) -> None:
         quiet = job.run(script, "--close", "plan-out/drift.md")
         assert quiet.returncode == 0 and "no open drift issue" in quiet.stdout
         assert [call["method"] for call in job.calls()] == ["GET"]
+
+
+# The action (action.yml at the repository root): its steps run here as the runner runs a
+# composite action's, with `${{ }}` expressions evaluated from the inputs, the steps'
+# outputs and a `github` context; the install step's `python3` is a stub (pip and its
+# registry are outside the project) whose venv holds this checkout's `planner`.
+
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
+
+
+@dataclass
+class ActionRun:
+    """What a run of the action left: the exit status of its last step, the steps' output
+    (stdout and stderr) and the action's outputs."""
+
+    returncode: int
+    log: str
+    outputs: dict[str, str]
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    """A $GITHUB_OUTPUT file's `name=value` and `name<<DELIMITER` entries."""
+    outputs: dict[str, str] = {}
+    lines = iter(path.read_text().splitlines() if path.exists() else [])
+    for line in lines:
+        name, sep, value = line.partition("=")
+        if sep:
+            outputs[name] = value
+            continue
+        name, _, delimiter = line.partition("<<")
+        outputs[name] = "\n".join(iter(lambda: next(lines), delimiter))
+    return outputs
+
+
+def evaluate(text: str, contexts: dict[str, Any]) -> str:
+    """TEXT with each `${{ a.b.c }}` replaced by that property of CONTEXTS (missing: empty,
+    as on GitHub); any other expression fails the test rather than guess."""
+
+    def value(match: re.Match[str]) -> str:
+        path = match.group(1)
+        assert re.fullmatch(r"[a-z_]+(\.[\w-]+)+", path), f"unsupported expression: {path}"
+        found: Any = contexts
+        for key in path.split("."):
+            found = found.get(key, "") if isinstance(found, dict) else ""
+        return str(found)
+
+    return EXPRESSION.sub(value, text)
+
+
+def run_action(job: Job, tmp_path: Path, **inputs: str) -> ActionRun:
+    """Run the action's steps in JOB's checkout with INPUTS (the `with:` of a workflow),
+    on pull request #7 unless `pull-request` is given."""
+    import yaml
+
+    action = yaml.safe_load(ACTION.read_text())
+    unknown = set(inputs) - set(action["inputs"])
+    assert not unknown, f"not inputs of the action: {unknown}"
+    github = {
+        "action_path": str(ROOT),
+        "token": "not-a-token",
+        "event": {"pull_request": {"number": 7}},
+    }
+    declared = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
+    contexts: dict[str, Any] = {"github": github, "steps": {}}
+    contexts["inputs"] = {k: evaluate(v, contexts) for k, v in {**declared, **inputs}.items()}
+    # What the caller's job would not set: the action's inputs and its own variables give them.
+    drop = ("PLANNER_ENV", "PLANNER_CONFIG", "PLAN_DIR", "PR_NUMBER", "GH_TOKEN")
+    base = {k: v for k, v in job.env.items() if k not in drop}
+    base |= {"GITHUB_ACTION_PATH": str(ROOT), "RUNNER_TEMP": str(tmp_path / "runner-temp")}
+    (tmp_path / "runner-temp").mkdir(exist_ok=True)
+    install_python_stub(tmp_path / "bin")
+    log, returncode = [], 0
+    for number, step in enumerate(action["runs"]["steps"]):
+        assert set(step) <= {"name", "id", "shell", "env", "run"}, step  # no `if:`, no `uses:`
+        assert step["shell"] == "bash" and "${{" not in step["run"], step
+        script = tmp_path / f"step-{number}.sh"
+        script.write_text(step["run"])
+        output = tmp_path / f"step-{number}.output"
+        env = {k: evaluate(str(v), contexts) for k, v in step.get("env", {}).items()}
+        result = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=job.repo,
+            env={**base, **env, "GITHUB_OUTPUT": str(output)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        log.append(result.stdout + result.stderr)
+        contexts["steps"][step.get("id", f"step{number}")] = {"outputs": read_outputs(output)}
+        returncode = result.returncode
+        if returncode != 0:
+            break
+    outputs = {k: evaluate(v["value"], contexts) for k, v in action["outputs"].items()}
+    return ActionRun(returncode, "".join(log), outputs)
+
+
+def comment_calls(job: Job) -> list[tuple[str, str]]:
+    """The (method, path) of each GitHub API call since the last `job.answer`."""
+    return [(c["method"], c["path"]) for c in job.calls() if c["tool"] == "gh"]
+
+
+def test_action_is_valid_against_the_vendored_action_schema(tmp_path: Path) -> None:
+    """check-jsonschema's built-in action-metadata schema accepts action.yml, and rejects
+    it without its `runs` (so the check above means something)."""
+    command = [
+        sys.executable,
+        "-m",
+        "check_jsonschema",
+        "--builtin-schema",
+        "vendor.github-actions",
+    ]
+    ok = subprocess.run([*command, str(ACTION)], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    text = ACTION.read_text()
+    broken = tmp_path / "action.yml"
+    broken.write_text(text[: text.index("\nruns:")])
+    bad = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "runs" in bad.stdout, bad.stdout + bad.stderr
+
+
+def test_action_installs_the_planner_from_its_own_checkout(job: Job, tmp_path: Path) -> None:
+    """The install step pip-installs the action's own directory (its pinned ref, with the
+    PostgreSQL extra) into a fresh venv under RUNNER_TEMP, and hands that venv's bin on;
+    nothing else is installed."""
+    run = run_action(job, tmp_path, config=CONFIG, environment="dev")
+    assert run.returncode == 0, run.log
+    (install,) = [call for call in job.calls() if call["tool"] == "pip"]
+    assert install["path"] == f"{ROOT}[postgres]"
+    assert all(not arg.startswith(("http", "git+")) for arg in install["fields"]["args"])
+    assert run.outputs["bin"] == str(tmp_path / "runner-temp" / "deployment-planner" / "bin")
+    assert "planner " in run.log  # `planner --version` ran from that bin
+
+
+def test_action_plan_saves_the_plan_and_keeps_one_sticky_comment(job: Job, tmp_path: Path) -> None:
+    """`plan`: the inputs pick config and environment; the plan is saved, the outputs name
+    it, and the pull request's comment is created, then edited on the next run."""
+    run = run_action(job, tmp_path, config=CONFIG, environment="dev")
+    assert run.returncode == 0, run.log
+    assert run.outputs["changes"] == "true"
+    assert run.outputs["plan-file"] == "plan-out/plan.json"
+    markdown = (job.repo / run.outputs["markdown-file"]).read_text()
+    assert markdown.startswith(MARKER)
+    assert json.loads((job.repo / run.outputs["plan-file"]).read_text())["saved"]
+    created = [c for c in job.calls() if c["tool"] == "gh"][-1]
+    assert (created["method"], created["path"]) == ("POST", "repos/acme/agents/issues/7/comments")
+    assert created["fields"]["body"] == markdown
+    job.answer({"GET repos/acme/agents/issues/7/comments": [{"id": 99, "body": MARKER}]})
+    again = run_action(job, tmp_path, config=CONFIG, environment="dev", **{"plan-dir": "out"})
+    assert again.returncode == 0, again.log
+    assert again.outputs["plan-file"] == "out/plan.json"
+    assert comment_calls(job)[-1] == ("PATCH", "repos/acme/agents/issues/comments/99")
+
+
+def test_action_plan_without_a_pull_request_or_with_comment_off_only_plans(
+    job: Job, tmp_path: Path
+) -> None:
+    """No pull request (a push or a schedule) or `comment: false`: the plan is made and
+    saved, and the GitHub API is never called."""
+    for inputs in ({"pull-request": ""}, {"comment": "false"}):
+        job.answer({})
+        run = run_action(job, tmp_path, config=CONFIG, environment="dev", **inputs)
+        assert run.returncode == 0, run.log
+        assert run.outputs["changes"] == "true"
+        assert comment_calls(job) == []
+
+
+def test_action_plan_with_errors_still_comments_and_fails(job: Job, tmp_path: Path) -> None:
+    """A plan with errors (a deployment the state forgot still exists) fails the step, and
+    reviewers still see the errors in the comment."""
+    run_plan_step(job)
+    assert job.planner("apply", "plan-out/plan.json").returncode == 0
+    assert job.planner("state", "rm", "-c", CONFIG, "hello-agent").returncode == 0
+    job.answer({})
+    run = run_action(job, tmp_path, config=CONFIG, environment="dev")
+    assert run.returncode == 1, run.log
+    markdown = (job.repo / "plan-out" / "plan.md").read_text()
+    assert "[!CAUTION]" in markdown and "hello-agent" in markdown
+    posted = [c for c in job.calls() if c["tool"] == "gh"][-1]
+    assert (posted["method"], posted["fields"]["body"]) == ("POST", markdown)
+
+
+def test_action_apply_applies_the_reviewed_plan(job: Job, tmp_path: Path) -> None:
+    """`apply`: the saved plan is applied; the next plan has no changes, and no comment is
+    made on the way."""
+    assert run_action(job, tmp_path, config=CONFIG, environment="dev").returncode == 0
+    job.answer({})
+    applied = run_action(job, tmp_path, command="apply", **{"plan-file": "plan-out/plan.json"})
+    assert applied.returncode == 0, applied.log
+    assert applied.outputs["plan-file"] == "plan-out/plan.json"
+    assert comment_calls(job) == []
+    again = run_action(job, tmp_path, config=CONFIG, environment="dev", comment="false")
+    assert again.outputs["changes"] == "false", again.log
+
+
+def test_action_apply_posts_a_stale_plan_that_changed_for_review(job: Job, tmp_path: Path) -> None:
+    """A reviewed plan gone stale with other changes is not applied: the step fails and
+    the new plan replaces the pull request's comment (same marker)."""
+    promote(job)
+    outside_change(job, "hello-agent")
+    job.answer({"GET repos/acme/agents/issues/7/comments": [{"id": 99, "body": MARKER}]})
+    run = run_action(job, tmp_path, command="apply", environment="dev")
+    assert run.returncode == 1, run.log
+    if PlanStaleError.code == "stale_plan":
+        assert "not applying unreviewed changes" in run.log
+        edited = [c for c in job.calls() if c["tool"] == "gh"][-1]
+        assert (edited["method"], edited["path"]) == (
+            "PATCH",
+            "repos/acme/agents/issues/comments/99",
+        )
+        assert edited["fields"]["body"] == (job.repo / "plan-out" / "replan.md").read_text()
+
+
+def test_action_refuses_an_unknown_command(job: Job, tmp_path: Path) -> None:
+    """A command other than plan or apply fails before the planner runs or anything is posted."""
+    run = run_action(job, tmp_path, command="destroy", config=CONFIG)
+    assert run.returncode == 1
+    assert "Unknown command destroy" in run.log
+    assert comment_calls(job) == []
+    assert not (job.repo / "plan-out").exists()
+
+
+def postgres_state(job: Job, postgres_url: str) -> tuple[str, str]:
+    """A state URL with a password, and the password; the checkout's config names a state
+    of its own in that (session-wide) database."""
+    config = job.repo / CONFIG
+    config.write_text(config.read_text() + f'\n[state]\nname = "{unique_name()}"\n')
+    return with_a_password(postgres_url)
+
+
+def test_action_with_a_postgres_state_never_shows_its_password(
+    job: Job, tmp_path: Path, postgres_url: str
+) -> None:
+    """`state` as a PostgreSQL URL with a password: plan and apply use it, and the password
+    is in no log line, output, comment or file the action writes."""
+    url, password = postgres_state(job, postgres_url)
+    state = {"state": url}
+    run = run_action(job, tmp_path, config=CONFIG, environment="dev", **state)
+    assert run.returncode == 0, run.log
+    applied = run_action(job, tmp_path, command="apply", **state)
+    assert applied.returncode == 0, applied.log
+    again = run_action(job, tmp_path, config=CONFIG, environment="dev", **state)
+    assert again.outputs["changes"] == "false", again.log
+    written = [p.read_text() for p in (job.repo / "plan-out").iterdir()]
+    written += [p.read_text() for p in tmp_path.glob("step-*.output")]
+    written.append(Path(job.env["GITHUB_STEP_SUMMARY"]).read_text())
+    written.append(job.log.read_text())
+    for text in [run.log, applied.log, again.log, *written]:
+        assert password not in text
+    assert not list((tmp_path / "state").glob("*.state.json"))  # the URL's state, not a file
+
+
+def test_action_applies_a_stale_plan_with_a_postgres_state(
+    job: Job, tmp_path: Path, postgres_url: str
+) -> None:
+    """A reviewed plan made with a PostgreSQL state that went stale by an unmanaged field is
+    planned again with that state (the plan records its URL without the password) and
+    applied; the password shows nowhere."""
+    url, password = postgres_state(job, postgres_url)
+    job.env["PLANNER_STATE"] = url
+    promote(job)
+    outside_change(job, "hello-agent", min_scale=1)
+    del job.env["PLANNER_STATE"]
+    run = run_action(job, tmp_path, command="apply", environment="dev", state=url)
+    assert run.returncode == 0, run.log
+    if PlanStaleError.code == "stale_plan":
+        assert "exactly the reviewed changes" in run.log
+    assert password not in run.log
+    for written in (job.repo / "plan-out").iterdir():
+        assert password not in written.read_text()

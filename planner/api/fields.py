@@ -41,6 +41,7 @@ FIELD_BEHAVIOUR: dict[str, ChangeClass] = {
     "source_config.deployment_type": ChangeClass.IMMUTABLE,
     "source_config.listener_id": ChangeClass.IMMUTABLE,
     "source_config.listener_config": ChangeClass.IMMUTABLE,
+    "source_config.template_id": ChangeClass.IMMUTABLE,
     "source_config.build_on_push": ChangeClass.IN_PLACE,
     "source_config.custom_url": ChangeClass.IN_PLACE,
     "source_config.resource_spec": ChangeClass.NEW_REVISION,

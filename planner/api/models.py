@@ -144,6 +144,9 @@ class DeploymentType(StrEnum):
     DEV_FREE = "dev_free"
     DEV = "dev"
     PROD = "prod"
+    # Newer tiers the real clients send (scale to zero); the published document predates them.
+    DEV_ZERO = "dev_zero"
+    DEV_FREE_ZERO = "dev_free_zero"
 
 
 class DeploymentStatus(StrEnum):
@@ -340,6 +343,7 @@ class SourceConfig(WireModel):
     listener_config: ListenerConfig | None = None
     install_command: str | None = None
     build_command: str | None = None
+    template_id: str | None = None  # internal_template: the template it deploys
 
 
 class RevisionSourceConfig(WireModel):

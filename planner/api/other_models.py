@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import Field
 
@@ -22,15 +23,43 @@ class ListenerComputeConfig(WireModel):
     k8s_namespaces: list[str] = Field(default_factory=list)
 
 
+ComputeType = Literal["k8s"]  # the one compute type listeners have
+
+
 class Listener(WireModel):
     """A data-plane listener a self-hosted `external_docker` deployment binds to."""
 
     id: str
     tenant_id: str
+    compute_type: ComputeType = "k8s"
     compute_id: str
     compute_config: ListenerComputeConfig
+    version: str | None = None
     created_at: datetime
     updated_at: datetime
+
+
+class ListenerComputeConfigRequest(WireModel):
+    """A listener's compute settings as a request sends them (null namespaces: none)."""
+
+    k8s_namespaces: list[str] | None = None
+
+
+class ListenerCreate(WireModel):
+    """`POST /v2/listeners` (self-hosted): a listener of one compute in the workspace."""
+
+    version: str | None = None
+    compute_type: ComputeType
+    compute_id: str = Field(description="Unique in the workspace.")
+    compute_config: ListenerComputeConfigRequest
+
+
+class ListenerPatch(WireModel):
+    """`PATCH /v2/listeners/{id}`: nulls leave a field as it is; `compute_config`
+    replaces the stored one."""
+
+    version: str | None = None
+    compute_config: ListenerComputeConfigRequest | None = None
 
 
 class ListenerList(WireModel):

@@ -37,6 +37,7 @@ FIELD_SOURCES: dict[tuple[str, ...], frozenset[str]] = {
     ("source_config", "listener_config"): frozenset({Source.EXTERNAL_DOCKER}),
     ("source_config", "install_command"): frozenset({Source.GIT_HOST, Source.INTERNAL_SOURCE}),
     ("source_config", "build_command"): frozenset({Source.GIT_HOST, Source.INTERNAL_SOURCE}),
+    ("source_config", "template_id"): frozenset({Source.INTERNAL_TEMPLATE}),
     ("source_revision_config", "repo_ref"): frozenset({Source.GIT_HOST}),
     ("source_revision_config", "agent_config_path"): _NOT_EXTERNAL,
     ("source_revision_config", "image_uri"): frozenset(

@@ -9,6 +9,7 @@ saved plans, the store of the local control plane) the seed's word is the one ke
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
@@ -79,10 +80,11 @@ def key_pairs(where: str) -> tuple[tuple[str, str], ...]:
     ]
 
 
-def integration_path(dialect: Dialect, tail: str) -> str:
-    """`/v1/integrations/<segment>/<tail>` in `dialect`'s segment."""
+def integration_path(dialect: Dialect, tail: str, *, forge: bool = False) -> str:
+    """`/v1/integrations/<segment>/<tail>` in `dialect`'s segment (FORGE: the service's
+    `/v1/integrations/forge/<segment>/<tail>` twin)."""
     segment = INTEGRATION_SEGMENT[0] if dialect is Dialect.SEED else INTEGRATION_SEGMENT[1]
-    return f"/v1/integrations/{segment}/{tail}"
+    return f"/v1/integrations/{'forge/' if forge else ''}{segment}/{tail}"
 
 
 def _renamed_keys(obj: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
@@ -109,3 +111,54 @@ def translate_body(body: Mapping[str, Any], to: Dialect) -> dict[str, Any]:
         config["resource_spec"] = _renamed_keys(config["resource_spec"], names)
         out["source_config"] = config
     return out
+
+
+def _word_pattern(words: Mapping[str, str]) -> re.Pattern[str]:
+    """The table's words where they stand alone in a text: not inside a longer name
+    (`cache_cpu` is not renamed inside `cache_cpu_limit`); a `_` before one still counts
+    as a border, so a schema's name built from a word (`PatchBody_git_host`) follows it."""
+    alternatives = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9])({alternatives})(?![A-Za-z0-9_])")
+
+
+_SERVICE_WORD = _word_pattern(_SERVICE_OF)
+_SEED_WORD = _word_pattern(_SEED_OF)
+
+
+def translate_text(text: str, to: Dialect) -> str:
+    """TEXT (a message, a path, a schema's name) with every word of the table in `to`'s
+    spelling."""
+    if to is Dialect.SERVICE:
+        return _SERVICE_WORD.sub(lambda found: _SERVICE_OF[found.group(1)], text)
+    return _SEED_WORD.sub(lambda found: _SEED_OF[found.group(1)], text)
+
+
+def seed_request(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A request body the real service's words were written in, in the seed's words, as the
+    service reads it: a key spelled the seed's way is not one of its keys, so it is dropped
+    (the service ignores keys it does not know) before the service's keys are renamed.
+    Values of `source` and `revision_source` are renamed; a seed word there is the caller's
+    to refuse (`is_seed_only_value`)."""
+    out = dict(body)
+    revision = out.get("source_revision_config")
+    if isinstance(revision, Mapping):
+        out["source_revision_config"] = _only_service_keys(revision, REVISION_CONFIG_KEYS)
+    config = out.get("source_config")
+    if isinstance(config, Mapping) and isinstance(config.get("resource_spec"), Mapping):
+        config = dict(config)
+        config["resource_spec"] = _only_service_keys(config["resource_spec"], RESOURCE_SPEC_KEYS)
+        out["source_config"] = config
+    return translate_body(out, Dialect.SEED)
+
+
+def _only_service_keys(
+    obj: Mapping[str, Any], pairs: tuple[tuple[str, str], ...]
+) -> dict[str, Any]:
+    seed_keys = {seed for seed, _ in pairs}
+    return {key: value for key, value in obj.items() if key not in seed_keys}
+
+
+def is_seed_only_value(word: Any) -> bool:
+    """WORD is a `source` value only the seed spells so (`git_host`): the service's enums
+    refuse it."""
+    return any(word == seed for seed, _ in SOURCE_WORDS)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.api.modes import Mode
+from planner.api.vocabulary import Dialect
 from planner.cli.options import seconds, whole_number
 from planner.controlplane.settings import DEFAULT_TENANT_ID, ServerSettings
 from planner.errors import PlannerError
@@ -65,8 +66,15 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "--mode",
         choices=[m.value for m in Mode],
         default=DEFAULTS.mode.value,
-        help="which sources are available (cloud: git_host, internal_*; self-hosted: "
-        "external_docker, API also under /api-host; default: %(default)s)",
+        help="which sources are available (cloud: the git source and internal_*; "
+        "self-hosted: external_docker; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--dialect",
+        choices=[d.value for d in Dialect],
+        default=DEFAULTS.dialect.value,
+        help="the API's words: the seed's neutral ones, or the real service's, with its "
+        "routes and status codes (default: %(default)s)",
     )
     parser.add_argument(
         "--seed",
@@ -207,6 +215,7 @@ def run(args: argparse.Namespace) -> int:
         error_rate=args.error_rate,
         rate_limit=args.rate_limit,
         mode=Mode(args.mode),
+        dialect=Dialect(args.dialect),
         seed_file=args.seed,
         random_seed=args.random_seed,
     )
@@ -219,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
         if generated is not None:
             print(f"API key: {generated}", flush=True)
         print(
-            f"Local control plane ({settings.mode} mode), db {settings.db_path}; Ctrl-C stops it.",
+            f"Local control plane ({settings.mode} mode, {settings.dialect} dialect), "
+            f"db {settings.db_path}; Ctrl-C stops it.",
             file=sys.stderr,
             flush=True,
         )

@@ -26,6 +26,7 @@ from planner.api.auth import check_base_url, display_url
 from planner.api.client import ControlPlaneClient
 from planner.api.modes import Mode
 from planner.api.retry import RetryPolicy
+from planner.api.vocabulary import Dialect
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY, ServerSettings
 from planner.errors import ConfigError, StateError
 from planner.files import os_reason
@@ -57,6 +58,7 @@ class Endpoint:
     api_key: str = field(default="", repr=False)
     db_path: Path | None = None
     mode: Mode = Mode.CLOUD  # the embedded plane's source availability
+    dialect: Dialect = Dialect.SEED  # the embedded plane's words (`ServerSettings.dialect`)
     timings: Mapping[str, float] = field(default_factory=dict)  # the embedded plane's
 
     @property
@@ -76,10 +78,11 @@ def embedded_settings(
     tenant_id: str,
     mode: Mode = Mode.CLOUD,
     timings: Mapping[str, float] | None = None,
+    dialect: Dialect = Dialect.SEED,
 ) -> ServerSettings:
     """Short revision timings so a quickstart finishes in seconds; the embedded key may
     use the default workspace and the configured one. TIMINGS overrides
-    build_seconds / deploy_seconds / delete_seconds."""
+    build_seconds / deploy_seconds / delete_seconds; DIALECT is the words it speaks."""
     tenants = list(dict.fromkeys([DEFAULT_TENANT_ID, tenant_id]))
     settings = ServerSettings(
         db_path=db_path,
@@ -87,6 +90,7 @@ def embedded_settings(
         build_seconds=EMBEDDED_BUILD_SECONDS,
         deploy_seconds=EMBEDDED_DEPLOY_SECONDS,
         mode=mode,
+        dialect=dialect,
     )
     for name, seconds in (timings or {}).items():
         setattr(settings, name, seconds)
@@ -117,15 +121,16 @@ def embedded_client(
     mode: Mode = Mode.CLOUD,
     retry: RetryPolicy | None = None,
     timings: Mapping[str, float] | None = None,
+    dialect: Dialect = Dialect.SEED,
 ) -> ControlPlaneClient:
-    """A client on a local control plane app running in this process."""
+    """A client on a local control plane app running in this process (speaking DIALECT)."""
     import sqlite3
 
     from planner.controlplane.app import create_app  # FastAPI only when embedded
 
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True)
-        app = create_app(embedded_settings(db_path, tenant_id, mode, timings))
+        app = create_app(embedded_settings(db_path, tenant_id, mode, timings, dialect))
     except (OSError, sqlite3.Error) as error:
         raise database_error(db_path, error) from None
     # ASGITransport runs no lifespan events: the store is opened by create_app and
@@ -201,6 +206,7 @@ def open_client(
             mode=endpoint.mode,
             retry=retry,
             timings=endpoint.timings,
+            dialect=endpoint.dialect,
         )
     base_url = endpoint.base_url or ""
     check_base_url(base_url)

@@ -6,7 +6,8 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
     "SourceConfig": {
         "integration_id": "git_host: id (uuid) of the repository integration (immutable)",
         "repo_url": "git_host: repository URL (immutable)",
-        "deployment_type": "dev_free, dev or prod (not external_docker; immutable)",
+        "deployment_type": "dev_free, dev, prod, dev_zero or dev_free_zero (not external_docker; "
+        "immutable)",
         "build_on_push": "git_host: rebuild on every push (must be false for a tag ref)",
         "custom_url": "external_docker: custom URL (changes in place)",
         "resource_spec": "replicas, CPU, memory and pod settings (any change: new revision)",
@@ -14,6 +15,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "listener_config": "external_docker: listener settings (immutable)",
         "install_command": "git_host / internal_source: install command (new revision)",
         "build_command": "git_host / internal_source: build command (new revision)",
+        "template_id": "internal_template: the template to deploy (immutable)",
     },
     "SourceRevisionConfig": {
         "repo_ref": "git_host: branch, tag (refs/tags/...) or commit to build",

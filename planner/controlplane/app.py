@@ -1,8 +1,10 @@
 """The local control plane as a FastAPI application.
 
-Layers, outermost first: the self-hosted `/api-host` prefix, request metrics, one
-identity per request (repeated auth headers that disagree: 400), injected faults, body
-bounds (size 413, nesting 422), then FastAPI (auth per route through `get_context`).
+Layers, outermost first: the `/api-host` prefix (served in both modes), request metrics,
+one identity per request (repeated auth headers that disagree: 400), injected faults, body
+bounds (size 413, nesting 422), the service dialect's translation (`--dialect service`
+only: `planner.controlplane.dialect`), the hot routes, then FastAPI (auth per route through
+`get_context`).
 Every error body has the spec's shapes: `{detail: str}`, or for a 422
 `{detail: [{loc, msg, type}]}` with no echo of the input (it may hold secrets).
 """
@@ -13,22 +15,23 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from planner import __version__
-from planner.api.rules import Mode
-from planner.controlplane import artifact_routes, catalog, deployments, metrics
+from planner.api.vocabulary import Dialect
+from planner.controlplane import artifact_routes, catalog, deployments, listener_routes, metrics
 from planner.controlplane.artifacts import MAX_UPLOAD_BYTES, UPLOADS_PATH
 from planner.controlplane.body_limits import BodyLimitMiddleware
+from planner.controlplane.dialect import ServiceDialect
 from planner.controlplane.faults import FaultMiddleware
 from planner.controlplane.hot_routes import HotRoutes
 from planner.controlplane.identity import SingleIdentityMiddleware
+from planner.controlplane.listeners import seed_listeners
 from planner.controlplane.metrics import (
     Gauge,
     LabelSet,
@@ -37,13 +40,27 @@ from planner.controlplane.metrics import (
     RouteTable,
 )
 from planner.controlplane.openapi import install_openapi
-from planner.controlplane.seed import load_catalog
+from planner.controlplane.prefix import PrefixMiddleware
+from planner.controlplane.seed import Catalog, load_catalog
 from planner.controlplane.settings import SELF_HOSTED_PREFIX, ServerSettings
 from planner.controlplane.store import Store
 from planner.controlplane.validation import raw_create_problems, validation_errors
+from planner.errors import ConfigError
 
-ROUTERS = (deployments.router, catalog.router, artifact_routes.router, metrics.router)
 NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
+
+
+def routers_of(settings: ServerSettings) -> tuple[APIRouter, ...]:
+    """The app's routers: the same in both dialects but the repository integrations'."""
+    integrations = catalog.integrations_router(settings.dialect)
+    return (
+        deployments.router,
+        catalog.router,
+        listener_routes.router,
+        integrations,
+        artifact_routes.router,
+        metrics.router,
+    )
 
 
 def validation_problems(errors: Any) -> list[dict[str, Any]]:
@@ -60,11 +77,13 @@ def validation_problems(errors: Any) -> list[dict[str, Any]]:
 
 async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    if any(error.get("type") == "json_invalid" for error in exc.errors()):
+    settings: ServerSettings = request.app.state.settings
+    is_json_invalid = any(error.get("type") == "json_invalid" for error in exc.errors())
+    if is_json_invalid and settings.dialect is Dialect.SEED:  # the service's is FastAPI's 422
         return JSONResponse({"detail": "The request body is not valid JSON."}, status_code=400)
     problems = validation_problems(exc.errors())
     if request.method == "POST" and request.url.path.endswith("/v2/deployments"):
-        problems += rule_problems_besides(problems, exc.body, request.app.state.settings)
+        problems += rule_problems_besides(problems, exc.body, settings)
     return JSONResponse({"detail": problems}, status_code=422)
 
 
@@ -91,7 +110,8 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
 def allowed_methods(request: Request) -> list[str]:
     """Every method some route serves at this path (Starlette names only the first route's)."""
     path = request.scope["path"]
-    routes = [*request.app.routes, *(route for router in ROUTERS for route in router.routes)]
+    routers: tuple[APIRouter, ...] = request.app.state.routers
+    routes = [*request.app.routes, *(route for router in routers for route in router.routes)]
     methods: set[str] = set()
     for route in routes:
         if isinstance(route, Route) and route.methods and route.path_regex.match(path):
@@ -101,21 +121,6 @@ def allowed_methods(request: Request) -> list[str]:
 
 async def on_unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": "Internal server error."}, status_code=500)
-
-
-class PrefixMiddleware:
-    """Serve the API under `prefix` too, as self-hosted installs do (`/api-host/v2/...`)."""
-
-    def __init__(self, app: ASGIApp, prefix: str) -> None:
-        self.app = app
-        self.prefix = prefix
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path: str = scope.get("path", "")
-        if scope["type"] == "http" and path.startswith(self.prefix + "/"):
-            scope = {**scope, "path": path[len(self.prefix) :]}
-            scope["raw_path"] = scope["path"].encode()
-        await self.app(scope, receive, send)
 
 
 @asynccontextmanager
@@ -132,7 +137,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     The seed file is read here, so a bad one fails before the server listens.
     """
     settings = settings or ServerSettings()
-    catalog_data = load_catalog(settings.seed_file)
+    catalog_data = checked_catalog(load_catalog(settings.seed_file), settings.dialect)
     app = FastAPI(
         title="Deployment Control Plane (local)",
         version=__version__,
@@ -151,15 +156,31 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.state.catalog = catalog_data
     app.state.metrics = Registry(mode=str(settings.mode))
     app.state.store = Store(settings)
+    seed_listeners(app.state.store, catalog_data, settings)
     app.state.metrics.gauges.append(deployments_gauge(app.state.store, settings))
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(Exception, on_unexpected_error)
-    for router in ROUTERS:
+    routers = app.state.routers = routers_of(settings)
+    for router in routers:
         app.include_router(router)
     install_openapi(app)
-    add_middleware(app, settings)
+    add_middleware(app, settings, RouteTable.of_routers(routers))
     return app
+
+
+def checked_catalog(found: Catalog, dialect: Dialect) -> Catalog:
+    """FOUND, when the dialect can send it: the service's integration and repository ids
+    are integers."""
+    problems = catalog.numeric_id_problems(found) if dialect is Dialect.SERVICE else []
+    if problems:
+        raise ConfigError(
+            "The seed data's ids cannot be sent in the service dialect",
+            details=problems,
+            hint="The real service's integration and repository ids are numbers: write them "
+            "as digits (or serve the seed dialect).",
+        )
+    return found
 
 
 def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
@@ -173,17 +194,19 @@ def deployments_gauge(store: Store, settings: ServerSettings) -> Gauge:
     return Gauge("controlplane_deployments", "Deployments stored, per workspace.", read)
 
 
-def add_middleware(app: FastAPI, settings: ServerSettings) -> None:
-    """Hot routes innermost, then body bounds, then faults (after metrics count them), the
-    prefix outermost.
+def add_middleware(app: FastAPI, settings: ServerSettings, routes: RouteTable) -> None:
+    """Hot routes innermost, then the dialect's translation, body bounds, then faults
+    (after metrics count them), the prefix outermost.
 
     The single-identity check runs before the rate limiter, so both see one caller; body
-    bounds run after the faults, so a rate-limited request is never read."""
+    bounds run after the faults, so a rate-limited request is never read; the dialect's
+    translation after the bounds, so it reads only bounded bodies, and before the hot
+    routes, which answer in the seed's words."""
     app.add_middleware(HotRoutes, settings=settings, store=app.state.store)
+    if settings.dialect is Dialect.SERVICE:
+        app.add_middleware(ServiceDialect)
     app.add_middleware(BodyLimitMiddleware, path_limits={UPLOADS_PATH: MAX_UPLOAD_BYTES})
     app.add_middleware(FaultMiddleware, settings=settings, registry=app.state.metrics)
     app.add_middleware(SingleIdentityMiddleware)
-    routes = RouteTable.of_routers(ROUTERS)
     app.add_middleware(MetricsMiddleware, registry=app.state.metrics, routes=routes)
-    if settings.mode == Mode.SELF_HOSTED:
-        app.add_middleware(PrefixMiddleware, prefix=SELF_HOSTED_PREFIX)
+    app.add_middleware(PrefixMiddleware, prefix=SELF_HOSTED_PREFIX)

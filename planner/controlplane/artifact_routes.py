@@ -28,6 +28,7 @@ from planner.api.rules import Mode
 from planner.controlplane.artifacts import Artifacts, BuildLogs, UploadRefused, receive_upload
 from planner.controlplane.context import Context
 from planner.controlplane.deployments import http_errors
+from planner.controlplane.prefix import came_through_prefix
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE, Responses
 from planner.controlplane.settings import SELF_HOSTED_PREFIX, ServerSettings
 
@@ -64,8 +65,10 @@ def _http_errors() -> Iterator[None]:
 
 def public_base_url(request: Request, settings: ServerSettings) -> str:
     """How a client reaches this server: the request's origin, with `/api-host` when
-    self-hosted (the prefix middleware has taken it off the path by now)."""
-    prefix = SELF_HOSTED_PREFIX if settings.mode == Mode.SELF_HOSTED else ""
+    self-hosted or when the request came under it (the prefix middleware has taken it off
+    the path by now)."""
+    is_prefixed = settings.mode == Mode.SELF_HOSTED or came_through_prefix(request.scope)
+    prefix = SELF_HOSTED_PREFIX if is_prefixed else ""
     return str(request.base_url).rstrip("/") + prefix
 
 

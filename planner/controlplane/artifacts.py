@@ -26,6 +26,7 @@ from typing import Any
 
 from planner.api.models import RevisionStatus
 from planner.api.other_models import BuildLogOrder
+from planner.api.vocabulary import AGENT_CONFIG_KEY, GIT_SOURCE
 from planner.controlplane import lifecycle, views
 from planner.controlplane.rows import DeploymentRow, RevisionRow, UploadRow
 from planner.controlplane.service import Conflict, NotFound, deployment_not_found
@@ -244,14 +245,14 @@ def _build_messages(
     row: DeploymentRow, revision: RevisionRow, upload: UploadRow | None
 ) -> list[str]:
     config = revision.source_revision_config
-    if revision.source == "git_host":
+    if revision.source == GIT_SOURCE:
         source = f"Cloning {row.source_config.get('repo_url')} at {config.get('repo_ref')}"
         source += f" ({config.get('repo_commit_sha')})."
     elif upload is not None and upload.sha256 is not None:
         source = f"Fetched {upload.object_path}: {upload.size} bytes, sha256 {upload.sha256}."
     else:
         source = f"Fetching {config.get('source_tarball_path')}."
-    messages = [source, f"Reading {config.get('agent_config_path')}."]
+    messages = [source, f"Reading {config.get(AGENT_CONFIG_KEY)}."]
     for key, label in (("install_command", "Installing"), ("build_command", "Building")):
         command = row.source_config.get(key)
         if command:

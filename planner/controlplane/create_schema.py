@@ -23,6 +23,7 @@ from planner.api.rules import (
     SOURCES_BY_MODE,
     Mode,
 )
+from planner.api.vocabulary import GIT_SOURCE
 from planner.controlplane.validation import COMPLETE_ON_CREATE
 
 Schema = dict[str, Any]
@@ -89,7 +90,7 @@ def restrict_to_source(variant: Schema, source: str) -> None:
         variant["properties"]["secret_references"] = {
             "anyOf": [{"type": "array", "maxItems": 0}, {"type": "null"}]
         }
-    if source == "git_host":
+    if source == GIT_SOURCE:
         variant["not"] = TAG_BUILD_ON_PUSH
 
 

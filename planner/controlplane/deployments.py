@@ -15,6 +15,7 @@ create's CPU on the server.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,10 +40,11 @@ from planner.api.models import (
 from planner.api.other_models import HTTPValidationError
 from planner.api.rules import Problem, check_resource_numbers
 from planner.api.values import check_values
+from planner.api.vocabulary import Dialect
 from planner.controlplane.context import RequestContext, get_context
 from planner.controlplane.patching import PatchBody, PatchConflict, PatchRejected
 from planner.controlplane.responses import AUTHENTICATED, INVALID, NOT_FOUND, TOO_LARGE
-from planner.controlplane.service import Conflict, Deployments, NotFound
+from planner.controlplane.service import Conflict, Deployments, NotFound, Refused
 from planner.controlplane.store import DeploymentFilter
 from planner.controlplane.validation import (
     UUID_LIST_PATTERN,
@@ -64,11 +66,14 @@ UuidList = Annotated[
 ]
 ERRORS = {**NOT_FOUND, **INVALID}
 _STATUS = "|".join(s.value for s in RevisionStatus)
+STATUS_LIST_PATTERN = rf"^({_STATUS})(,({_STATUS}))*$"
+# The seed dialect refuses a status it does not know (422, the pattern in its document);
+# the service's document takes any string, and an unknown status matches no revision.
 StatusList = Annotated[
     str | None,
     Query(
-        pattern=rf"^({_STATUS})(,({_STATUS}))*$",
         description="Comma-separated revision statuses; only revisions in one of them.",
+        json_schema_extra={"pattern": STATUS_LIST_PATTERN},
     ),
 ]
 
@@ -99,6 +104,8 @@ def http_errors() -> Iterator[None]:
         raise HTTPException(409, exc.detail) from None
     except PatchRejected as exc:
         raise HTTPException(400, exc.detail) from None
+    except Refused as exc:
+        raise HTTPException(400, str(exc)) from None
 
 
 @router.post(
@@ -236,7 +243,7 @@ def patch_deployment(deployment_id: uuid.UUID, body: PatchBody, ctx: Context) ->
     if problems:
         raise _invalid(problems)
     with http_errors():
-        return json_text(_deployments(ctx).patch(str(deployment_id), body))
+        return json_text(_deployments(ctx).patch(str(deployment_id), body, body.revision_source))
 
 
 @router.get(
@@ -250,12 +257,31 @@ def list_revisions(
     limit: Limit = 20,
     offset: Offset = 0,
     status: StatusList = None,
+    remote_reconciled: Annotated[
+        bool | None,
+        Query(description="Only revisions reconciled remotely (none here) when true."),
+    ] = None,
 ) -> JSONResponse:
     """The deployment's revisions, newest first; `offset` = next page."""
+    if status is not None and ctx.settings.dialect is Dialect.SEED:
+        check_status_list(status)
     statuses = frozenset(status.split(",")) if status else None
+    if remote_reconciled:  # local revisions are never reconciled remotely
+        statuses = frozenset()
     with http_errors():
         page = _deployments(ctx).list_revisions(str(deployment_id), limit, offset, statuses)
     return JSONResponse(page)
+
+
+def check_status_list(status: str) -> None:
+    """The seed's rule for `status`: known revision statuses only (422, as its pattern)."""
+    if not re.fullmatch(STATUS_LIST_PATTERN, status):
+        problem = {
+            "loc": ["query", "status"],
+            "msg": f"String should match pattern '{STATUS_LIST_PATTERN}'",
+            "type": "string_pattern_mismatch",
+        }
+        raise RequestValidationError([problem])
 
 
 @router.post(
@@ -297,7 +323,14 @@ def create_revision(deployment_id: uuid.UUID, body: RevisionCreate, ctx: Context
     response_class=Response,
     responses=ERRORS,
 )
-def delete_deployment(deployment_id: uuid.UUID, ctx: Context) -> Response:
+def delete_deployment(
+    deployment_id: uuid.UUID,
+    ctx: Context,
+    delete_tracing_project: Annotated[
+        bool,
+        Query(description="Delete its tracing project too (here it always goes with it)."),
+    ] = False,
+) -> Response:
     """Start deleting one deployment: AWAITING_DELETE, then AWAITING_FINAL_DELETE, then 404."""
     with http_errors():
         _deployments(ctx).delete_one(str(deployment_id))
@@ -315,6 +348,27 @@ async def get_revision(
     """One revision of the deployment (polled for `status`)."""
     with http_errors():
         return JSONResponse(_deployments(ctx).get_revision(str(deployment_id), str(revision_id)))
+
+
+@router.post(
+    "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy",
+    response_model=Deployment,
+    responses={
+        **ERRORS,
+        400: {
+            "model": ErrorBody,
+            "description": "The revision cannot be redeployed: only one that was DEPLOYED can be.",
+        },
+        409: {"model": ErrorBody, "description": "The deployment is being deleted."},
+    },
+)
+def redeploy_revision(deployment_id: uuid.UUID, revision_id: uuid.UUID, ctx: Context) -> Response:
+    """Redeploy an earlier revision: a new revision of its source and config, rolled out
+    as a new revision is, which becomes the deployment's latest (and its active one once
+    deployed). The deployment, as a PATCH answers."""
+    with http_errors():
+        text = _deployments(ctx).redeploy(str(deployment_id), str(revision_id))
+    return json_text(text)
 
 
 @router.get("/local/tracing-projects", tags=["local"])

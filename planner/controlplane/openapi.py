@@ -6,7 +6,9 @@ checked-in copy is out of date). The document is FastAPI's, with the 422 shape n
 to the spec's `{loc, msg, type}` (we never send `input` or `ctx`), values bounded as the
 server bounds them (`planner.controlplane.schema_bounds`), and the create and PATCH
 bodies narrowed to what the server's mode accepts, one variant per source
-(`planner.controlplane.create_schema`, `planner.controlplane.patch_schema`).
+(`planner.controlplane.create_schema`, `planner.controlplane.patch_schema`). In the
+service dialect it is rewritten in that dialect's words and facts
+(`planner.controlplane.dialect_document`); the checked-in copy is the seed dialect's.
 The app serves it at `/openapi.json`, and Swagger UI at `/docs`.
 """
 
@@ -21,7 +23,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from planner.api.vocabulary import Dialect
 from planner.controlplane.create_schema import install_create_variants
+from planner.controlplane.dialect_document import name_dialect, service_document
 from planner.controlplane.patch_schema import install_patch_variants
 from planner.controlplane.schema_bounds import install_value_bounds
 
@@ -43,6 +47,9 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     install_value_bounds(schemas)
     install_create_variants(schemas, app.state.settings.mode)
     install_patch_variants(schemas, app.state.settings.mode)
+    if app.state.settings.dialect is Dialect.SERVICE:
+        return service_document(document)
+    name_dialect(document, Dialect.SEED)
     return document
 
 

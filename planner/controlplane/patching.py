@@ -22,14 +22,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from planner.api.fields import ChangeClass, classify, read_only_keys
-from planner.api.models import DeploymentPatch
+from planner.api.models import DeploymentPatch, Source
 from planner.api.rules import check_source_rules
 from planner.controlplane.validation import describe, merged_problems
 
 READ_ONLY_REVISION_FIELDS = read_only_keys("source_revision_config")
+_SOURCES = frozenset(source.value for source in Source)
 
 
 class PatchBody(DeploymentPatch):
@@ -38,6 +40,15 @@ class PatchBody(DeploymentPatch):
     name: str | None = Field(
         default=None, description="Accepted only when equal to the deployment's name."
     )
+    # The source of the revision the PATCH creates, when it names one; any other value is
+    # ignored, as the seed's document names no such key (the service dialect has checked it
+    # against its enum before, and its document names it).
+    revision_source: SkipJsonSchema[Any] = None
+
+    @field_validator("revision_source", mode="after")
+    @classmethod
+    def _only_a_source(cls, value: Any) -> str | None:
+        return value if isinstance(value, str) and value in _SOURCES else None
 
 
 class PatchRejected(Exception):

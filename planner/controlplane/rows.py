@@ -111,6 +111,22 @@ class UploadRow:
 
 
 @dataclass
+class ListenerRow:
+    """A listener of one workspace; a deleted one is kept (DELETED_AT set) so the seed
+    data does not bring it back when the server starts again."""
+
+    id: str
+    tenant_id: str
+    compute_type: str
+    compute_id: str
+    compute_config: dict[str, Any]
+    version: str | None
+    created_at: float
+    updated_at: float
+    deleted_at: float | None = None
+
+
+@dataclass
 class TracingProjectRow:
     id: str
     tenant_id: str

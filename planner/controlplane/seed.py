@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,13 +19,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from planner.api.models import UuidStr
-from planner.api.other_models import (
-    Integration,
-    Listener,
-    ListenerComputeConfig,
-    OAuthProvider,
-    Repository,
-)
+from planner.api.other_models import Integration, OAuthProvider, Repository
 from planner.errors import ConfigError
 from planner.files import parse_nested, read_user_text
 
@@ -105,7 +98,6 @@ class Catalog:
     """The seed data as the routes serve it, filtered by workspace."""
 
     seed: SeedFile
-    loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     def providers_for(self, tenant_id: str) -> list[OAuthProvider]:
         return [
@@ -119,21 +111,6 @@ class Catalog:
             Integration(id=i.id, installation_id=i.installation_id, name=i.name)
             for i in self.seed.integrations
             if is_visible(i.tenant_ids, tenant_id)
-        ]
-
-    def listeners_for(self, tenant_id: str) -> list[Listener]:
-        """The workspace's listeners, in seed order (dated when the seed was read)."""
-        return [
-            Listener(
-                id=listener.id,
-                tenant_id=tenant_id,
-                compute_id=listener.compute_id,
-                compute_config=ListenerComputeConfig(k8s_namespaces=listener.k8s_namespaces),
-                created_at=self.loaded_at,
-                updated_at=self.loaded_at,
-            )
-            for listener in self.seed.listeners
-            if is_visible(listener.tenant_ids, tenant_id)
         ]
 
     def repositories_of(self, integration_id: str, tenant_id: str) -> list[Repository] | None:

@@ -17,8 +17,10 @@ from planner.api.models import (
     DeploymentCreate,
     DeploymentPatch,
     RevisionCreate,
+    RevisionStatus,
     SourceConfig,
 )
+from planner.api.vocabulary import GIT_SOURCE
 from planner.controlplane import lifecycle, views
 from planner.controlplane.patching import apply_patch, unique_secrets
 from planner.controlplane.settings import ServerSettings
@@ -45,6 +47,11 @@ class Conflict(Exception):
     """HTTP 409 `{detail}`."""
 
 
+class Refused(Exception):
+    """HTTP 400 `{detail}`: a request the resource cannot honour (a revision that cannot
+    be redeployed)."""
+
+
 def deployment_not_found(deployment_id: str) -> NotFound:
     return NotFound(f"Deployment ID {deployment_id} not found.")
 
@@ -61,10 +68,17 @@ class Deployments:
         return self.settings.clock()
 
     def _new_revision(
-        self, tx: Transaction, row: DeploymentRow, now: float, *, is_new: bool = False
+        self,
+        tx: Transaction,
+        row: DeploymentRow,
+        now: float,
+        *,
+        is_new: bool = False,
+        source: str | None = None,
     ) -> list[RevisionRow]:
         """Insert a revision of `row`'s current config; unfinished older ones are SKIPPED
-        (IS_NEW: `row` is being created, it has none to look up).
+        (IS_NEW: `row` is being created, it has none to look up). SOURCE: the revision's,
+        when not the deployment's (a PATCH's `revision_source`).
 
         Returns every revision of `row` as stored now, newest first (for its view)."""
         older = [] if is_new else tx.revisions_of([row.id])[row.id]
@@ -73,14 +87,14 @@ class Deployments:
         for revision in skipped:
             revision.skipped_at = now
         config = dict(row.source_revision_config)
-        if row.source == "git_host":
+        if row.source == GIT_SOURCE:
             sha = views.commit_sha(row.source_config.get("repo_url"), config.get("repo_ref"))
             config["repo_commit_sha"] = sha
         revision = RevisionRow(
             id=str(uuid.uuid4()),
             deployment_id=row.id,
             seq=older[0].seq + 1 if older else 1,
-            source=row.source,
+            source=source or row.source,
             source_revision_config=config,
             created_at=now,
             build_seconds=self.settings.build_seconds,
@@ -107,7 +121,7 @@ class Deployments:
         source_config = {k: v for k, v in wire["source_config"].items() if v != {}}
         if body.source != "external_docker":
             source_config.setdefault("deployment_type", "prod")
-        if body.source == "git_host":
+        if body.source == GIT_SOURCE:
             source_config.setdefault("build_on_push", False)  # the service's default, echoed
         row = DeploymentRow(
             id=str(uuid.uuid4()),
@@ -169,8 +183,11 @@ class Deployments:
                     kept.keep(row.id, since, text)
         return resources
 
-    def patch(self, deployment_id: str, patch: DeploymentPatch) -> str:
-        """Merge `patch`; one new revision when a new-revision field changed."""
+    def patch(
+        self, deployment_id: str, patch: DeploymentPatch, revision_source: str | None = None
+    ) -> str:
+        """Merge `patch`; one new revision when a new-revision field changed, of
+        REVISION_SOURCE when given (the fields are still the deployment's source's)."""
         now = self._now()
         with self.store.transaction() as tx:
             row = self._get(tx, deployment_id)
@@ -186,7 +203,7 @@ class Deployments:
                 row.secret_references = patched.secret_references
                 row.updated_at = now
                 if patched.needs_revision or retry:
-                    self._new_revision(tx, row, now)
+                    self._new_revision(tx, row, now, source=revision_source)
                 return self._view(tx, tx.update_deployment(row), now)
             return self._view(tx, stored(row), now)
 
@@ -275,6 +292,31 @@ class Deployments:
             revision = self._new_revision(tx, row, now)[0]
             tx.update_deployment(row)
         return views.revision_view(revision, now)
+
+    def redeploy(self, deployment_id: str, revision_id: str) -> str:
+        """A new revision of an earlier one's source and config, which becomes the
+        deployment's (its active one once deployed); the deployment's view. Only a revision
+        that reached DEPLOYED can be redeployed (`Refused` otherwise)."""
+        now = self._now()
+        with self.store.transaction() as tx:
+            row = self._get(tx, deployment_id)
+            if row.delete_at is not None:
+                raise Conflict(f"Deployment ID {deployment_id} is being deleted.")
+            earlier = tx.get_revision(deployment_id, revision_id)
+            if earlier is None:
+                raise NotFound(f"Revision ID {revision_id} not found.")
+            status = lifecycle.revision_status(views.timing_of(earlier), now).status
+            if status is not RevisionStatus.DEPLOYED:
+                raise Refused(
+                    f"Revision ID {revision_id} cannot be redeployed: it is {status.value}; "
+                    "only a revision that was DEPLOYED can be."
+                )
+            config = dict(earlier.source_revision_config)
+            config.pop("repo_commit_sha", None)  # the revision's own, computed again
+            row.source_revision_config = config
+            row.updated_at = now
+            self._new_revision(tx, row, now, source=earlier.source)
+            return self._view(tx, tx.update_deployment(row), now)
 
     def tracing_projects(self) -> list[dict[str, Any]]:
         with self.store.snapshot() as tx:

@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.api.modes import Mode
+from planner.api.vocabulary import Dialect
 
 DEFAULT_TENANT_ID = "00000000-0000-4000-8000-000000000001"
 EMBEDDED_API_KEY = "local-dev-key"
-# Self-hosted installs serve the API under this path prefix (`--mode self-hosted`).
+# Self-hosted installs serve the API under this path prefix; the server serves it there in
+# both modes, as well as at the root (the Terraform provider sends its deployment calls to
+# `<api_url>/api-host` for any URL that is not the SaaS host).
 SELF_HOSTED_PREFIX = "/api-host"
 
 
@@ -22,7 +25,9 @@ class ServerSettings:
     `api_keys` maps each key to the workspaces (tenant ids) it may use; a key given
     without a tenant gets `DEFAULT_TENANT_ID`. `clock` returns epoch seconds; the
     revision lifecycle is computed from timestamps against it, so it also works
-    in-process with no background task.
+    in-process with no background task. `dialect` is the words the API speaks
+    (`planner serve --dialect`, and the embedded plane's): the store keeps the seed's
+    either way (`planner.controlplane.dialect` translates at the edge).
     """
 
     db_path: Path = Path("state/local-control-plane.db")
@@ -36,6 +41,7 @@ class ServerSettings:
     error_rate: float = 0.0
     rate_limit: int = 0  # requests per key per second; 0 = unlimited
     mode: Mode = Mode.CLOUD
+    dialect: Dialect = Dialect.SEED
     seed_file: Path | None = None
     random_seed: int = 0
     clock: Callable[[], float] = time.time

@@ -44,6 +44,7 @@ from planner.controlplane.pages import page_keys_sql, page_sql
 from planner.controlplane.rows import (
     DeploymentFilter,
     DeploymentRow,
+    ListenerRow,
     RevisionRow,
     RevisionSummary,
     StoredDeployment,
@@ -55,6 +56,7 @@ from planner.controlplane.settings import ServerSettings
 __all__ = [
     "DeploymentFilter",
     "DeploymentRow",
+    "ListenerRow",
     "PageStarts",
     "ReadMemo",
     "RevisionRow",
@@ -116,6 +118,18 @@ CREATE TABLE IF NOT EXISTS uploads (
     uploaded_at REAL,
     content BLOB
 );
+CREATE TABLE IF NOT EXISTS listeners (
+    id TEXT NOT NULL,
+    tenant_id TEXT NOT NULL,
+    compute_type TEXT NOT NULL,
+    compute_id TEXT NOT NULL,
+    compute_config TEXT NOT NULL,
+    version TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    deleted_at REAL,
+    PRIMARY KEY (tenant_id, id)
+);
 CREATE TABLE IF NOT EXISTS tracing_projects (
     id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL,
@@ -143,6 +157,8 @@ _PAGE_COLUMNS = (*(f"d.{c}" for c in StoredDeployment._fields), *_summary_column
 _DEPLOYMENT_WIDTH = len(StoredDeployment._fields)
 _NO_FILTER = DeploymentFilter()
 _REVISION_COLUMNS = ", ".join(f.name for f in fields(RevisionRow))
+_LISTENER_COLUMNS = ", ".join(f.name for f in fields(ListenerRow))
+_LISTENER_JSON = ("compute_config",)
 _UPLOAD_COLUMNS = (
     "id, object_path, tenant_id, deployment_id, token_sha256, created_at, expires_at, "
     "size, sha256, uploaded_at"
@@ -520,6 +536,54 @@ class Transaction:
             "UPDATE uploads SET content = ?, size = ?, sha256 = ?, uploaded_at = ? WHERE id = ?",
             (content, len(content), sha256, now, upload_id),
         )
+
+    # --- listeners -----------------------------------------------------------------
+
+    def insert_listener(self, row: ListenerRow, *, unless_known: bool = False) -> None:
+        """Insert ROW (UNLESS_KNOWN: not when the workspace has, or had, that id)."""
+        values = _encoded(vars(row), _LISTENER_JSON)
+        marks = ", ".join(f":{k}" for k in values)
+        verb = "INSERT OR IGNORE" if unless_known else "INSERT"
+        self.conn.execute(f"{verb} INTO listeners ({_LISTENER_COLUMNS}) VALUES ({marks})", values)
+
+    def update_listener(self, row: ListenerRow) -> None:
+        values = _encoded(vars(row), _LISTENER_JSON)
+        self.conn.execute(
+            "UPDATE listeners SET compute_config = :compute_config, version = :version, "
+            "updated_at = :updated_at, deleted_at = :deleted_at "
+            "WHERE tenant_id = :tenant_id AND id = :id",
+            values,
+        )
+
+    def listener(self, tenant_id: str, listener_id: str) -> ListenerRow | None:
+        """The workspace's listener (not a deleted one)."""
+        sql = (
+            f"SELECT {_LISTENER_COLUMNS} FROM listeners "
+            "WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL"
+        )
+        found = _query(self.conn, sql, (tenant_id, listener_id))
+        return next((ListenerRow(**row) for row in _decoded(found, _LISTENER_JSON)), None)
+
+    def listeners(self, tenant_id: str, limit: int, offset: int) -> list[ListenerRow]:
+        """One page of the workspace's listeners, oldest first."""
+        sql = (
+            f"SELECT {_LISTENER_COLUMNS} FROM listeners WHERE tenant_id = ? "
+            "AND deleted_at IS NULL ORDER BY created_at, id LIMIT ? OFFSET ?"
+        )
+        found = _query(self.conn, sql, (tenant_id, limit, offset))
+        return [ListenerRow(**row) for row in _decoded(found, _LISTENER_JSON)]
+
+    def listener_ids(self, tenant_id: str) -> set[str]:
+        """The ids of every listener the workspace has or had (deleted ones included)."""
+        rows = self.conn.execute("SELECT id FROM listeners WHERE tenant_id = ?", (tenant_id,))
+        return {row[0] for row in rows}
+
+    def has_compute_id(self, tenant_id: str, compute_id: str) -> bool:
+        found = self.conn.execute(
+            "SELECT 1 FROM listeners WHERE tenant_id = ? AND compute_id = ? AND deleted_at IS NULL",
+            (tenant_id, compute_id),
+        ).fetchone()
+        return found is not None
 
     # --- tracing projects ----------------------------------------------------------
 

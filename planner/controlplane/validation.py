@@ -23,6 +23,7 @@ from planner.api.rules import (
     is_env_var_name,
 )
 from planner.api.values import check_values
+from planner.api.vocabulary import GIT_SOURCE
 from planner.controlplane.settings import ServerSettings
 
 UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -33,7 +34,7 @@ UUID_LIST_PATTERN = f"^ *({UUID_PATTERN} *)?(, *({UUID_PATTERN} *)?)*$"
 
 # Sources whose create must already be complete; internal_* are created empty by the
 # real client and receive their image or tarball in a later PATCH.
-COMPLETE_ON_CREATE = frozenset({"git_host", "external_docker"})
+COMPLETE_ON_CREATE = frozenset({GIT_SOURCE, Source.EXTERNAL_DOCKER.value})
 
 
 def check_secret_names(secrets: Iterable[Secret], where: tuple[str, ...]) -> list[Problem]:

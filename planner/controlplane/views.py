@@ -31,7 +31,7 @@ def iso(timestamp: float) -> str:
 
 
 def commit_sha(repo_url: str | None, repo_ref: str | None) -> str | None:
-    """A stand-in commit for a git_host revision: stable for one (repo, ref) pair."""
+    """A stand-in commit for a git revision: stable for one (repo, ref) pair."""
     if not repo_ref:
         return None
     return hashlib.sha1(f"{repo_url}\0{repo_ref}".encode()).hexdigest()

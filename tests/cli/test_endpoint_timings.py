@@ -1,4 +1,5 @@
-"""The embedded plane's timings can be shortened by environment variables (tests, demos)."""
+"""The embedded plane's settings: timings shortened by environment variables (tests, demos),
+the dialect from the endpoint."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from planner.api.vocabulary import Dialect
 from planner.cli.endpoint import (
     EMBEDDED_BUILD_SECONDS,
     embedded_settings,
@@ -43,3 +45,11 @@ def test_bad_timing_is_a_config_error(text: str) -> None:
     """A value that is not a number of seconds >= 0 is refused, naming the variable."""
     with pytest.raises(ConfigError, match="PLANNER_EMBEDDED_BUILD_SECONDS"):
         embedded_timings({"PLANNER_EMBEDDED_BUILD_SECONDS": text})
+
+
+def test_the_embedded_plane_speaks_the_endpoints_dialect(tmp_path: Path) -> None:
+    """The embedded plane takes its words from the one setting `planner serve` sets:
+    `ServerSettings.dialect`, the seed's unless the endpoint says otherwise."""
+    assert embedded_settings(tmp_path / "cp.db", DEFAULT_TENANT_ID).dialect is Dialect.SEED
+    settings = embedded_settings(tmp_path / "cp.db", DEFAULT_TENANT_ID, dialect=Dialect.SERVICE)
+    assert settings.dialect is Dialect.SERVICE

@@ -69,6 +69,7 @@ def test_a_replace_onto_a_name_another_state_manages_is_a_plan_error(envs: Scena
     assert_untouched(envs, dev_id)
 
 
+@pytest.mark.slow
 def test_a_replace_onto_the_name_of_an_unmanaged_deployment_is_a_plan_error(
     envs: Scenario,
 ) -> None:
@@ -119,6 +120,7 @@ def test_a_replace_onto_a_name_this_state_records_under_another_address_is_a_pla
     assert scenario.state() == state
 
 
+@pytest.mark.slow
 def test_a_saved_replace_whose_new_name_was_taken_since_is_stale(envs: Scenario) -> None:
     """`plan --out` of a replace onto a free name, then a deployment takes that name:
     `apply PLANFILE` refuses the plan as stale, naming the holder, and deletes nothing."""

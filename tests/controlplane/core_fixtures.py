@@ -15,6 +15,7 @@ from typing import Any
 import httpx2
 
 from planner.api.rules import Mode
+from planner.api.vocabulary import Dialect
 from planner.controlplane.app import create_app
 from planner.controlplane.settings import EMBEDDED_API_KEY, ServerSettings
 from planner.controlplane.store import Store
@@ -79,15 +80,19 @@ async def control_plane(
     deploy_seconds: float = 0.2,
     delete_seconds: float = 0.1,
     mode: Mode = Mode.CLOUD,
+    dialect: Dialect = Dialect.SEED,
+    db_name: str = "cp.db",
 ) -> AsyncIterator[Plane]:
-    """The real app in-process over a fresh SQLite file, driven by a fake clock."""
+    """The real app in-process over a SQLite file (fresh unless DB_NAME names one an
+    earlier plane of the test used), driven by a fake clock, speaking DIALECT."""
     clock = FakeClock()
     settings = ServerSettings(
-        db_path=tmp_path / "cp.db",
+        db_path=tmp_path / db_name,
         build_seconds=build_seconds,
         deploy_seconds=deploy_seconds,
         delete_seconds=delete_seconds,
         mode=mode,
+        dialect=dialect,
         clock=clock,
     )
     app = create_app(settings)
@@ -124,6 +129,24 @@ def external_docker_body(name: str = "docker-agent", **overrides: Any) -> dict[s
         "source_config": {"custom_url": "https://agent.example.com"},
         "source_revision_config": {"image_uri": "registry.example.com/agent:1"},
         "secrets": [],
+    }
+    body.update(overrides)
+    return body
+
+
+def github_body(name: str = "support-agent", **overrides: Any) -> dict[str, Any]:
+    """A git deployment's create body in the real service's words."""
+    body: dict[str, Any] = {
+        "name": name,
+        "source": "github",
+        "source_config": {
+            "integration_id": INTEGRATION_ID,
+            "repo_url": "https://git.example.com/acme/support-agent",
+            "build_on_push": False,
+            "resource_spec": {"cpu": 1, "redis_cpu": 0.5, "redis_memory_mb": 512},
+        },
+        "source_revision_config": {"repo_ref": "main", "langgraph_config_path": "agent.json"},
+        "secrets": [{"name": "LOG_LEVEL", "value": "info"}],
     }
     body.update(overrides)
     return body

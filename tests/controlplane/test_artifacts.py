@@ -12,11 +12,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from fastapi.testclient import TestClient
 
 from planner.api.rules import Mode
+from planner.controlplane.app import create_app
 from planner.controlplane.artifacts import MAX_UPLOAD_BYTES, is_tar_archive
-from planner.controlplane.seed import load_catalog
+from planner.controlplane.settings import ServerSettings
 
+from .conftest import TENANT_A, TENANT_B
 from .core_fixtures import Plane, control_plane, git_host_body
 
 pytestmark = pytest.mark.anyio
@@ -76,13 +79,18 @@ def test_seeded_listeners_can_be_scoped_to_workspaces(tmp_path: Path) -> None:
     seed = tmp_path / "seed.toml"
     seed.write_text(
         f'[[listeners]]\nid = "{MISSING}"\ncompute_id = "c"\nk8s_namespaces = ["a", "b"]\n'
-        'tenant_ids = ["6f1c2c1e-0000-4000-8000-00000000000a"]\n'
+        f'tenant_ids = ["{TENANT_A}"]\n'
     )
-    catalog = load_catalog(seed)
-    assert [item.id for item in catalog.listeners_for("6f1c2c1e-0000-4000-8000-00000000000a")] == [
-        MISSING
+    settings = ServerSettings(
+        db_path=tmp_path / "cp.db", seed_file=seed, api_keys={"a": [TENANT_A], "b": [TENANT_B]}
+    )
+    with TestClient(create_app(settings)) as client:
+        seen = client.get("/v2/listeners", headers={"X-Api-Key": "a"}).json()["resources"]
+        unseen = client.get("/v2/listeners", headers={"X-Api-Key": "b"}).json()["resources"]
+    assert [(item["id"], item["compute_config"]) for item in seen] == [
+        (MISSING, {"k8s_namespaces": ["a", "b"]})
     ]
-    assert catalog.listeners_for("6f1c2c1e-0000-4000-8000-00000000000b") == []
+    assert unseen == []
 
 
 async def test_push_token_for_an_internal_docker_deployment(tmp_path: Path) -> None:

@@ -117,9 +117,13 @@ def test_self_hosted_mode_serves_the_api_host_prefix(
     assert client.get("/v2/auth/providers", headers=headers).status_code == 200
 
 
-def test_cloud_mode_has_no_api_host_prefix(cp_client: TestClient) -> None:
-    """In cloud mode /api-host is not a prefix of anything."""
-    assert cp_client.get("/api-host/v2/auth/providers").status_code == 404
+def test_cloud_mode_serves_the_api_host_prefix_too(cp_client: TestClient) -> None:
+    """In cloud mode the API answers under /api-host as well (the Terraform provider sends
+    its deployment calls to `<api_url>/api-host` for any URL but the SaaS host); the prefix
+    is taken once, so `/api-host/api-host/...` is not the API."""
+    assert cp_client.get("/api-host/v2/auth/providers").status_code == 200
+    assert cp_client.get("/api-host/v2/deployments").json()["resources"] == []
+    assert cp_client.get("/api-host/api-host/v2/auth/providers").status_code == 404
 
 
 def test_store_closes_on_shutdown(cp_settings: ServerSettings) -> None:

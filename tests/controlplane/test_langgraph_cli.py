@@ -1,6 +1,7 @@
 """langgraph-cli's real `HostBackendClient` (the pinned dev dependency) against a local
-control plane over loopback HTTP: every call its deploy, list, logs and delete commands
-make, in the order `langgraph deploy` makes them.
+control plane over loopback HTTP, in both dialects (`planner serve --dialect seed` and
+`--dialect service`): every call its deploy, list, logs and delete commands make, in the
+order `langgraph deploy` makes them.
 
 Nothing of the client is faked: its own httpx transport, headers (`X-Api-Key`,
 `X-Tenant-ID`), paging, error mapping, archive builder and upload PUT run as shipped.
@@ -20,6 +21,7 @@ from langgraph_cli.deploy import _upload_source_tarball
 from langgraph_cli.host_backend import HostBackendClient, HostBackendError
 
 from planner.api.rules import Mode
+from planner.api.vocabulary import Dialect
 from planner.controlplane.settings import SELF_HOSTED_PREFIX, ServerSettings
 from tests.loopback import served
 
@@ -28,21 +30,28 @@ TENANT = "6f1c2c1e-0000-4000-8000-00000000000a"
 LISTENER = "5e1a7c00-0000-4000-8000-00000000c001"
 
 
-def settings(tmp_path: Path, mode: Mode = Mode.CLOUD) -> ServerSettings:
+def settings(tmp_path: Path, dialect: Dialect, mode: Mode = Mode.CLOUD) -> ServerSettings:
     return ServerSettings(
-        db_path=tmp_path / f"cp-{mode}.db",
+        db_path=tmp_path / f"cp-{mode}-{dialect}.db",
         api_keys={API_KEY: [TENANT]},
         build_seconds=0.3,
         deploy_seconds=0.3,
         delete_seconds=0.3,
         mode=mode,
+        dialect=dialect,
     )
 
 
+@pytest.fixture(params=list(Dialect))
+def dialect(request: pytest.FixtureRequest) -> Dialect:
+    """Each test runs against a server of each dialect."""
+    return Dialect(request.param)
+
+
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[HostBackendClient]:
+def client(tmp_path: Path, dialect: Dialect) -> Iterator[HostBackendClient]:
     """The CLI's client of a cloud-mode local control plane, as `--host-url` makes it."""
-    with served(settings(tmp_path)) as url:
+    with served(settings(tmp_path, dialect)) as url:
         cli = HostBackendClient(url, API_KEY, TENANT)
         try:
             yield cli
@@ -88,10 +97,11 @@ def project(tmp_path: Path) -> Path:
 # warning, not ours (the suite runs with warnings as errors).
 @pytest.mark.filterwarnings("ignore:GitWildMatchPattern:DeprecationWarning")
 def test_source_upload_deploy_builds_logs_and_deletes(
-    client: HostBackendClient, tmp_path: Path
+    client: HostBackendClient, tmp_path: Path, dialect: Dialect
 ) -> None:
     """create -> get -> list -> upload-url -> PUT tarball -> PATCH revision -> build logs ->
-    revisions -> delete -> 404: `langgraph deploy` of a source tree, then `deploy delete`."""
+    revisions -> delete -> 404: `langgraph deploy` of a source tree, then `deploy delete`;
+    the config path the CLI sends in the service's word is kept by the service dialect."""
     created = client.create_deployment(
         name="cli-source",
         source="internal_source",
@@ -117,6 +127,8 @@ def test_source_upload_deploy_builds_logs_and_deletes(
     )
     revision_id = updated["latest_revision_id"]
     assert updated["source_revision_config"]["source_tarball_path"] == upload["object_path"]
+    kept = updated["source_revision_config"].get("langgraph_config_path")
+    assert kept == (config_rel if dialect is Dialect.SERVICE else None)
     assert updated["source_config"]["install_command"] == "pip install -e ."
     deployed(client, deployment_id, revision_id)
 
@@ -152,8 +164,12 @@ def test_source_upload_deploy_builds_logs_and_deletes(
 
 def test_image_push_deploy_patches_the_pushed_image(client: HostBackendClient) -> None:
     """create -> push-token -> PATCH image_uri: `langgraph deploy` of a local image."""
-    created = client.create_deployment(
-        name="cli-image", source="internal_docker", source_config={}, source_revision_config={}
+    created = client.create_deployment(  # as `langgraph deploy` does: secrets always sent
+        name="cli-image",
+        source="internal_docker",
+        source_config={"deployment_type": "dev"},
+        source_revision_config={},
+        secrets=[],
     )
     token = client.request_push_token(created["id"])
     assert token["token"] and token["registry_url"] and token["username"]
@@ -171,10 +187,10 @@ def test_image_push_deploy_patches_the_pushed_image(client: HostBackendClient) -
 def test_listeners_and_errors_come_back_as_the_cli_reads_them(
     client: HostBackendClient,
 ) -> None:
-    """list_listeners pages to the end; get_listener reads one; an unknown deployment is
-    the CLI's HostBackendError carrying our 404 detail."""
+    """list_listeners pages to the end (each with its `compute_type`); get_listener reads
+    one; an unknown deployment is the CLI's HostBackendError carrying our 404 detail."""
     listeners = client.list_listeners()
-    assert [item["id"] for item in listeners] == [LISTENER]
+    assert [(item["id"], item["compute_type"]) for item in listeners] == [(LISTENER, "k8s")]
     assert client.get_listener(LISTENER)["compute_config"]["k8s_namespaces"] == ["agents"]
     missing = "00000000-0000-4000-8000-0000000000ff"
     with pytest.raises(HostBackendError) as raised:
@@ -183,10 +199,10 @@ def test_listeners_and_errors_come_back_as_the_cli_reads_them(
     assert raised.value.detail == f"Deployment ID {missing} not found."
 
 
-def test_a_self_hosted_base_url_ends_in_api_host(tmp_path: Path) -> None:
+def test_a_self_hosted_base_url_ends_in_api_host(tmp_path: Path, dialect: Dialect) -> None:
     """Given `http://host:port/api-host`, the CLI sends every call under the prefix and
     the self-hosted server answers there."""
-    with served(settings(tmp_path, Mode.SELF_HOSTED)) as url:
+    with served(settings(tmp_path, dialect, Mode.SELF_HOSTED)) as url:
         cli = HostBackendClient(url + SELF_HOSTED_PREFIX, API_KEY, TENANT)
         try:
             assert cli.base_url.endswith(SELF_HOSTED_PREFIX)
@@ -198,6 +214,7 @@ def test_a_self_hosted_base_url_ends_in_api_host(tmp_path: Path) -> None:
                     "listener_config": {"k8s_namespace": "agents"},
                 },
                 source_revision_config={"image_uri": "registry.example.com/agent:1"},
+                secrets=[],
             )
             assert cli.list_listeners()[0]["id"] == LISTENER
             assert cli.get_deployment(created["id"])["source_config"]["listener_id"] == LISTENER

@@ -66,6 +66,33 @@ def test_restart_keeps_deployments(serve_process: StartServe, tmp_path: Path) ->
     assert second.stop() == 0
 
 
+@pytest.mark.slow
+def test_serve_speaks_the_dialect_it_is_given(serve_process: StartServe, tmp_path: Path) -> None:
+    """`--dialect service` serves the real service's words and says so on stderr and in
+    its document; without the flag it is the seed's."""
+    args = ("--db", str(tmp_path / "cp.db"), "--api-key", "k")
+    service = serve_process(*args, "--dialect", "service")
+    with httpx2.Client(base_url=service.url, headers={"X-Api-Key": "k"}, timeout=10) as client:
+        document = client.get("/openapi.json").json()
+        install = client.get("/api-host/v1/integrations/github/install")
+    assert document["info"]["x-planner-dialect"] == "service"
+    assert install.status_code == 200 and install.json()[0]["installation_id"] == 41000001
+    assert service.stop() == 0
+    assert "service dialect" in service.process.stderr.read()  # type: ignore[union-attr]
+    seed = serve_process(*args)
+    with httpx2.Client(base_url=seed.url, timeout=10) as client:
+        assert client.get("/openapi.json").json()["info"]["x-planner-dialect"] == "seed"
+    assert seed.stop() == 0
+
+
+def test_an_unknown_dialect_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--dialect` takes `seed` or `service`; anything else exits 1 naming the flag."""
+    with pytest.raises(SystemExit) as caught:
+        main(["serve", "--dialect", "github"])
+    assert caught.value.code == 1
+    assert "--dialect: invalid choice: 'github'" in capsys.readouterr().err
+
+
 def test_bad_flag_value_exits_1_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
     """An out-of-range flag is a usage error (exit 1) that names the flag."""
     with pytest.raises(SystemExit) as caught:

@@ -36,7 +36,13 @@ fi
 echo "The reviewed plan is stale: planning again." >&2
 # The config as the reviewed plan named it (so the new plan keeps its comment marker).
 args=(-c "$(jq -r '.config // .saved.config_path' "$planfile")")
-args+=(--state "$(jq -r '.saved.state_path' "$planfile")")
+state="$(jq -r '.saved.state_path' "$planfile")"
+case "$state" in
+  # A PostgreSQL state is recorded without its password: $PLANNER_STATE (or the config's
+  # [state] url) names it with one, as when the plan was made.
+  postgres://* | postgresql://*) ;;
+  *) args+=(--state "$state") ;;
+esac
 environment="$(jq -r '.environment // empty' "$planfile")"
 if [ -n "$environment" ]; then
   args+=(--env "$environment")
