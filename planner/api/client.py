@@ -56,7 +56,7 @@ from planner.api.models import (
     is_being_deleted,
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
-from planner.api.transport import use_asyncio_backend
+from planner.api.transport import client_transport
 from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.api.vocabulary import Dialect, dialect_of_document, integration_path, translate_body
 from planner.errors import ApiError, ConfigError
@@ -157,6 +157,8 @@ class ControlPlaneClient:
         self._sizable = http_client is None and transport is None
         self._limits = limits or pool_limits(DEFAULT_CONNECTIONS)
         self._ssl: ssl.SSLContext | None = None
+        # where requests go past httpx2's client layers (None: httpx2 picks, a proxy's)
+        self._transport: httpx2.AsyncBaseTransport | None = None
         self._http = http_client or self._new_http(transport)
         # Requests of a pool this client made skip httpx2's client layers (the same
         # bytes: `planner.api.direct`); a given client is used as is (hooks, auth), and
@@ -180,13 +182,16 @@ class ControlPlaneClient:
         if transport is None:
             # made once: `fit_pool`'s new pool reuses it
             verify = self._ssl = self._ssl or tls_context(self.base_url)
-        http = httpx2.AsyncClient(
+            # the pool on asyncio sockets (its expiry checks cost a poll() each otherwise)
+            transport = client_transport(self._limits, verify)
+        self._transport = transport
+        return httpx2.AsyncClient(
             transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits, verify=verify
         )
-        use_asyncio_backend(http)  # the pool's expiry checks cost a poll() each otherwise
-        return http
 
     def _direct_of(self, http: httpx2.AsyncClient) -> DirectSender | None:
+        if self._transport is None:
+            return None  # httpx2's own transports: its own path picks among them
         return DirectSender.of(http, self._auth.headers())
 
     @property
@@ -284,13 +289,14 @@ class ControlPlaneClient:
             await self.gate.wait()
         if self.guard is not None:
             self.guard()  # after the gate's pause: the lock may have been lost during it
+        direct, transport = self._direct, self._transport
         try:
-            if self._direct is None:
+            if direct is None or transport is None:
                 response = await self._http.request(
                     method, self.base_url + path, params=params, json=body, auth=self._auth
                 )
             else:
-                response = await self._direct.send(method, self.base_url + path, params, body)
+                response = await direct.send(transport, method, self.base_url + path, params, body)
                 if "set-cookie" in response.headers:  # kept and sent back, as httpx2 does
                     self._http.cookies.extract_cookies(response)
                     self._direct = None

@@ -26,7 +26,7 @@ from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
+from planner.cli.collector import long_lived_objects
 from planner.plan.diff import PlanOptions
 from planner.plan.model import HeldLock, Plan
 from planner.plan.refresh import Observed
