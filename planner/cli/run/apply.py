@@ -20,6 +20,7 @@ from planner.apply import ApplyOptions, ApplyResult
 from planner.apply.events import Operation
 from planner.apply.executable import executable
 from planner.apply.reporter import Reporter
+from planner.cli.collector import long_lived_objects
 from planner.cli.commands.apply import ApplyArgs
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
 from planner.cli.options import RunOptions
@@ -30,7 +31,6 @@ from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.cli.collector import long_lived_objects
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.render.apply_markdown import render_apply_markdown

@@ -26,9 +26,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from planner.apply import ApplyOptions
+from planner.cli.collector import collect_last_cycle
 from planner.cli.commands.reconcile import ReconcileArgs, ReconcileOptions
 from planner.cli.endpoint import announce_on_stderr
-from planner.cli.collector import collect_last_cycle
 from planner.cli.exits import EXIT_INTERRUPTED
 from planner.cli.signals import StopSignals
 from planner.cli.target import Target, resolve_target
