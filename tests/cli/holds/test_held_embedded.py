@@ -9,8 +9,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import jsonschema
 import pytest
 
+from planner.plan.saved import plan_file_json_schema
 from planner.state import LocalFileBackend
 from tests.cli.conftest import Scenario
 from tests.cli.holds.rollbacks import HOLDER, SINCE, hold_in_state, redeploy, release_in_state
@@ -76,6 +78,7 @@ def test_every_plan_format_lists_the_held_deployment(
         markdown.out
     )
     plan = json.loads(scenario.plan("--format", "json").out)
+    jsonschema.validate(plan, plan_file_json_schema())
     (held,) = plan["held"]
     assert (held["address"], held["revision"], held["since"], held["by"]) == (
         "worker",
