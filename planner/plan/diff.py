@@ -119,9 +119,9 @@ def make_plan(
     journal: dict[str, list[PendingIntent]] = {}  # each name's intents, in journal order
     for intent in intents:
         journal.setdefault(intent.name, []).append(intent)
-    for name in selected_names(desired, recorded, opts):
-        if name in frozen:
-            continue  # the new address of a held deployment: its error names both
+    # the new address of a held deployment is planned as that deployment (its error names
+    # both addresses), whichever of the two --only or --exclude selected
+    for name in sorted({frozen.get(n, n) for n in selected_names(desired, recorded, opts)}):
         record = recorded.get(name)
         if record is not None and record.held is not None:
             wanted = desired.get(moved_to.get(name, name))

@@ -124,6 +124,7 @@ def test_moving_a_held_deployment_is_one_error_naming_both_addresses() -> None:
     )
     plan = plan_of(inputs)
     (error,) = plan.errors
+    assert plan_of(inputs, only=frozenset({"batch-v2"})).errors == [error]
     assert error.name == "batch" and "moved to batch-v2" in error.message
     assert "[deployments.batch]" in (error.hint or "") and "planner release batch" in (
         error.hint or ""
