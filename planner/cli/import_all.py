@@ -289,9 +289,7 @@ async def write_and_record(
     file, environment = into.file, source.target.environment
     plane = generated_control_plane(source, observed)
     state_table = into.table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    text = render_generated_config(
-        generated, plane, environment, state=state_table, header=header
-    )
+    text = render_generated_config(generated, plane, environment, state=state_table, header=header)
     config = checked_config(file, text, generated, environment)
     target = resolve_target(replace(workspace, config=str(file), var=()), environ)
     async with Workspace.for_config(config, target) as ws:

@@ -131,7 +131,8 @@ def test_declared_maps_the_providers_words_and_never_copies_an_environment_value
     assert spec is not None and (spec.cache_cpu, spec.cpu) == (0.25, None)
     assert declared.secrets == [Secret(name="LOG_LEVEL", value=ENV_VALUE)]
     assert "from-the-state" not in declared.model_dump_json()
-    assert (declared.id, declared.latest_revision_id) == (deployment.id, deployment.latest_revision_id)
+    revisions = (declared.id, declared.latest_revision_id)
+    assert revisions == (deployment.id, deployment.latest_revision_id)
 
 
 def test_what_no_field_reads_is_named_and_left_out() -> None:
@@ -191,7 +192,8 @@ def test_a_state_that_cannot_be_adopted_is_one_error_naming_the_file(
     """Not a state, another format version, a plan, no deployment, a deployment without
     its id or name, one deployment twice, a deposed object: each one error naming the file."""
     path = written(tmp_path, data)
-    with pytest.raises(TerraformStateError, match=f"^{re.escape(str(path))}: .*{re.escape(message)}"):
+    pattern = f"^{re.escape(str(path))}: .*{re.escape(message)}"
+    with pytest.raises(TerraformStateError, match=pattern):
         read_terraform_state(path)
 
 
@@ -206,7 +208,7 @@ def test_a_file_that_is_not_json_names_where(tmp_path: Path) -> None:
 def test_reading_is_bounded_in_size_kind_and_depth(tmp_path: Path) -> None:
     """A missing file, a FIFO, a file over the size bound and a document nested past the
     depth bound are each one error, read no further."""
-    with pytest.raises(TerraformStateError, match="missing.tfstate: no such file"):
+    with pytest.raises(TerraformStateError, match=r"missing\.tfstate: no such file"):
         read_terraform_state(tmp_path / "missing.tfstate")
     fifo = tmp_path / "fifo.tfstate"
     os.mkfifo(fifo)

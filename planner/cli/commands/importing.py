@@ -73,9 +73,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "(with the [state] url they are recorded in: --state, else PLANNER_STATE, else "
         "the config's)",
     )
-    parser.add_argument(
-        "--force", action="store_true", help="with --generate-config: replace FILE"
-    )
+    parser.add_argument("--force", action="store_true", help="with --generate-config: replace FILE")
     parser.add_argument(
         "--auto-approve",
         action="store_true",
