@@ -103,7 +103,7 @@ async def adopt_generated(
     finally:
         backend.close()
     refuse_owned(found, owners, path)
-    refuse_declared(found, source)
+    refuse_declared(found, source, path)
     refuse_managing_state(into.state.open(), file)
     refuse_sharing_state(source, into.state, file, environ)
     declared = [tf.declared(deployment, path) for tf, deployment in zip(found, live, strict=True)]
@@ -204,14 +204,14 @@ def refuse_owned(found: list[TerraformDeployment], owners: Mapping[str, str], pa
             )
 
 
-def refuse_declared(found: list[TerraformDeployment], source: AdoptFrom) -> None:
+def refuse_declared(found: list[TerraformDeployment], source: AdoptFrom, path: Path) -> None:
     """`-c`'s config may not declare one of FOUND while another config adopts it: its
     plan would create it a second time."""
     for tf in found:
         if tf.name in source.declared:
             config = source.target.config_path
             raise StateError(
-                f"{tf.address} ({tf.name}) is declared in {config}: a config of its own "
-                "would manage it twice",
+                f"{path}: {tf.address} ({tf.name}) is declared in {config}: a config of "
+                "its own would manage it twice",
                 hint=f"import it into {config}: leave out --generate-config",
             )

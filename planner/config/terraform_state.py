@@ -154,7 +154,7 @@ def without_nulls(value: Any) -> Any:
 
 
 def read_terraform_state(path: Path) -> list[TerraformDeployment]:
-    """The `langsmith_deployment` instances of the Terraform state at PATH, in its order."""
+    """The `langsmith_deployment` instances of the Terraform state at PATH, by address."""
     try:
         text = read_user_text(path, "the Terraform state", TerraformStateError, MAX_STATE_BYTES)
     except FileNotFoundError:
@@ -179,7 +179,8 @@ _SHAPES_HINT = (
 
 
 def terraform_deployments(data: Any, path: Path) -> list[TerraformDeployment]:
-    """The `langsmith_deployment` instances of DATA, a parsed state of either shape."""
+    """The `langsmith_deployment` instances of DATA, a parsed state of either shape, by
+    address (the two shapes list modules in different orders)."""
     if isinstance(data, dict) and "resources" in data and "version" in data:
         found = list(_state_file_instances(data, path))
     elif isinstance(data, dict) and "format_version" in data:
@@ -192,7 +193,7 @@ def terraform_deployments(data: Any, path: Path) -> list[TerraformDeployment]:
             "(data sources are not adopted)"
         )
     _refuse_one_id_twice(found, path)
-    return found
+    return sorted(found, key=lambda deployment: deployment.address)
 
 
 def _state_file_instances(data: dict[str, Any], path: Path) -> Iterator[TerraformDeployment]:
