@@ -210,7 +210,7 @@ def test_an_id_the_control_plane_does_not_have_is_refused(scenario: Scenario) ->
     state = write_state(scenario, state_file([Instance("w", renamed)]))
     result = from_terraform(scenario, state, "--generate-config", "planner.toml")
     assert result.code == 1
-    assert f"is named 'worker' on the control plane, not 'worker-old'" in result.err
+    assert "is named 'worker' on the control plane, not 'worker-old'" in result.err
     assert not scenario.config_path.exists() and scenario.state() is None
 
 
@@ -230,7 +230,7 @@ def test_bad_input_is_one_error_naming_the_file(
     (scenario.root / "bad.tfstate").write_text(content, encoding="utf-8")
     result = from_terraform(scenario, "bad.tfstate", "--generate-config", "new.toml")
     assert result.code == 1
-    assert f"Error: bad.tfstate: " in result.err and message in result.err
+    assert "Error: bad.tfstate: " in result.err and message in result.err
     assert not (scenario.root / "new.toml").exists()
 
 
