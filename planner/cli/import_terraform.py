@@ -122,14 +122,14 @@ async def adopt_declared(
 ) -> Adopted:
     """Record FOUND in `-c`'s state, each as the deployment of its config of that name."""
     async with Workspace.open(target) as ws:
-        desired = declared_by_name(ws.config.deployments.values(), found, target.config_path)
         live = await read_live(ws.client, found, path)
-        elsewhere = ws.backend.managed_elsewhere(ws.config.path.stem)
+        refuse_owned(found, ws.backend.managed_elsewhere(ws.config.path.stem), path)
+        desired = declared_by_name(ws.config.deployments.values(), found, target.config_path)
         with ws.lock("import", options.lock_timeout, options.lock_lease):
             doc = ws.read_state()
             await ws.adopt_interrupted(doc)
             here = {recorded.id: ws.backend.location for recorded in doc.deployments.values()}
-            refuse_owned(found, {**elsewhere, **here}, path)
+            refuse_owned(found, here, path)
             key = ws.digest_key(doc)
             adopt(doc, *(observed_record(desired[d.name], d, key) for d in live))
             ws.backend.write(doc)
