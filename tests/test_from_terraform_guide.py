@@ -30,7 +30,9 @@ from tests.terraform_states import Instance, attributes, state_file
 ROOT = Path(__file__).parents[1]
 GUIDE = ROOT / "docs" / "guides" / "from-terraform.md"
 SAMPLE = re.compile(r"^```text\n\$ (planner [^\n]*)\n(.*?)^```", re.S | re.M)
-CONFIG = re.compile(r"^```toml\n(# Written by `planner import --from-terraform`.*?)^```", re.S | re.M)
+CONFIG = re.compile(
+    r"^```toml\n(# Written by `planner import --from-terraform`.*?)^```", re.S | re.M
+)
 IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 GUIDE_URL = "https://langsmith.example.com/api-host"
 INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"
@@ -133,10 +135,11 @@ def test_every_sample_of_the_guide_is_what_its_command_prints(
             printed = (captured.err + captured.out).replace(url, GUIDE_URL)
             story.append((" ".join(["planner", *argv]), printed))
 
-        shown("import", "--from-terraform", "terraform.tfstate", "--generate-config", "planner.toml")
+        adopt = ("import", "--from-terraform", "terraform.tfstate", "--generate-config")
+        shown(*adopt, "planner.toml")
         generated = Path("planner.toml").read_text(encoding="utf-8").replace(url, GUIDE_URL)
         shown("plan")
-        shown("import", "--from-terraform", "terraform.tfstate", "--generate-config", "again.toml")
+        shown(*adopt, "again.toml")
     samples = guide_samples()
     assert [command for command, _ in samples] == [command for command, _ in story]
     for (command, sample), (_, output) in zip(samples, story, strict=True):
