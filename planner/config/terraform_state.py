@@ -23,6 +23,7 @@ The file is read bounded in size and depth (`planner.files`); every problem is o
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,7 +272,20 @@ def _checked(address: str, attributes: Any, deposed: Any, path: Path) -> Terrafo
     for key in ("id", "name", "source"):
         if not isinstance(attributes.get(key), str) or not attributes[key]:
             raise TerraformStateError(f"{path}: {address}: no {key}")
+    if not is_uuid(attributes["id"]):
+        raise TerraformStateError(
+            f"{path}: {address}: id {attributes['id']!r} is not a deployment's id (a UUID)"
+        )
     return TerraformDeployment(address, attributes)
+
+
+def is_uuid(text: str) -> bool:
+    """Whether TEXT spells a UUID (every deployment id does)."""
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _refuse_one_id_twice(found: list[TerraformDeployment], path: Path) -> None:

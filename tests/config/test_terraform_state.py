@@ -180,6 +180,7 @@ def bad_states() -> list[tuple[Any, str]]:
         ({"version": 4, "resources": {"a": 1}}, "`resources` is not a list"),
         (state_file([Instance("api", no_id)]), "langsmith_deployment.api: no id"),
         (show_json([Instance("api", {**deployment, "name": ""})]), "api: no name"),
+        (state_file([Instance("api", {**deployment, "id": "api"})]), "id 'api' is not a"),
         (state_file(twice), "langsmith_deployment.a and langsmith_deployment.b are one"),
         (deposed, "langsmith_deployment.api: a deposed object"),
     ]
@@ -190,7 +191,8 @@ def test_a_state_that_cannot_be_adopted_is_one_error_naming_the_file(
     tmp_path: Path, data: Any, message: str
 ) -> None:
     """Not a state, another format version, a plan, no deployment, a deployment without
-    its id or name, one deployment twice, a deposed object: each one error naming the file."""
+    its id or name or with an id that is no UUID, one deployment twice, a deposed object:
+    each one error naming the file."""
     path = written(tmp_path, data)
     pattern = f"^{re.escape(str(path))}: .*{re.escape(message)}"
     with pytest.raises(TerraformStateError, match=pattern):
