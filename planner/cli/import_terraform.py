@@ -77,7 +77,7 @@ def run_import_terraform(
         adopted,
         [deployment.address for deployment in found],
         [deployment.address for deployment in found if deployment.has_values_in_clear],
-        {d.address: d.left_out() for d in found if d.left_out()},
+        {d.address: names for d in found if (names := d.left_out())},
         config_written=bool(options.generate_config),
     )
 
