@@ -10,6 +10,7 @@ from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.model import Action, Plan
 from planner.plan.policies import check_plan_policies, compile_policies
 from planner.plan.update import build_update
+from planner.secrets import SENSITIVE
 from tests.plan.builders import (
     HELD_REVISION,
     HOLD,
@@ -185,3 +186,16 @@ def test_policies_never_see_a_held_deployment() -> None:
         environment=None,
     )
     assert [e.name for e in denied.errors] == ["support-agent"]  # the policy does bite
+
+
+def test_a_held_deployments_would_be_secret_change_is_masked() -> None:
+    """A secret the config would change on a held deployment shows as (sensitive): its
+    value is nowhere in the plan's JSON."""
+    old = git_desired("api", secrets={"TOKEN": "sk-held-old"})
+    new = git_desired("api", secrets={"TOKEN": "sk-held-new"})
+    plan = make_plan(
+        {"api": new}, {"api": held(recorded_from(old))}, {"api": observed_from(old)}, digest_key=KEY
+    )
+    (field,) = plan.held[0].changes
+    assert (field.path, field.before, field.after) == ("secrets.TOKEN", SENSITIVE, SENSITIVE)
+    assert "sk-held" not in plan.model_dump_json()
