@@ -47,9 +47,9 @@ def test_missing_checksum_is_corrupt() -> None:
     assert "s.json.backup" in (caught.value.hint or "")
 
 
-@pytest.mark.parametrize("version", [None, 0, 2, "1"])
+@pytest.mark.parametrize("version", [None, 0, 3, "1", "2"])
 def test_unknown_format_version_refused(version: object) -> None:
-    """Only format_version 1 is read; anything else (or nothing) is a StateError."""
+    """Only format_version 1 and 2 are read; anything else (or nothing) is a StateError."""
     raw = json.loads(_text(StateDocument.new(ENDPOINT, TENANT)))
     raw["format_version"] = version
     with pytest.raises(StateError, match="format_version"):
