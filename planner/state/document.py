@@ -32,7 +32,7 @@ from planner.state.records import RecordedDeployment, share_given_names
 # 2: a record may hold a rollback's `held` (planner.state.records.Hold). Every write is
 # of FORMAT_VERSION: a state of version 1 is read as it is and upgraded on its next write,
 # so a planner that knows no holds never reads (and applies over) one.
-FORMAT_VERSION = 2
+FORMAT_VERSION: Literal[2] = 2
 SUPPORTED_FORMAT_VERSIONS = (1, FORMAT_VERSION)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
 
