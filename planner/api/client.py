@@ -32,6 +32,7 @@ from pydantic import TypeAdapter, ValidationError
 from planner.api import bulk_delete
 from planner.api.auth import KeyAuth, display_url
 from planner.api.bulk_delete import DeleteOutcome
+from planner.api.chunks import PAGE_SIZE as PAGE_SIZE  # re-exported: the page size of listings
 from planner.api.chunks import chunked
 from planner.api.direct import DirectSender
 from planner.api.errors import (
@@ -51,11 +52,10 @@ from planner.api.models import (
     DeploymentProgressList,
     DeploymentStatus,
     DeploymentType,
-    Revision,
-    RevisionList,
     is_being_deleted,
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
+from planner.api.revisions import RevisionCalls
 from planner.api.transport import use_asyncio_backend
 from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.api.vocabulary import Dialect, dialect_of_document, integration_path, translate_body
@@ -67,7 +67,6 @@ if TYPE_CHECKING:  # built by the commands that list them, not by every client
 logger = logging.getLogger("planner.api")
 
 T = TypeVar("T")
-PAGE_SIZE = 100
 IDS_PER_REQUEST = 100
 DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 # Where a server publishes its OpenAPI document (below the base URL's path prefix).
@@ -126,8 +125,9 @@ def tls_context(base_url: str) -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-class ControlPlaneClient:
-    """Typed access to every endpoint of the control plane; use as `async with`."""
+class ControlPlaneClient(RevisionCalls):
+    """Typed access to every endpoint of the control plane; use as `async with` (the
+    revision calls are `planner.api.revisions`')."""
 
     def __init__(
         self,
@@ -465,24 +465,6 @@ class ControlPlaneClient:
         params: Params = [("deployment_ids", deployment_id) for deployment_id in ids]
         return await self._call("DELETE", "/v2/deployments", params=params)
 
-    # --- revisions --------------------------------------------------------------------
-
-    async def get_revision(self, deployment_id: str, revision_id: str) -> Revision:
-        return await self._get(f"/v2/deployments/{deployment_id}/revisions/{revision_id}", _REV)
-
-    async def list_revisions(self, deployment_id: str) -> list[Revision]:
-        """Every revision of the deployment, newest first."""
-        path = f"/v2/deployments/{deployment_id}/revisions"
-        revisions: list[Revision] = []
-        offset = 0
-        while True:
-            params: Params = [("limit", PAGE_SIZE), ("offset", offset)]
-            page = await self._get(path, _REVISION_LIST, params)
-            revisions.extend(page.resources)
-            if len(page.resources) < PAGE_SIZE or page.offset <= offset:
-                return revisions
-            offset = page.offset
-
     # --- catalog ----------------------------------------------------------------------
 
     async def list_providers(self) -> list[OAuthProvider]:
@@ -558,8 +540,6 @@ async def _collect_ids(listed: AsyncGenerator[Listed, None], ids: list[str]) -> 
 _DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
 _PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProgressList)
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
-_REV: TypeAdapter[Revision] = TypeAdapter(Revision)
-_REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
 # The reads whose models keep what they do not know: whole deployments (a PATCH is built
 # from them), not the progress of a wait nor a revision.
 _KEEPING_UNKNOWN: tuple[TypeAdapter[Any], ...] = (_DEPLOYMENT, _DEPLOYMENT_LIST)
