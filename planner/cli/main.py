@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reconcile": ("reconcile", "keep the workspace converged to the config (a controller)"),
     "status": ("status", "show every managed deployment as it runs now"),
     "history": ("history", "list the revisions of a managed deployment"),
+    "rollback": ("rollback", "redeploy an earlier revision of a deployment and hold it there"),
+    "release": ("release", "lift a rollback's hold: plans and applies manage the deployment again"),
     "state": ("state", "inspect or edit the state"),
     "unlock": ("unlock", "clear a state lock left by a process that died"),
     "providers": ("providers", "list OAuth providers"),

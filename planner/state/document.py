@@ -53,6 +53,9 @@ class IntentOp(StrEnum):
     CREATE = "create"
     UPDATE = "update"  # a PATCH; `details` holds the values it sets (see plan.recovery)
     DELETE = "delete"
+    # a rollback's redeploy; `details`: the revision rolled back to, the deployment's latest
+    # revision before it, who (see planner.plan.redeploys)
+    REDEPLOY = "redeploy"
 
 
 class PendingIntent(BaseModel):

@@ -55,7 +55,7 @@ def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    doc = _require_state(backend)
+    doc = require_state(backend)
     recorded = doc.get(action.name)
     console = make_console()
     if action.format == "json":
@@ -66,9 +66,9 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    _require_state(backend)  # before locking: a mistyped --state creates no lock file
+    require_state(backend)  # before locking: a mistyped --state creates no lock file
     with backend.lock("state rm", **lock_arguments(action)):
-        doc = _require_state(backend)
+        doc = require_state(backend)
         forgotten = doc.forget(action.name)
         backend.write(doc)
     args = workspace.command_args(os.environ)
@@ -86,7 +86,7 @@ ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]]
 }
 
 
-def _require_state(backend: StateBackend) -> StateDocument:
+def require_state(backend: StateBackend) -> StateDocument:
     doc = backend.read()
     if doc is None:
         kind = "state" if is_postgres_url(backend.location) else "state file"
