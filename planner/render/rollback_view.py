@@ -55,7 +55,7 @@ def change_lines(plan: RollbackPlan) -> list[str]:
 def result_lines(outcome: RollbackOutcome, args: Sequence[str]) -> list[str]:
     """What the rollback did, its hold, and what it recovered."""
     lines = [
-        f"Recovered an interrupted rollback of {r.name}: recorded its hold"
+        f"Recovered an interrupted rollback of {r.name}: its hold is recorded"
         for r in outcome.recovered
     ]
     lines.append(_done_line(outcome, args))
