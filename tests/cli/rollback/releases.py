@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from planner.api.models import Revision
 from planner.state import StateDocument
+from planner.state.document import parse_state
 from planner.state.records import RecordedDeployment
 from tests.cli.conftest import Scenario
 
@@ -40,9 +41,10 @@ def applied_revision(scenario: Scenario) -> str:
 
 
 def state_of(scenario: Scenario) -> StateDocument:
-    doc = scenario.state()
-    assert doc is not None
-    return doc
+    """The state the CLI uses (a file, or PostgreSQL by PLANNER_STATE), as pulled."""
+    pulled = scenario.cli("state", "pull")
+    assert pulled.code == 0, pulled.err
+    return parse_state(pulled.out, source="state pull")
 
 
 def recorded(scenario: Scenario, name: str = "worker") -> RecordedDeployment:
