@@ -13,18 +13,20 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.apply.release import Released
 from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import Outcome
-from planner.apply.rollback import RollbackOutcome
 from planner.command_lines import suggested_command
-from planner.plan.rollback import RevisionSummary, RollbackPlan
 from planner.render.console import make_console
 from planner.render.output import write_json, write_lines
 from planner.render.progress import make_reporter
 from planner.state.records import Hold
+
+if TYPE_CHECKING:  # `planner release` shows its lines without the rollback's engine
+    from planner.apply.release import Released
+    from planner.apply.rollback import RollbackOutcome
+    from planner.plan.rollback import RevisionSummary, RollbackPlan
 
 
 def plan_lines(plan: RollbackPlan, args: Sequence[str]) -> list[str]:

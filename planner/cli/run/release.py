@@ -10,12 +10,12 @@ import os
 from planner.apply.release import Released, release_hold
 from planner.cli.commands.release import ReleaseArgs
 from planner.cli.exits import EXIT_OK
-from planner.cli.run.state import require_state
 from planner.cli.target import resolve_target
 from planner.render.console import make_console
 from planner.render.output import write_lines, write_notice
 from planner.render.rollback_view import release_lines
 from planner.state.backend import StateBackend
+from planner.state.location import require_state
 
 
 def run(args: ReleaseArgs) -> int:
