@@ -211,7 +211,7 @@ def test_docs_example_is_a_valid_state() -> None:
     from pathlib import Path
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "reference" / "state.md"
-    section = docs.read_text().split("\n## Format (`format_version` 1)\n", 1)[1]
+    section = docs.read_text().split("\n## Format (`format_version` 2)\n", 1)[1]
     match = re.search(r"```json\n(.*?)```", section, re.S)
     assert match is not None
     example = parse_state(match.group(1), source=str(docs))
