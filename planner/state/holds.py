@@ -42,8 +42,3 @@ def released(doc: StateDocument, name: str) -> tuple[RecordedDeployment, Hold]:
 def _rollback_hint(name: str, args: Sequence[str]) -> str:
     command = suggested_command("rollback", name, command_args=args)
     return f"`{command}` redeploys an earlier revision and holds it there"
-
-
-def held_names(doc: StateDocument) -> list[str]:
-    """The names of DOC's held deployments, sorted."""
-    return sorted(name for name, recorded in doc.deployments.items() if recorded.held)
