@@ -1,5 +1,4 @@
-"""Request-sized pieces: id lists cut for list filters, bulk deletes and SQL `IN`, and the
-page size of every paged listing."""
+"""Cutting id lists into request-sized pieces (list filters, bulk deletes, SQL `IN`)."""
 
 from __future__ import annotations
 
@@ -7,7 +6,6 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
-PAGE_SIZE = 100  # items a listing asks for per page
 
 
 def chunked(items: Sequence[T], size: int) -> list[list[T]]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import TypeAdapter
 
-from planner.api.chunks import PAGE_SIZE
+from planner.api.listing import PAGE_SIZE
 from planner.api.models import Deployment, Revision, RevisionList
 from planner.api.retry import RetryNotice, RetryPolicy, run_with_retries
 
