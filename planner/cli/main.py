@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reconcile": ("reconcile", "keep the workspace converged to the config (a controller)"),
     "status": ("status", "show every managed deployment as it runs now"),
     "history": ("history", "list the revisions of a managed deployment"),
+    "promote": ("promote", "write one environment's revision values into another's config"),
     "state": ("state", "inspect or edit the state"),
     "unlock": ("unlock", "clear a state lock left by a process that died"),
     "providers": ("providers", "list OAuth providers"),

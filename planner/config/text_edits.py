@@ -1,0 +1,216 @@
+"""Values set in a config file's text, everything else kept as it is written.
+
+TOML goes through tomlkit, which keeps comments, order, blank lines and the spelling of
+every other value: only the edited value's own text changes (a string written in literal
+quotes keeps them where it can), and a value added to a table lands after its last key.
+JSON goes through the spans of its values: the edited value's text is replaced in place,
+and a new member goes after the last one of its object with the same indent and separator
+(every other byte, key order and indent included, stays). A missing table on the way is
+added as one inline table (TOML) or object (JSON) holding the rest of the path.
+
+Every edit is checked: the new text parses, with the config's own reader, to the old data
+with the values set; anything else is an error, and no text is returned.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.container import Container
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import InlineTable, Item, String, StringType
+
+from planner.config.diagnostics import Loc, format_loc
+from planner.config.reader import parse_raw
+from planner.errors import ConfigError
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+_PLAIN_LITERAL = re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]*")  # fits in 'literal' quotes
+
+
+@dataclass(frozen=True)
+class SetValue:
+    """Set the value at LOC (a table key path into the file's data) to VALUE."""
+
+    loc: Loc
+    value: Any
+
+
+def edited_text(path: Path, text: str, edits: Sequence[SetValue]) -> str:
+    """TEXT, the config file PATH, with EDITS made (TOML or JSON by PATH's extension)."""
+    if not edits:
+        return text
+    is_json = path.suffix.lower() == ".json"
+    try:
+        new = _json_edited(text, edits) if is_json else _toml_edited(text, edits)
+    except (TOMLKitError, ValueError, KeyError) as error:
+        raise ConfigError(f"{path}: cannot edit the file: {error}") from None
+    expected = with_values(parse_raw(path, text), edits)
+    if parse_raw(path, new) != expected:
+        where = ", ".join(format_loc(edit.loc) for edit in edits)
+        raise ConfigError(f"{path}: editing {where} would change more than those values")
+    return new
+
+
+def with_values(data: Mapping[str, Any], edits: Sequence[SetValue]) -> dict[str, Any]:
+    """A copy of DATA with EDITS made (tables on the way created as needed)."""
+    edited = copy.deepcopy(dict(data))
+    for edit in edits:
+        node: Any = edited
+        *parents, key = edit.loc
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[key] = edit.value
+    return edited
+
+
+def _nested(parts: Sequence[str | int], value: Any) -> Any:
+    """VALUE under the keys PARTS (`a`, `b` -> `{a: {b: VALUE}}`)."""
+    for part in reversed(parts):
+        value = {part: value}
+    return value
+
+
+# ---- TOML ------------------------------------------------------------------------------
+
+
+def _toml_edited(text: str, edits: Sequence[SetValue]) -> str:
+    document = tomlkit.parse(text)
+    for edit in edits:
+        _toml_set(document, edit.loc, edit.value)
+    return tomlkit.dumps(document)
+
+
+def _toml_set(document: Container, loc: Loc, value: Any) -> None:
+    node: Any = document
+    for index, part in enumerate(loc[:-1]):
+        if part not in node:
+            node[part] = _inline_item(_nested(loc[index + 1 :], value))
+            return
+        node = node[part]
+    key = loc[-1]
+    if isinstance(node, InlineTable) and key not in node:
+        _toml_replace_inline(document, loc[:-1], node, key, value)
+        return
+    node[key] = _toml_item(node.get(key) if key in node else None, value)
+
+
+def _toml_item(old: Any, value: Any) -> Item:
+    """VALUE as a TOML item; a string in literal quotes before stays so where it can."""
+    is_literal = isinstance(old, String) and old.type is StringType.SLL
+    if is_literal and isinstance(value, str) and _PLAIN_LITERAL.fullmatch(value):
+        literal: Item = tomlkit.string(value, literal=True)
+        return literal
+    item: Item = tomlkit.item(value)
+    return item
+
+
+def _inline_item(value: Mapping[str, Any]) -> Item:
+    """VALUE as an inline table written as people write one: `{ a = "1" }`."""
+    return _parsed_value("{ " + _inline_body(value) + " }")
+
+
+def _inline_body(value: Mapping[str, Any]) -> str:
+    return ", ".join(tomlkit.dumps({key: item}).strip() for key, item in value.items())
+
+
+def _toml_replace_inline(
+    document: Container, loc: Loc, table: InlineTable, key: str | int, value: Any
+) -> None:
+    """TABLE (at LOC) with KEY added before its closing brace, its spacing kept."""
+    written = table.as_string()
+    close = written.rstrip().rfind("}")
+    body = written[:close].rstrip()
+    pair = tomlkit.dumps({str(key): value}).strip()
+    space = written[len(body) : close]
+    joined = f"{body} {pair} " if body.endswith("{") else f"{body}, {pair}{space}"
+    node: Any = document
+    for part in loc[:-1]:
+        node = node[part]
+    node[loc[-1]] = _parsed_value(joined + written[close:])
+
+
+def _parsed_value(written: str) -> Item:
+    item: Item = tomlkit.parse(f"x = {written}\n")["x"]
+    return item
+
+
+# ---- JSON ------------------------------------------------------------------------------
+
+
+def _json_edited(text: str, edits: Sequence[SetValue]) -> str:
+    for edit in edits:
+        text = _json_set(text, edit.loc, edit.value)
+    return text
+
+
+def _json_set(text: str, loc: Loc, value: Any) -> str:
+    start = _skip(text, 0)
+    for index, part in enumerate(loc):
+        found = _member_value(text, start, part)
+        if found is None:
+            return _json_insert(text, start, part, _nested(loc[index + 1 :], value))
+        start = found
+    end = _value_end(text, start)
+    return text[:start] + _json_dumps(value) + text[end:]
+
+
+def _json_dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _skip(text: str, pos: int) -> int:
+    found = _WHITESPACE.match(text, pos)
+    return found.end() if found else pos
+
+
+def _value_end(text: str, pos: int) -> int:
+    return int(_DECODER.raw_decode(text, pos)[1])
+
+
+def _members(text: str, start: int) -> list[tuple[str, int, int, int, int]]:
+    """The members of the object at START: key, key start and end, value start and end."""
+    if text[start] != "{":
+        raise ValueError(f"expected an object at character {start}")
+    found = []
+    pos = _skip(text, start + 1)
+    while text[pos] != "}":
+        key_start = pos
+        key, key_end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+        value_start = _skip(text, _skip(text, key_end) + 1)  # past the ':'
+        value_end = _value_end(text, value_start)
+        found.append((key, key_start, key_end, value_start, value_end))
+        pos = _skip(text, value_end)
+        if text[pos] == ",":
+            pos = _skip(text, pos + 1)
+    return found
+
+
+def _member_value(text: str, start: int, key: str | int) -> int | None:
+    """Where the value of KEY in the object at START begins (None: no such member)."""
+    return next((member[3] for member in _members(text, start) if member[0] == key), None)
+
+
+def _json_insert(text: str, start: int, key: str | int, value: Any) -> str:
+    """The object at START with `KEY: VALUE` added after its last member, laid out as the
+    last member is (the separator before its key, and the one between key and value)."""
+    members = _members(text, start)
+    member = _json_dumps(str(key))
+    if not members:
+        return f"{text[: start + 1]}{member}: {_json_dumps(value)}{text[start + 1 :]}"
+    _, key_start, key_end, value_start, value_end = members[-1]
+    if len(members) > 1:
+        before_key = text[members[-2][4] : key_start].split(",", 1)[-1]
+    else:
+        before_key = text[start + 1 : key_start]
+    colon = text[key_end:value_start]
+    addition = f",{before_key}{member}{colon}{_json_dumps(value)}"
+    return text[:value_end] + addition + text[value_end:]

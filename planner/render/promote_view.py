@@ -1,0 +1,210 @@
+"""What `planner promote` prints: the edits, the deployments not promoted, the unified diff
+of the config file, and the plan of `--to` with the edits (text), or one JSON document.
+
+Secret values never print: every piece of the file shown (the diff, a value written at a
+location) has the texts of the file's secrets (`written_secret_texts`) masked.
+
+The JSON document (`format_version` 1):
+`config`, `from`, `to`, `changed` (an edit is needed), `written` (the file was edited),
+`compared` (the deployments of both environments), `edits[]` (one per promoted field:
+`deployment`, `field`, `from_value` (what `--from` resolves to), `to_value` (what `--to`
+resolved to before), `location` {`file`, `path`, `keys`, `before`, `after`, `added`}: where
+the edit is made and what is written there before and after; fields may share a location),
+`skipped[]` {`deployment`, `reason`: `only-in-from`, `only-in-to`, `in-neither`,
+`source-differs`}, `diff` (the unified diff, "" without an edit) and `plan` (the plan JSON
+of `planner plan --format json`, null with `--write` or without an edit).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.command_lines import suggested_command
+from planner.config.diagnostics import format_loc
+from planner.config.promotion import FieldEdit, Promotion, Skipped, SkipReason
+from planner.config.variables import as_text
+from planner.plan.changes import show
+from planner.plan.model import Plan
+from planner.render.json import render_json
+from planner.render.safe import visible, visible_json
+from planner.render.text import render_text
+from planner.secrets import SENSITIVE
+
+FORMAT_VERSION = 1
+NO_NEWLINE = "\\ No newline at end of file"
+
+
+@dataclass(frozen=True)
+class PromotionResult:
+    """A promotion and what came of it, to show."""
+
+    promotion: Promotion
+    config: str
+    before: str  # the file's text
+    after: str  # the file's text with the edits
+    written: bool = False
+    plan: Plan | None = None
+    sensitive: frozenset[str] = field(default_factory=frozenset)
+    command_args: tuple[str, ...] = ()  # `-c`, `--state` as given, for a suggested command
+
+
+def render_promotion(result: PromotionResult, output_format: str, *, color: bool = False) -> str:
+    if output_format == "json":
+        return render_promotion_json(result)
+    return "".join(f"{visible(line)}\n" for line in _text_lines(result, color=color))
+
+
+def render_promotion_json(result: PromotionResult) -> str:
+    promotion = result.promotion
+    document = {
+        "format_version": FORMAT_VERSION,
+        "config": result.config,
+        "from": promotion.source,
+        "to": promotion.target,
+        "changed": bool(promotion.fields),
+        "written": result.written,
+        "compared": list(promotion.compared),
+        "edits": [_edit_json(result, edit) for edit in promotion.fields],
+        "skipped": [
+            {"deployment": s.deployment, "reason": str(s.reason)} for s in promotion.skipped
+        ],
+        "diff": "".join(f"{line}\n" for line in diff_lines(result)),
+        "plan": json.loads(render_json(result.plan)) if result.plan is not None else None,
+    }
+    return visible_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+
+
+def _edit_json(result: PromotionResult, edit: FieldEdit) -> dict[str, Any]:
+    mask = _Mask(result.sensitive)
+    return {
+        "deployment": edit.deployment,
+        "field": edit.field,
+        "from_value": mask.value(edit.from_value),
+        "to_value": mask.value(edit.to_value),
+        "location": {
+            "file": result.config,
+            "path": format_loc(edit.location),
+            "keys": list(edit.location),
+            "before": None if edit.added else mask.value(edit.written_before),
+            "after": mask.value(edit.written_after),
+            "added": edit.added,
+        },
+    }
+
+
+def _text_lines(result: PromotionResult, *, color: bool) -> Iterator[str]:
+    promotion = result.promotion
+    source, target = promotion.source, promotion.target
+    if not promotion.fields:
+        count = len(promotion.compared)
+        yield (
+            f"Nothing to promote: {target} already has {source}'s revision values "
+            f"({count} {'deployment' if count == 1 else 'deployments'} compared); "
+            f"{result.config} is unchanged."
+        )
+        yield from _skipped_lines(promotion)
+        return
+    yield from _edit_lines(result)
+    yield from _skipped_lines(promotion)
+    if result.written:
+        plan = suggested_command("plan", command_args=(*result.command_args, "--env", target))
+        yield ""
+        yield f"Wrote {result.config}. Review and commit it; `{plan}` shows what apply will do."
+        return
+    yield ""
+    yield from diff_lines(result)
+    if result.plan is not None:
+        yield ""
+        yield f"Plan of {target} with these edits:"
+        yield from render_text(result.plan, color=color).rstrip("\n").split("\n")
+    command = suggested_command(
+        "promote",
+        command_args=("--from", source, "--to", target, *result.command_args, "--write"),
+    )
+    yield ""
+    yield f"Nothing was written. To edit {result.config}: {command}"
+
+
+def _edit_lines(result: PromotionResult) -> Iterator[str]:
+    promotion, mask = result.promotion, _Mask(result.sensitive)
+    edits = promotion.edits
+    count = len(promotion.fields)
+    yield (
+        f"Promote {promotion.source} → {promotion.target} in {result.config}: "
+        f"{len(edits)} {'edit' if len(edits) == 1 else 'edits'} for {count} "
+        f"{'value' if count == 1 else 'values'}"
+    )
+    for location in dict.fromkeys(edit.location for edit in promotion.fields):
+        fields = [edit for edit in promotion.fields if edit.location == location]
+        first = fields[0]
+        where = format_loc(location)
+        if first.added:
+            yield f"  + {where} = {mask.value(first.written_after, shown=True)}"
+        else:
+            before = mask.value(first.written_before, shown=True)
+            yield f"  ~ {where}: {before} → {mask.value(first.written_after, shown=True)}"
+        for edit in fields:
+            before, after = (mask.value(v, shown=True) for v in (edit.to_value, edit.from_value))
+            yield f"      {edit.deployment}: {edit.field}: {before} → {after}"
+
+
+def _skipped_lines(promotion: Promotion) -> Iterator[str]:
+    if promotion.skipped:
+        yield "Not promoted:"
+        for skipped in promotion.skipped:
+            yield f"  {skipped.deployment}: {skip_reason(skipped, promotion)}"
+
+
+def skip_reason(skipped: Skipped, promotion: Promotion) -> str:
+    """Why a deployment is not promoted, in words."""
+    source, target = promotion.source, promotion.target
+    return {
+        SkipReason.ONLY_IN_SOURCE: f"not in {target}",
+        SkipReason.ONLY_IN_TARGET: f"not in {source}",
+        SkipReason.IN_NEITHER: f"in neither {source} nor {target}",
+        SkipReason.SOURCE_DIFFERS: f"its source differs between {source} and {target}",
+    }[skipped.reason]
+
+
+def diff_lines(result: PromotionResult) -> list[str]:
+    """The unified diff of the config file (secret texts masked); empty without an edit."""
+    before = result.before.splitlines(keepends=True)
+    after = result.after.splitlines(keepends=True)
+    name = result.config
+    diff = difflib.unified_diff(before, after, fromfile=name, tofile=name)
+    return list(_Mask(result.sensitive).lines(_with_end_markers(diff)))
+
+
+def _with_end_markers(lines: Iterable[str]) -> Iterator[str]:
+    """Diff lines without their line breaks; a line the file does not end with a line
+    break after is followed by the marker `diff` writes."""
+    for line in lines:
+        if line.endswith("\n"):
+            yield line[:-1]
+        else:
+            yield line
+            yield NO_NEWLINE
+
+
+@dataclass(frozen=True)
+class _Mask:
+    """The texts of the file's secrets, replaced by `(sensitive)` wherever they show."""
+
+    texts: frozenset[str]
+
+    def lines(self, lines: Iterable[str]) -> Iterator[str]:
+        ordered = sorted(self.texts, key=len, reverse=True)
+        for line in lines:
+            for text in ordered:
+                line = line.replace(text, SENSITIVE)
+            yield line
+
+    def value(self, value: Any, *, shown: bool = False) -> Any:
+        """VALUE, or `(sensitive)` when its text is a secret's; SHOWN: as one line."""
+        if as_text(value) in self.texts:
+            return SENSITIVE
+        return show(value) if shown else value
