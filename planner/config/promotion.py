@@ -1,5 +1,5 @@
 """Promotion: the revision-level values one environment resolves to, written where another
-environment's values come from (`planner promote --from SOURCE --to TARGET`).
+environment's values come from (`planner promote --from FROM --to TO`).
 
 Pure: the file's raw data in, a `Promotion` out (the edits as values; the file's text is
 edited by `planner.config.text_edits`, with tomlkit for TOML). The promoted fields are the
@@ -7,21 +7,21 @@ edited by `planner.config.text_edits`, with tomlkit for TOML). The promoted fiel
 revision is built from: the image, the ref, the paths); sizes, secrets and everything else
 stay each environment's own.
 
-For each deployment of both environments and each such field SOURCE sets, TARGET's value is
-traced to the table it comes from, highest first (`[environments.T.deployments.N]`,
-`[deployments.N]`, its template, `[environments.T.defaults]`, `[defaults]`):
+For each deployment of both environments and each such field FROM sets, TO's value is
+traced to the table it comes from, highest first (`[environments.TO.deployments.N]`,
+`[deployments.N]`, its template, `[environments.TO.defaults]`, `[defaults]`):
 
-- a literal in TARGET's own tables (under `[environments.T]`) is replaced by SOURCE's value;
+- a literal in TO's own tables (under `[environments.TO]`) is replaced by FROM's value;
 - a string with one `${var.NAME}` (the whole string or part of it) gets the variable value
-  that makes it SOURCE's value: `[environments.T.variables] NAME` is set (or added);
+  that makes it FROM's value: `[environments.TO.variables] NAME` is set (or added);
 - anything else is refused, naming the deployment, the field and where its value comes
   from: a literal other environments read too, a value built from several variables, a
-  SOURCE value that does not fit TARGET's string, a variable `PLANNER_VAR_NAME` sets.
+  FROM value that does not fit TO's string, a variable `PLANNER_VAR_NAME` sets.
 
-Invariants: every edit is under `[environments.T]`, so no other environment changes; TARGET
+Invariants: every edit is under `[environments.TO]`, so no other environment changes; TO
 resolved again with the edits differs from before only in the promoted fields, which then
-equal SOURCE's (checked: an edit that would change anything else, a secret included, is
-refused); a field TARGET already resolves to SOURCE's value makes no edit, so promoting
+equal FROM's (checked: an edit that would change anything else, a secret included, is
+refused); a field TO already resolves to FROM's value makes no edit, so promoting
 twice changes nothing the second time.
 """
 
@@ -69,8 +69,8 @@ ABSENT = _Absent()
 class SkipReason(StrEnum):
     """Why a deployment of the config is not promoted (its JSON name)."""
 
-    ONLY_IN_SOURCE = "only-in-from"
-    ONLY_IN_TARGET = "only-in-to"
+    ONLY_IN_FROM = "only-in-from"
+    ONLY_IN_TO = "only-in-to"
     IN_NEITHER = "in-neither"
     SOURCE_DIFFERS = "source-differs"
 
@@ -83,7 +83,7 @@ class Skipped:
 
 @dataclass(frozen=True)
 class FieldEdit:
-    """One promoted field: DEPLOYMENT's FIELD goes from TO_VALUE to FROM_VALUE in TARGET
+    """One promoted field: DEPLOYMENT's FIELD goes from TO_VALUE to FROM_VALUE in TO
     by writing WRITTEN_AFTER at LOCATION (where WRITTEN_BEFORE was, or nothing: ADDED)."""
 
     deployment: str
@@ -98,10 +98,10 @@ class FieldEdit:
 
 @dataclass(frozen=True)
 class Promotion:
-    """What promoting SOURCE to TARGET edits; FIELDS empty: nothing to promote."""
+    """What promoting FROM to TO edits; FIELDS empty: nothing to promote."""
 
-    source: str
-    target: str
+    from_env: str
+    to_env: str
     fields: tuple[FieldEdit, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     compared: tuple[str, ...] = ()
@@ -118,8 +118,8 @@ class _Promoter:
     """One promotion's inputs, and what it found."""
 
     raw: Mapping[str, Any]
-    source: str
-    target: str
+    from_env: str
+    to_env: str
     environ: Mapping[str, str]
     label: str
     resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -128,24 +128,24 @@ class _Promoter:
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return resolve_environment(
-            raw, Inputs(env=self.target, environ=self.environ), label=self.label
+            raw, Inputs(env=self.to_env, environ=self.environ), label=self.label
         )
 
 
 def plan_promotion(
     raw: Mapping[str, Any],
     *,
-    source: str,
-    target: str,
+    from_env: str,
+    to_env: str,
     only: Sequence[str] = (),
     environ: Mapping[str, str],
     label: str,
 ) -> Promotion:
-    """The edits that make TARGET's revision-level values SOURCE's (ONLY: those
+    """The edits that make TO's revision-level values FROM's (ONLY: those
     deployments); PromotionError listing every value that cannot be promoted so."""
-    check_environments(raw, source, target, label)
-    promoter = _Promoter(raw, source, target, environ, label)
-    for env in (source, target):
+    check_environments(raw, from_env, to_env, label)
+    promoter = _Promoter(raw, from_env, to_env, environ, label)
+    for env in (from_env, to_env):
         inputs = Inputs(env=env, environ=environ)
         promoter.resolved[env] = resolve_environment(raw, inputs, label=label)
         promoter.layers[env] = _layers(raw, env)
@@ -157,16 +157,16 @@ def plan_promotion(
     if promoter.problems:
         count = len(promoter.problems)
         raise PromotionError(
-            f"cannot promote {source} to {target}: {count} "
+            f"cannot promote {from_env} to {to_env}: {count} "
             + ("value cannot" if count == 1 else "values cannot")
             + " be written by one edit of the file",
             details=[problem.render(label) for problem in promoter.problems],
             hint=REFUSED_HINT,
         )
-    return Promotion(source, target, tuple(fields), tuple(skipped), tuple(compared))
+    return Promotion(from_env, to_env, tuple(fields), tuple(skipped), tuple(compared))
 
 
-def check_environments(raw: Mapping[str, Any], source: str, target: str, label: str) -> None:
+def check_environments(raw: Mapping[str, Any], from_env: str, to_env: str, label: str) -> None:
     """Refuse a promotion between environments the config does not declare (or one)."""
     names = environment_names(raw)
     if not names:
@@ -174,14 +174,14 @@ def check_environments(raw: Mapping[str, Any], source: str, target: str, label: 
             f"{label} has no [environments]: there is nothing to promote between",
             hint="promotion copies values between [environments.<name>] of one config",
         )
-    for given in (source, target):
+    for given in (from_env, to_env):
         if given not in names:
             raise PromotionError(
                 f"{label}: no environment '{given}'{did_you_mean(given, names)}",
                 hint=f"the environments are: {', '.join(names)}",
             )
-    if source == target:
-        raise PromotionError(f"--from and --to are both {source}: nothing to promote")
+    if from_env == to_env:
+        raise PromotionError(f"--from and --to are both {from_env}: nothing to promote")
 
 
 def _layers(raw: Mapping[str, Any], env: str) -> dict[str, list[Layer]]:
@@ -217,8 +217,11 @@ def _selected(promoter: _Promoter, only: Sequence[str]) -> tuple[list[str], list
     if only and skipped:
         raise PromotionError(
             f"cannot promote {', '.join(skip.deployment for skip in skipped)} from "
-            f"{promoter.source} to {promoter.target}",
-            details=[_skip_line(promoter, skip) for skip in skipped],
+            f"{promoter.from_env} to {promoter.to_env}",
+            details=[
+                f"{skip.deployment}: {skip_reason_text(skip.reason, promoter.from_env, promoter.to_env)}"
+                for skip in skipped
+            ],
             hint="--only names deployments of both environments",
         )
     return compared, skipped
@@ -226,31 +229,30 @@ def _selected(promoter: _Promoter, only: Sequence[str]) -> tuple[list[str], list
 
 def _skip_reason(promoter: _Promoter, name: str) -> SkipReason | None:
     """Why deployment NAME is not compared (None: it is)."""
-    source, target = (
+    in_from, in_to = (
         promoter.resolved[env].get("deployments", {}).get(name) for env in _envs(promoter)
     )
-    if source is None or target is None:
-        if source is not None:
-            return SkipReason.ONLY_IN_SOURCE
-        return SkipReason.ONLY_IN_TARGET if target is not None else SkipReason.IN_NEITHER
-    if seed_source(source.get("source")) != seed_source(target.get("source")):
+    if in_from is None or in_to is None:
+        if in_from is not None:
+            return SkipReason.ONLY_IN_FROM
+        return SkipReason.ONLY_IN_TO if in_to is not None else SkipReason.IN_NEITHER
+    if seed_source(in_from.get("source")) != seed_source(in_to.get("source")):
         return SkipReason.SOURCE_DIFFERS
     return None
 
 
-def _skip_line(promoter: _Promoter, skip: Skipped) -> str:
-    """Why SKIP's deployment is not promoted, as a line (`render` words the same reasons)."""
-    if skip.reason is SkipReason.ONLY_IN_SOURCE:
-        return f"{skip.deployment}: not in {promoter.target}"
-    if skip.reason is SkipReason.ONLY_IN_TARGET:
-        return f"{skip.deployment}: not in {promoter.source}"
-    if skip.reason is SkipReason.IN_NEITHER:
-        return f"{skip.deployment}: in neither {promoter.source} nor {promoter.target}"
-    return f"{skip.deployment}: its source differs between {promoter.source} and {promoter.target}"
+def skip_reason_text(reason: SkipReason, from_env: str, to_env: str) -> str:
+    """Why a deployment is not promoted, in words (errors and views say it alike)."""
+    return {
+        SkipReason.ONLY_IN_FROM: f"not in {to_env}",
+        SkipReason.ONLY_IN_TO: f"not in {from_env}",
+        SkipReason.IN_NEITHER: f"in neither {from_env} nor {to_env}",
+        SkipReason.SOURCE_DIFFERS: f"its source differs between {from_env} and {to_env}",
+    }[reason]
 
 
 def _envs(promoter: _Promoter) -> tuple[str, str]:
-    return promoter.source, promoter.target
+    return promoter.from_env, promoter.to_env
 
 
 def _promoted(promoter: _Promoter, name: str) -> Iterator[FieldEdit]:
@@ -275,7 +277,7 @@ def _promoted_field(promoter: _Promoter, name: str, key: str) -> FieldEdit | Pro
         return None
     if to_value is ABSENT or origins[1] is None:
         unset: Loc = ("deployments", name, REVISION, key)
-        message = f"{promoter.source} sets it, {promoter.target} does not (nothing to replace)"
+        message = f"{promoter.from_env} sets it, {promoter.to_env} does not (nothing to replace)"
         return Problem(unset, message)
     loc, written = origins[1]
     field_name = f"{REVISION}.{loc[-1]}"
@@ -330,13 +332,13 @@ def _overridden(promoter: _Promoter, name: str, origin: tuple[Loc, Any] | None) 
 def _literal_edit(
     promoter: _Promoter, name: str, field_name: str, values: tuple[Any, Any], loc: Loc, written: Any
 ) -> FieldEdit | Problem:
-    if loc[:2] != ("environments", promoter.target):
-        readers = [env for env in _readers(promoter.raw, loc) if env != promoter.target]
+    if loc[:2] != ("environments", promoter.to_env):
+        readers = [env for env in _readers(promoter.raw, loc) if env != promoter.to_env]
         shared = f"which {', '.join(readers)} also read" if readers else "shared by other tables"
         return Problem(
             loc,
-            f"{promoter.target}'s {field_name} of {name} is this literal, {shared}: "
-            f"promotion only writes under [environments.{promoter.target}]",
+            f"{promoter.to_env}'s {field_name} of {name} is this literal, {shared}: "
+            f"promotion only writes under [environments.{promoter.to_env}]",
         )
     from_value, to_value = values
     after = from_value.replace("${", "$${") if isinstance(from_value, str) else from_value
@@ -374,18 +376,18 @@ def _variable_edit(
     if len(variables) > 1:
         listed = ", ".join(dict.fromkeys(variables))
         message = f"{name}'s {field_name} is built from several variables ({listed}) in "
-        return Problem(loc, message + f"{promoter.target}: promotion sets one variable's value")
+        return Problem(loc, message + f"{promoter.to_env}: promotion sets one variable's value")
     variable = variables[0]
     from_value, to_value = values
     value = _variable_value(promoter, written, variable, from_value)
     if value is ABSENT:
         return Problem(
             loc,
-            f"{promoter.source}'s {field_name} of {name}, {as_text(from_value)!r}, does not "
-            f"fit {promoter.target}'s {written!r} (only ${{var.{variable}}} can change)",
+            f"{promoter.from_env}'s {field_name} of {name}, {as_text(from_value)!r}, does not "
+            f"fit {promoter.to_env}'s {written!r} (only ${{var.{variable}}} can change)",
         )
-    where: Loc = ("environments", promoter.target, "variables", variable)
-    before = _file_variable(promoter.raw, promoter.target, variable, defaults=False)
+    where: Loc = ("environments", promoter.to_env, "variables", variable)
+    before = _file_variable(promoter.raw, promoter.to_env, variable, defaults=False)
     added = before is ABSENT
     return FieldEdit(
         name, field_name, from_value, to_value, where, None if added else before, value, added
@@ -393,11 +395,11 @@ def _variable_edit(
 
 
 def _variable_value(promoter: _Promoter, written: str, variable: str, from_value: Any) -> Any:
-    """The value of VARIABLE that makes WRITTEN resolve to FROM_VALUE in the target (ABSENT:
-    none does). A value the source gives the variable is kept with its type."""
+    """The value of VARIABLE that makes WRITTEN resolve to FROM_VALUE in --to (ABSENT:
+    none does). A value --from gives the variable is kept with its type."""
     if written == f"${{var.{variable}}}":
         return from_value
-    around = text_around(written, variable, promoter.target)
+    around = text_around(written, variable, promoter.to_env)
     if around is None or not isinstance(from_value, str):
         return ABSENT
     before, after = around
@@ -405,7 +407,7 @@ def _variable_value(promoter: _Promoter, written: str, variable: str, from_value
     if not (fits and from_value.startswith(before) and from_value.endswith(after)):
         return ABSENT
     text = from_value[len(before) : len(from_value) - len(after)]
-    source_value = _file_variable(promoter.raw, promoter.source, variable, defaults=True)
+    source_value = _file_variable(promoter.raw, promoter.from_env, variable, defaults=True)
     return source_value if as_text(source_value) == text else text
 
 
@@ -440,12 +442,12 @@ def _conflicts(fields: Sequence[FieldEdit]) -> list[Problem]:
 
 
 def _side_effects(promoter: _Promoter, fields: Sequence[FieldEdit]) -> list[Problem]:
-    """A problem for each edit that would change values of the target besides the fields
-    it promotes (secrets named, never shown), or not make a promoted field the source's
+    """A problem for each edit that would change values of --to besides the fields
+    it promotes (secrets named, never shown), or not make a promoted field --from's
     value."""
-    before = _effective(promoter.resolved[promoter.target])
+    before = _effective(promoter.resolved[promoter.to_env])
     problems = []
-    for edit in Promotion(promoter.source, promoter.target, tuple(fields)).edits:
+    for edit in Promotion(promoter.from_env, promoter.to_env, tuple(fields)).edits:
         own = [f for f in fields if f.location == edit.loc]
         promoted: dict[Loc, FieldEdit] = {
             ("deployments", f.deployment, *f.field.split(".")): f for f in own
@@ -454,16 +456,16 @@ def _side_effects(promoter: _Promoter, fields: Sequence[FieldEdit]) -> list[Prob
         changed = list(_differences(before, after))
         others = [loc for loc in changed if loc not in promoted]
         if others:
-            problems.append(Problem(edit.loc, _side_effect(promoter.target, own, others)))
+            problems.append(Problem(edit.loc, _side_effect(promoter.to_env, own, others)))
         for loc, found in promoted.items():
             if not _same(_at(after, loc), found.from_value):
                 message = f"setting it would not make {found.deployment}'s {found.field} "
-                problems.append(Problem(edit.loc, message + f"{promoter.source}'s value"))
+                problems.append(Problem(edit.loc, message + f"{promoter.from_env}'s value"))
     return problems
 
 
-def _side_effect(target: str, own: Sequence[FieldEdit], others: Sequence[Loc]) -> str:
-    """What an edit for OWN would also change in TARGET: the values OTHERS, listed."""
+def _side_effect(to_env: str, own: Sequence[FieldEdit], others: Sequence[Loc]) -> str:
+    """What an edit for OWN would also change in TO_ENV: the values OTHERS, listed."""
     names = ", ".join(dict.fromkeys(edit.deployment for edit in own))
     shown = [format_loc(loc) for loc in others[:_LISTED]]
     if len(others) > _LISTED:
@@ -471,7 +473,7 @@ def _side_effect(target: str, own: Sequence[FieldEdit], others: Sequence[Loc]) -
     secret = any("secrets" in loc[2:3] for loc in others)
     count = f"{len(others)} value" if len(others) == 1 else f"{len(others)} values"
     return (
-        f"setting it for {names} would also change {count} of {target} that "
+        f"setting it for {names} would also change {count} of {to_env} that "
         + ("are" if len(others) > 1 else "is")
         + f" not promoted ({', '.join(shown)})"
         + ("; secrets are never promoted" if secret else "")

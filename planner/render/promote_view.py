@@ -25,7 +25,7 @@ from typing import Any
 
 from planner.command_lines import suggested_command
 from planner.config.diagnostics import format_loc
-from planner.config.promotion import FieldEdit, Promotion, Skipped, SkipReason
+from planner.config.promotion import FieldEdit, Promotion, skip_reason_text
 from planner.config.variables import as_text
 from planner.plan.changes import show
 from planner.plan.model import Plan
@@ -63,8 +63,8 @@ def render_promotion_json(result: PromotionResult) -> str:
     document = {
         "format_version": FORMAT_VERSION,
         "config": result.config,
-        "from": promotion.source,
-        "to": promotion.target,
+        "from": promotion.from_env,
+        "to": promotion.to_env,
         "changed": bool(promotion.fields),
         "written": result.written,
         "compared": list(promotion.compared),
@@ -98,11 +98,11 @@ def _edit_json(result: PromotionResult, edit: FieldEdit) -> dict[str, Any]:
 
 def _text_lines(result: PromotionResult, *, color: bool) -> Iterator[str]:
     promotion = result.promotion
-    source, target = promotion.source, promotion.target
+    from_env, to_env = promotion.from_env, promotion.to_env
     if not promotion.fields:
         count = len(promotion.compared)
         yield (
-            f"Nothing to promote: {target} already has {source}'s revision values "
+            f"Nothing to promote: {to_env} already has {from_env}'s revision values "
             f"({count} {'deployment' if count == 1 else 'deployments'} compared); "
             f"{result.config} is unchanged."
         )
@@ -111,7 +111,7 @@ def _text_lines(result: PromotionResult, *, color: bool) -> Iterator[str]:
     yield from _edit_lines(result)
     yield from _skipped_lines(promotion)
     if result.written:
-        plan = suggested_command("plan", command_args=(*result.command_args, "--env", target))
+        plan = suggested_command("plan", command_args=(*result.command_args, "--env", to_env))
         yield ""
         yield f"Wrote {result.config}. Review and commit it; `{plan}` shows what apply will do."
         return
@@ -119,11 +119,11 @@ def _text_lines(result: PromotionResult, *, color: bool) -> Iterator[str]:
     yield from diff_lines(result)
     if result.plan is not None:
         yield ""
-        yield f"Plan of {target} with these edits:"
+        yield f"Plan of {to_env} with these edits:"
         yield from render_text(result.plan, color=color).rstrip("\n").split("\n")
     command = suggested_command(
         "promote",
-        command_args=("--from", source, "--to", target, *result.command_args, "--write"),
+        command_args=("--from", from_env, "--to", to_env, *result.command_args, "--write"),
     )
     yield ""
     yield f"Nothing was written. To edit {result.config}: {command}"
@@ -134,7 +134,7 @@ def _edit_lines(result: PromotionResult) -> Iterator[str]:
     edits = promotion.edits
     count = len(promotion.fields)
     yield (
-        f"Promote {promotion.source} → {promotion.target} in {result.config}: "
+        f"Promote {promotion.from_env} → {promotion.to_env} in {result.config}: "
         f"{len(edits)} {'edit' if len(edits) == 1 else 'edits'} for {count} "
         f"{'value' if count == 1 else 'values'}"
     )
@@ -156,18 +156,7 @@ def _skipped_lines(promotion: Promotion) -> Iterator[str]:
     if promotion.skipped:
         yield "Not promoted:"
         for skipped in promotion.skipped:
-            yield f"  {skipped.deployment}: {skip_reason(skipped, promotion)}"
-
-
-def skip_reason(skipped: Skipped, promotion: Promotion) -> str:
-    """Why a deployment is not promoted, in words."""
-    source, target = promotion.source, promotion.target
-    return {
-        SkipReason.ONLY_IN_SOURCE: f"not in {target}",
-        SkipReason.ONLY_IN_TARGET: f"not in {source}",
-        SkipReason.IN_NEITHER: f"in neither {source} nor {target}",
-        SkipReason.SOURCE_DIFFERS: f"its source differs between {source} and {target}",
-    }[skipped.reason]
+            yield f"  {skipped.deployment}: {skip_reason_text(skipped.reason, promotion.from_env, promotion.to_env)}"
 
 
 def diff_lines(result: PromotionResult) -> list[str]:

@@ -20,11 +20,11 @@ from planner.errors import PromotionError
 
 @dataclass(frozen=True)
 class PromoteArgs:
-    """What `planner promote` was given: SOURCE is `--from`, TARGET `--to`."""
+    """What `planner promote` was given: FROM is `--from`, TO `--to`."""
 
     workspace: WorkspaceOptions
-    source: str
-    target: str
+    from_env: str
+    to_env: str
     only: tuple[str, ...] = ()
     write: bool = False
     format: str = "text"
@@ -42,8 +42,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "file and the plan --to would then have, and writes nothing. Secrets are never "
         "promoted.",
     )
-    parser.add_argument("--from", dest="source", required=True, metavar="ENV", help="copy from")
-    parser.add_argument("--to", dest="target", required=True, metavar="ENV", help="write into")
+    parser.add_argument("--from", dest="from_env", required=True, metavar="ENV", help="copy from")
+    parser.add_argument("--to", dest="to_env", required=True, metavar="ENV", help="write into")
     parser.add_argument(
         "--only",
         action="append",
@@ -66,15 +66,15 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def parse(namespace: argparse.Namespace) -> PromoteArgs:
     args = PromoteArgs(
         WorkspaceOptions.of(vars(namespace)),
-        source=namespace.source,
-        target=namespace.target,
+        from_env=namespace.from_env,
+        to_env=namespace.to_env,
         only=tuple(dict.fromkeys(namespace.only)),
         write=namespace.write,
         format=namespace.format,
     )
-    if args.source == args.target:
+    if args.from_env == args.to_env:
         raise PromotionError(
-            f"--from and --to are both {args.source}: nothing to promote",
+            f"--from and --to are both {args.from_env}: nothing to promote",
             hint="name two environments of the config",
         )
     return args

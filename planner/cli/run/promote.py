@@ -43,8 +43,8 @@ def run(args: PromoteArgs) -> int:
     raw = parse_raw(path, text)
     promotion = plan_promotion(
         raw,
-        source=args.source,
-        target=args.target,
+        from_env=args.from_env,
+        to_env=args.to_env,
         only=args.only,
         environ=os.environ,
         label=str(path),
@@ -73,13 +73,13 @@ def run(args: PromoteArgs) -> int:
 
 
 def check_loads(path: Path, edited_raw: dict[str, object], promotion: Promotion) -> None:
-    """Refuse edits after which the target's config does not load."""
-    load_config(path, environ=NotingMissing(os.environ), env=promotion.target, raw=edited_raw)
+    """Refuse edits after which --to's config does not load."""
+    load_config(path, environ=NotingMissing(os.environ), env=promotion.to_env, raw=edited_raw)
 
 
 def plan_edited(args: PromoteArgs, edited_raw: dict[str, object]) -> Plan:
     """The plan of `--to` from the edited config (in memory), as `planner plan` makes it."""
-    options = replace(args.workspace, env=args.target)
+    options = replace(args.workspace, env=args.to_env)
     target = replace(resolve_target(options, os.environ), raw=edited_raw)
     plan_options = PlanOptions(command_args=options.command_args(os.environ))
     return run_async(run_plan(target, plan_options, None))
