@@ -218,10 +218,7 @@ def _selected(promoter: _Promoter, only: Sequence[str]) -> tuple[list[str], list
         raise PromotionError(
             f"cannot promote {', '.join(skip.deployment for skip in skipped)} from "
             f"{promoter.from_env} to {promoter.to_env}",
-            details=[
-                f"{skip.deployment}: {skip_reason_text(skip.reason, promoter.from_env, promoter.to_env)}"
-                for skip in skipped
-            ],
+            details=[f"{skip.deployment}: {_why(promoter, skip)}" for skip in skipped],
             hint="--only names deployments of both environments",
         )
     return compared, skipped
@@ -249,6 +246,10 @@ def skip_reason_text(reason: SkipReason, from_env: str, to_env: str) -> str:
         SkipReason.IN_NEITHER: f"in neither {from_env} nor {to_env}",
         SkipReason.SOURCE_DIFFERS: f"its source differs between {from_env} and {to_env}",
     }[reason]
+
+
+def _why(promoter: _Promoter, skip: Skipped) -> str:
+    return skip_reason_text(skip.reason, promoter.from_env, promoter.to_env)
 
 
 def _envs(promoter: _Promoter) -> tuple[str, str]:

@@ -155,8 +155,9 @@ def _edit_lines(result: PromotionResult) -> Iterator[str]:
 def _skipped_lines(promotion: Promotion) -> Iterator[str]:
     if promotion.skipped:
         yield "Not promoted:"
+        envs = (promotion.from_env, promotion.to_env)
         for skipped in promotion.skipped:
-            yield f"  {skipped.deployment}: {skip_reason_text(skipped.reason, promotion.from_env, promotion.to_env)}"
+            yield f"  {skipped.deployment}: {skip_reason_text(skipped.reason, *envs)}"
 
 
 def diff_lines(result: PromotionResult) -> list[str]:
