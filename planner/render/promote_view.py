@@ -25,7 +25,8 @@ from typing import Any
 
 from planner.command_lines import suggested_command
 from planner.config.diagnostics import format_loc
-from planner.config.promotion import FieldEdit, Promotion, skip_reason_text
+from planner.config.promoted_fields import FieldEdit
+from planner.config.promotion import Promotion, skip_reason_text
 from planner.config.variables import as_text
 from planner.plan.changes import show
 from planner.plan.model import Plan
