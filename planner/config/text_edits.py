@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,11 +92,15 @@ def _toml_edited(text: str, edits: Sequence[SetValue]) -> str:
 def _toml_set(document: Container, loc: Loc, value: Any) -> None:
     node: Any = document
     for index, part in enumerate(loc[:-1]):
+        if not isinstance(node, MutableMapping):
+            raise ValueError(f"{format_loc(loc[:index])} is not a table")
         if part not in node:
             node[part] = _inline_item(_nested(loc[index + 1 :], value))
             return
         node = node[part]
     key = loc[-1]
+    if not isinstance(node, MutableMapping):
+        raise ValueError(f"{format_loc(loc[:-1])} is not a table")
     if isinstance(node, InlineTable) and key not in node:
         _toml_replace_inline(document, loc[:-1], node, key, value)
         return
@@ -155,6 +159,8 @@ def _json_edited(text: str, edits: Sequence[SetValue]) -> str:
 def _json_set(text: str, loc: Loc, value: Any) -> str:
     start = _skip(text, 0)
     for index, part in enumerate(loc):
+        if text[start] != "{":
+            raise ValueError(f"{format_loc(loc[:index])} is not a table")
         found = _member_value(text, start, part)
         if found is None:
             return _json_insert(text, start, part, _nested(loc[index + 1 :], value))
@@ -209,8 +215,9 @@ def _json_insert(text: str, start: int, key: str | int, value: Any) -> str:
     _, key_start, key_end, value_start, value_end = members[-1]
     if len(members) > 1:
         before_key = text[members[-2][4] : key_start].split(",", 1)[-1]
-    else:
+    else:  # after `{`: the indent of a multi-line object, else one space as after a comma
         before_key = text[start + 1 : key_start]
+        before_key = before_key if "\n" in before_key else " "
     colon = text[key_end:value_start]
     addition = f",{before_key}{member}{colon}{_json_dumps(value)}"
     return text[:value_end] + addition + text[value_end:]
