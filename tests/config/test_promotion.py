@@ -434,10 +434,11 @@ def assert_only_values_changed(before: str, after: str) -> None:
     matcher = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(), autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         assert tag in ("equal", "insert", "replace"), (tag, before.splitlines()[i1:i2])
-        if tag == "replace":
-            old, new = before.splitlines()[i1:i2], after.splitlines()[j1:j2]
-            assert len(old) == len(new)
-            for removed, added in zip(old, new, strict=True):
+        if tag == "replace":  # lines edited, and maybe keys added among them
+            new = after.splitlines()[j1:j2]
+            for removed in before.splitlines()[i1:i2]:
+                key = removed.split("=")[0]
+                added = next(line for line in new if line.split("=")[0] == key)
                 assert_same_but_values(removed, added)
 
 
