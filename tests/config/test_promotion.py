@@ -29,7 +29,7 @@ IMAGE = "registry.example.com/acme/hello"
 SECRET = "sk-live-promotion-do-not-print"
 
 
-def promote(
+def run_promotion(
     text: str,
     from_env: str = "staging",
     to_env: str = "prod",
@@ -48,7 +48,7 @@ def promote(
 
 def refusal(text: str, **kwargs: Any) -> PromotionError:
     with pytest.raises(PromotionError) as refused:
-        promote(text, **kwargs)
+        run_promotion(text, **kwargs)
     return refused.value
 
 
@@ -82,7 +82,7 @@ image_uri = "{IMAGE}:1.2.0"   # prod's pin
 
 def test_a_literal_in_the_to_overlay_is_replaced() -> None:
     """prod's own literal takes staging's value, its comment kept; the edit says where."""
-    promotion, after = promote(OVERLAYS)
+    promotion, after = run_promotion(OVERLAYS)
     assert after == OVERLAYS.replace("1.2.0", "1.4.0")
     (edit,) = promotion.fields
     assert (edit.deployment, edit.field) == ("hello", "source_revision_config.image_uri")
@@ -95,7 +95,7 @@ def test_a_literal_in_the_to_overlay_is_replaced() -> None:
 def test_an_interpolation_in_from_is_written_as_a_literal_that_means_the_same() -> None:
     """A `$${` (a literal `${`) in the value is written escaped, so prod reads the same text."""
     text = OVERLAYS.replace("1.4.0", "$${not-a-variable}")
-    _, after = promote(text)
+    _, after = run_promotion(text)
     assert image_of(after, "prod") == image_of(after, "staging") == f"{IMAGE}:${{not-a-variable}}"
 
 
@@ -117,7 +117,7 @@ variables = {{ image_tag = "1.2.0" }}  # last release
 
 def test_a_variable_inside_a_longer_string_gets_the_value_that_makes_it_from_s() -> None:
     """`…:${var.image_tag}`: prod's image_tag becomes staging's, in prod's own table."""
-    promotion, after = promote(TAGGED)
+    promotion, after = run_promotion(TAGGED)
     assert after == TAGGED.replace('"1.2.0" }  # last', '"1.4.0" }  # last')
     (edit,) = promotion.fields
     assert edit.location == ("environments", "prod", "variables", "image_tag")
@@ -127,7 +127,7 @@ def test_a_variable_inside_a_longer_string_gets_the_value_that_makes_it_from_s()
 def test_a_variable_prod_takes_from_its_default_is_added_to_prod_s_values() -> None:
     """No value of its own in prod: one is added there; the default (dev's) stays."""
     text = TAGGED.replace('variables = { image_tag = "1.2.0" }  # last release\n', "")
-    promotion, after = promote(text)
+    promotion, after = run_promotion(text)
     assert promotion.fields[0].added and promotion.fields[0].written_before is None
     assert '[environments.prod]\nvariables = { image_tag = "1.4.0" }\n' in after
     assert 'default = "1.0.0"' in after and image_of(after, "prod") == f"{IMAGE}:1.4.0"
@@ -137,7 +137,7 @@ def test_a_whole_variable_takes_from_s_value_with_its_type() -> None:
     """`"${var.build}"` inside a string keeps the variable an integer when staging's is one."""
     text = TAGGED.replace('"1.0.0"', "1").replace('"1.4.0"', "41").replace('"1.2.0"', "40")
     text = text.replace("image_tag", "build")
-    promotion, after = promote(text)
+    promotion, after = run_promotion(text)
     assert promotion.fields[0].written_after == 41
     assert "variables = { build = 41 }  # last release" in after
 
@@ -149,7 +149,7 @@ def test_the_service_spelling_of_a_field_is_promoted_where_it_is_written() -> No
     text = text.replace(
         '"internal_docker"', '"internal_docker"\nsource_revision_config.image_uri = "i:1"'
     )
-    promotion, after = promote(text)
+    promotion, after = run_promotion(text)
     assert [edit.field for edit in promotion.fields] == [
         "source_revision_config.langgraph_config_path"
     ]
@@ -159,8 +159,8 @@ def test_the_service_spelling_of_a_field_is_promoted_where_it_is_written() -> No
 def test_promoting_twice_changes_nothing_the_second_time() -> None:
     """The promoted file promotes to no edit, and its text is left as it is."""
     for text in (OVERLAYS, TAGGED):
-        _, after = promote(text)
-        again, unchanged = promote(after)
+        _, after = run_promotion(text)
+        again, unchanged = run_promotion(after)
         assert again.fields == () and unchanged == after and again.compared == ("hello",)
 
 
@@ -178,7 +178,7 @@ def test_deployments_of_one_environment_are_skipped_with_the_reason() -> None:
     )
     text = TAGGED.replace("[environments.staging]", "[environments.dev]\n\n[environments.staging]")
     text += added
-    promotion, _ = promote(text)
+    promotion, _ = run_promotion(text)
     assert promotion.skipped == (
         (s := type(promotion.skipped[0]))("canary", SkipReason.ONLY_IN_FROM),
         s("mirror", SkipReason.ONLY_IN_TO),
@@ -322,7 +322,7 @@ def test_only_one_of_the_deployments_sharing_a_variable_is_refused() -> None:
         "(deployments.world.source_revision_config.image_uri): promote the deployments that "
         "share it together, or give hello a value of its own"
     )
-    promotion, _ = promote(TWO)
+    promotion, _ = run_promotion(TWO)
     assert [edit.deployment for edit in promotion.fields] == ["hello", "world"]
 
 
@@ -345,7 +345,7 @@ def test_secrets_of_each_environment_stay_its_own() -> None:
         '\n[environments.prod.deployments.hello.secrets]\nTOKEN = { env = "PROD_TOKEN" }\n'
         'LEVEL = "debug"\n'
     )
-    promotion, after = promote(text)
+    promotion, after = run_promotion(text)
     assert [edit.field for edit in promotion.fields] == ["source_revision_config.image_uri"]
     assert 'TOKEN = { env = "PROD_TOKEN" }\nLEVEL = "debug"' in after
 
@@ -378,7 +378,7 @@ def test_a_json_config_is_promoted_in_its_own_layout() -> None:
     """The same edits in a JSON file: key order and indent kept, only the value changes."""
     data = tomllib.loads(TAGGED)
     text = json.dumps(data, indent=4) + "\n"
-    promotion, after = promote(text, path=Path("planner.json"))
+    promotion, after = run_promotion(text, path=Path("planner.json"))
     assert [edit.location for edit in promotion.fields] == [
         ("environments", "prod", "variables", "image_tag")
     ]
@@ -413,14 +413,14 @@ def test_a_promotion_makes_to_s_revision_values_from_s_and_changes_nothing_else(
     environment stay; promoting again edits nothing; the file's lines are kept but for the
     values edited (keys and comments of those lines too) and the lines added."""
     from_env, to_env, other = order
-    promotion, after = promote(text, from_env, to_env)
+    promotion, after = run_promotion(text, from_env, to_env)
     assert revision_values(after, to_env) == revision_values(text, from_env)
     assert without_revisions(after, to_env) == without_revisions(text, to_env)
     for env in (from_env, other):
         assert resolve_environment(tomllib.loads(after), Inputs(env=env), label="t") == (
             resolve_environment(tomllib.loads(text), Inputs(env=env), label="t")
         )
-    again, unchanged = promote(after, from_env, to_env)
+    again, unchanged = run_promotion(after, from_env, to_env)
     assert again.fields == () and unchanged == after
     assert_only_values_changed(text, after)
     assert bool(promotion.fields) == (
