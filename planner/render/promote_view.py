@@ -53,10 +53,27 @@ class PromotionResult:
     command_args: tuple[str, ...] = ()  # `-c`, `--state` as given, for a suggested command
 
 
-def render_promotion(result: PromotionResult, output_format: str, *, color: bool = False) -> str:
-    if output_format == "json":
-        return render_promotion_json(result)
-    return "".join(f"{visible(line)}\n" for line in _text_lines(result, color=color))
+def render_promotion_text(result: PromotionResult) -> str:
+    """What a promotion found, as text: its edits and the deployments not promoted, then
+    the file's diff (without `--write`) or what was written. The plan follows apart
+    (`render_planned`): it is made after this is shown."""
+    return "".join(f"{visible(line)}\n" for line in _text_lines(result))
+
+
+def render_planned(result: PromotionResult, plan: Plan, *, color: bool = False) -> str:
+    """The plan of `--to` with the edits, as `planner plan` prints it, and how to write them."""
+    promotion = result.promotion
+    command = suggested_command(
+        "promote",
+        command_args=(
+            *("--from", promotion.from_env, "--to", promotion.to_env),
+            *result.command_args,
+            "--write",
+        ),
+    )
+    heading = f"\nPlan of {visible(promotion.to_env)} with these edits:\n"
+    footer = visible(f"Nothing was written. To edit {result.config}: {command}")
+    return f"{heading}{render_text(plan, color=color)}\n{footer}\n"
 
 
 def render_promotion_json(result: PromotionResult) -> str:
@@ -97,7 +114,7 @@ def _edit_json(result: PromotionResult, edit: FieldEdit) -> dict[str, Any]:
     }
 
 
-def _text_lines(result: PromotionResult, *, color: bool) -> Iterator[str]:
+def _text_lines(result: PromotionResult) -> Iterator[str]:
     promotion = result.promotion
     from_env, to_env = promotion.from_env, promotion.to_env
     if not promotion.fields:
@@ -111,23 +128,12 @@ def _text_lines(result: PromotionResult, *, color: bool) -> Iterator[str]:
         return
     yield from _edit_lines(result)
     yield from _skipped_lines(promotion)
+    yield ""
     if result.written:
         plan = suggested_command("plan", command_args=(*result.command_args, "--env", to_env))
-        yield ""
         yield f"Wrote {result.config}. Review and commit it; `{plan}` shows what apply will do."
-        return
-    yield ""
-    yield from diff_lines(result)
-    if result.plan is not None:
-        yield ""
-        yield f"Plan of {to_env} with these edits:"
-        yield from render_text(result.plan, color=color).rstrip("\n").split("\n")
-    command = suggested_command(
-        "promote",
-        command_args=("--from", from_env, "--to", to_env, *result.command_args, "--write"),
-    )
-    yield ""
-    yield f"Nothing was written. To edit {result.config}: {command}"
+    else:
+        yield from diff_lines(result)
 
 
 def _edit_lines(result: PromotionResult) -> Iterator[str]:

@@ -33,7 +33,12 @@ from planner.errors import PlannerError, PromotionError
 from planner.files import os_reason
 from planner.plan.model import Plan
 from planner.plan.options import PlanOptions
-from planner.render.promote_view import PromotionResult, render_promotion
+from planner.render.promote_view import (
+    PromotionResult,
+    render_planned,
+    render_promotion_json,
+    render_promotion_text,
+)
 from planner.state.localfile import real_path, write_atomic
 
 
@@ -50,25 +55,29 @@ def run(args: PromoteArgs) -> int:
         label=str(path),
     )
     edited = edited_text(path, text, promotion.edits)
-    plan: Plan | None = None
     if promotion.fields:
-        edited_raw = parse_raw(path, edited)
-        check_loads(path, edited_raw, promotion)
+        check_loads(path, parse_raw(path, edited), promotion)
         if args.write:
             write_config(path, text, edited)
-        else:
-            plan = plan_edited(args, edited_raw)
     result = PromotionResult(
         promotion,
         str(path),
         text,
         edited,
         written=args.write and bool(promotion.fields),
-        plan=plan,
         sensitive=frozenset(written_secret_texts(raw)),
         command_args=args.workspace.command_args(os.environ),
     )
-    sys.stdout.write(render_promotion(result, args.format, color=is_color_terminal()))
+    is_planned = bool(promotion.fields) and not args.write
+    if args.format == "json":
+        plan = plan_edited(args, parse_raw(path, edited)) if is_planned else None
+        sys.stdout.write(render_promotion_json(replace(result, plan=plan)))
+    else:
+        sys.stdout.write(render_promotion_text(result))
+        sys.stdout.flush()  # what the promotion does shows before the plan is made
+        plan = plan_edited(args, parse_raw(path, edited)) if is_planned else None
+        if plan is not None:
+            sys.stdout.write(render_planned(result, plan, color=is_color_terminal()))
     return EXIT_ERROR if plan is not None and plan.has_errors else EXIT_OK
 
 

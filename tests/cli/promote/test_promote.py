@@ -243,3 +243,19 @@ def test_a_file_changed_while_promoting_is_not_overwritten(tmp_path: Path) -> No
     write_config(config, "a = 2\n", "a = 3\n")
     assert config.read_text(encoding="utf-8") == "a = 3\n"
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_the_diff_shows_before_a_plan_that_cannot_be_made(
+    promotion: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan needs what `planner plan` needs (a secret's environment variable): without
+    it the edits and the diff are printed, then the plan's error, exit 1; `--write` needs
+    no secret (nothing is planned)."""
+    monkeypatch.delenv("API_TOKEN")
+    result = promotion.cli("promote", "--from", "staging", "--to", "prod")
+    assert result.code == 1
+    assert "--- planner.toml" in result.out and PLAN_HEADING not in result.out
+    assert "API_TOKEN" in result.err
+    written = promotion.cli("promote", "--from", "staging", "--to", "prod", "--write")
+    assert written.code == 0, written.err
+    assert promotion.config_path.read_text(encoding="utf-8") == PROMOTED
