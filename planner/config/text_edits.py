@@ -25,7 +25,7 @@ from typing import Any
 import tomlkit
 from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import InlineTable, Item, String, StringType
+from tomlkit.items import InlineTable, Item, SingleKey, String, StringType
 
 from planner.config.diagnostics import Loc, format_loc
 from planner.config.reader import parse_raw
@@ -91,20 +91,20 @@ def _toml_edited(text: str, edits: Sequence[SetValue]) -> str:
 
 def _toml_set(document: Container, loc: Loc, value: Any) -> None:
     node: Any = document
-    for index, part in enumerate(loc[:-1]):
+    for index, part in enumerate(loc):
         if not isinstance(node, MutableMapping):
             raise ValueError(f"{format_loc(loc[:index])} is not a table")
-        if part not in node:
-            node[part] = _inline_item(_nested(loc[index + 1 :], value))
+        if part not in node:  # added: the rest of the path as an inline table
+            added = _nested(loc[index + 1 :], value)
+            if isinstance(node, InlineTable):
+                _toml_add_inline(document, loc[:index], node, str(part), added)
+            else:
+                node[part] = _parsed_value(_inline_text(added))
+            return
+        if index == len(loc) - 1:
+            node[part] = _toml_item(node[part], value)
             return
         node = node[part]
-    key = loc[-1]
-    if not isinstance(node, MutableMapping):
-        raise ValueError(f"{format_loc(loc[:-1])} is not a table")
-    if isinstance(node, InlineTable) and key not in node:
-        _toml_replace_inline(document, loc[:-1], node, key, value)
-        return
-    node[key] = _toml_item(node.get(key) if key in node else None, value)
 
 
 def _toml_item(old: Any, value: Any) -> Item:
@@ -117,23 +117,25 @@ def _toml_item(old: Any, value: Any) -> Item:
     return item
 
 
-def _inline_item(value: Mapping[str, Any]) -> Item:
-    """VALUE as an inline table written as people write one: `{ a = "1" }`."""
-    return _parsed_value("{ " + _inline_body(value) + " }")
+def _inline_text(value: Any) -> str:
+    """VALUE as TOML text, its tables inline and written as people write them: `{ a = 1 }`."""
+    if not isinstance(value, Mapping):
+        return str(tomlkit.item(value).as_string())
+    return "{ " + ", ".join(_pair(key, item) for key, item in value.items()) + " }"
 
 
-def _inline_body(value: Mapping[str, Any]) -> str:
-    return ", ".join(tomlkit.dumps({key: item}).strip() for key, item in value.items())
+def _pair(key: str, value: Any) -> str:
+    return f"{SingleKey(key).as_string()} = {_inline_text(value)}"
 
 
-def _toml_replace_inline(
-    document: Container, loc: Loc, table: InlineTable, key: str | int, value: Any
+def _toml_add_inline(
+    document: Container, loc: Loc, table: InlineTable, key: str, value: Any
 ) -> None:
     """TABLE (at LOC) with KEY added before its closing brace, its spacing kept."""
     written = table.as_string()
     close = written.rstrip().rfind("}")
     body = written[:close].rstrip()
-    pair = tomlkit.dumps({str(key): value}).strip()
+    pair = _pair(key, value)
     space = written[len(body) : close]
     joined = f"{body} {pair} " if body.endswith("{") else f"{body}, {pair}{space}"
     node: Any = document

@@ -202,3 +202,25 @@ def _at(node: Any, loc: tuple[str, ...]) -> Any:
     for part in loc:
         node = node[part]
     return node
+
+
+def test_tables_added_inside_inline_tables_are_inline_and_keys_quoted() -> None:
+    """Environments written as inline tables get their missing table inline, a key that
+    is not a bare word quoted; an implicit table of sub-tables gets its own header."""
+    text = '[environments]\nprod = {}\ndev = { control_plane = { tenant_id = "x" } }   # dev\n'
+    after = edited_text(
+        TOML,
+        text,
+        [
+            SetValue(("environments", "prod", "variables", "tag"), "2"),
+            SetValue(("environments", "dev", "variables", "a b"), 3),
+        ],
+    )
+    assert after == (
+        '[environments]\nprod = { variables = { tag = "2" } }\n'
+        'dev = { control_plane = { tenant_id = "x" }, variables = { "a b" = 3 } }   # dev\n'
+    )
+    implicit = "[environments.prod.deployments.x.source_config]\nmax = 2\n"
+    added = edited_text(TOML, implicit, [SetValue(("environments", "prod", "variables", "t"), "1")])
+    assert parse_raw(TOML, added)["environments"]["prod"]["variables"] == {"t": "1"}
+    assert added.endswith(implicit)
