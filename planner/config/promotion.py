@@ -228,26 +228,52 @@ def _conflicts(fields: Sequence[FieldEdit]) -> list[Problem]:
 
 
 def _side_effects(promoter: Promoter, fields: Sequence[FieldEdit]) -> list[Problem]:
-    """A problem for each edit that would change values of --to besides the fields
-    it promotes (secrets named, never shown), or not make a promoted field --from's
-    value."""
+    """A problem for each edit that would change values of --to besides the fields it
+    promotes (secrets named, never shown), and for a promoted field the edits would not
+    make --from's value. One resolution with every edit; each edit alone only to say
+    which one reaches further."""
+    by_location: dict[Loc, list[FieldEdit]] = {}
+    for edit in fields:
+        by_location.setdefault(edit.location, []).append(edit)
+    edits = [SetValue(loc, group[0].written_after) for loc, group in by_location.items()]
     before = _effective(promoter.resolved[promoter.to_env])
-    problems = []
-    for edit in Promotion(promoter.from_env, promoter.to_env, tuple(fields)).edits:
-        own = [f for f in fields if f.location == edit.loc]
-        promoted: dict[Loc, FieldEdit] = {
-            ("deployments", f.deployment, *f.field.split(".")): f for f in own
-        }
-        after = _effective(promoter.resolve(with_values(promoter.raw, [edit])))
-        changed = list(_differences(before, after))
-        others = [loc for loc in changed if loc not in promoted]
-        if others:
-            problems.append(Problem(edit.loc, _side_effect(promoter.to_env, own, others)))
-        for loc, found in promoted.items():
-            if not same(_at(after, loc), found.from_value):
-                message = f"setting it would not make {found.deployment}'s {found.field} "
-                problems.append(Problem(edit.loc, message + f"{promoter.from_env}'s value"))
+    after = _effective(promoter.resolve(with_values(promoter.raw, edits)))
+    promoted = {_path(edit): edit for edit in fields}
+    problems = [
+        Problem(
+            edit.location,
+            f"setting it would not make {edit.deployment}'s {edit.field} "
+            f"{promoter.from_env}'s value",
+        )
+        for path, edit in promoted.items()
+        if not same(_at(after, path), edit.from_value)
+    ]
+    if any(loc not in promoted for loc in _differences(before, after)):
+        problems += _reaching_further(promoter, by_location, before)
     return problems
+
+
+def _reaching_further(
+    promoter: Promoter, by_location: Mapping[Loc, list[FieldEdit]], before: Mapping[str, Any]
+) -> list[Problem]:
+    """Each edit that, made alone, changes a value of --to it does not promote. An
+    overlay's value is its own deployment's alone: only the others are tried."""
+    problems = []
+    for loc, own in by_location.items():
+        if loc[2:3] == ("deployments",):
+            continue
+        edit = SetValue(loc, own[0].written_after)
+        after = _effective(promoter.resolve(with_values(promoter.raw, [edit])))
+        promoted = {_path(field) for field in own}
+        others = [changed for changed in _differences(before, after) if changed not in promoted]
+        if others:
+            problems.append(Problem(loc, _side_effect(promoter.to_env, own, others)))
+    return problems
+
+
+def _path(edit: FieldEdit) -> Loc:
+    """Where EDIT's field is in the effective view of the environment promoted to."""
+    return ("deployments", edit.deployment, *edit.field.split("."))
 
 
 def _side_effect(to_env: str, own: Sequence[FieldEdit], others: Sequence[Loc]) -> str:

@@ -152,23 +152,102 @@ def _parsed_value(written: str) -> Item:
 # ---- JSON ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Member:
+    """One member of a JSON object: where its key and value are (a value that is an
+    object: its members too)."""
+
+    key_start: int
+    key_end: int
+    value_start: int
+    value_end: int
+    object: _Object | None
+
+
+@dataclass(frozen=True)
+class _Object:
+    start: int  # its `{`
+    end: int  # past its `}`
+    members: dict[str, _Member]
+
+
 def _json_edited(text: str, edits: Sequence[SetValue]) -> str:
+    """TEXT with EDITS made in one pass over the spans of its objects (read once)."""
+    root = _json_object(text, _skip(text, 0))
+    operations: list[tuple[int, int, str]] = []  # (start, end, new text), non-overlapping
+    added: dict[int, tuple[_Object, dict[str, Any]]] = {}  # members added, by object
     for edit in edits:
-        text = _json_set(text, edit.loc, edit.value)
-    return text
+        node = root
+        for index, part in enumerate(edit.loc):
+            member = node.members.get(str(part))
+            if member is None:
+                rest = _nested(edit.loc[index + 1 :], edit.value)
+                _merge_into(added.setdefault(node.start, (node, {}))[1], str(part), rest)
+                break
+            if index == len(edit.loc) - 1:
+                operations.append((member.value_start, member.value_end, _json_dumps(edit.value)))
+            elif member.object is None:
+                raise ValueError(f"{format_loc(edit.loc[: index + 1])} is not a table")
+            else:
+                node = member.object
+    operations += [_json_addition(text, node, members) for node, members in added.values()]
+    pieces, position = [], 0
+    for start, end, new in sorted(operations):
+        pieces += [text[position:start], new]
+        position = end
+    return "".join([*pieces, text[position:]])
 
 
-def _json_set(text: str, loc: Loc, value: Any) -> str:
-    start = _skip(text, 0)
-    for index, part in enumerate(loc):
-        if text[start] != "{":
-            raise ValueError(f"{format_loc(loc[:index])} is not a table")
-        found = _member_value(text, start, part)
-        if found is None:
-            return _json_insert(text, start, part, _nested(loc[index + 1 :], value))
-        start = found
-    end = _value_end(text, start)
-    return text[:start] + _json_dumps(value) + text[end:]
+def _json_object(text: str, start: int) -> _Object:
+    """The object at START, with the spans of its members, objects within read too."""
+    if text[start] != "{":
+        raise ValueError(f"expected an object at character {start}")
+    members: dict[str, _Member] = {}
+    pos = _skip(text, start + 1)
+    while text[pos] != "}":
+        key_start = pos
+        key, key_end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+        value_start = _skip(text, _skip(text, key_end) + 1)  # past the ':'
+        child = _json_object(text, value_start) if text[value_start] == "{" else None
+        value_end = child.end if child else _value_end(text, value_start)
+        members[key] = _Member(key_start, key_end, value_start, value_end, child)
+        pos = _skip(text, value_end)
+        if text[pos] == ",":
+            pos = _skip(text, pos + 1)
+    return _Object(start, pos + 1, members)
+
+
+def _merge_into(members: dict[str, Any], key: str, value: Any) -> None:
+    """VALUE added as KEY to MEMBERS, tables merged with what is added there already."""
+    below = members.get(key)
+    if isinstance(below, dict) and isinstance(value, dict):
+        for inner, item in value.items():
+            _merge_into(below, inner, item)
+    else:
+        members[key] = value
+
+
+def _json_addition(text: str, node: _Object, added: Mapping[str, Any]) -> tuple[int, int, str]:
+    """ADDED as members of NODE after its last one, laid out as the last one is (the
+    separator before its key, and the one between key and value)."""
+    members = list(node.members.values())
+    if not members:
+        body = ", ".join(
+            f"{_json_dumps(key)}: {_json_dumps(value)}" for key, value in added.items()
+        )
+        return node.start + 1, node.start + 1, body
+    last = members[-1]
+    if len(members) > 1:
+        before_key = text[members[-2].value_end : last.key_start].split(",", 1)[-1]
+    else:  # after `{`: the indent of a multi-line object, else one space as after a comma
+        before_key = text[node.start + 1 : last.key_start]
+        before_key = before_key if "\n" in before_key else " "
+    colon = text[last.key_end : last.value_start]
+    body = "".join(
+        f",{before_key}{_json_dumps(key)}{colon}{_json_dumps(value)}"
+        for key, value in added.items()
+    )
+    return last.value_end, last.value_end, body
 
 
 def _json_dumps(value: Any) -> str:
@@ -182,44 +261,3 @@ def _skip(text: str, pos: int) -> int:
 
 def _value_end(text: str, pos: int) -> int:
     return int(_DECODER.raw_decode(text, pos)[1])
-
-
-def _members(text: str, start: int) -> list[tuple[str, int, int, int, int]]:
-    """The members of the object at START: key, key start and end, value start and end."""
-    if text[start] != "{":
-        raise ValueError(f"expected an object at character {start}")
-    found = []
-    pos = _skip(text, start + 1)
-    while text[pos] != "}":
-        key_start = pos
-        key, key_end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-        value_start = _skip(text, _skip(text, key_end) + 1)  # past the ':'
-        value_end = _value_end(text, value_start)
-        found.append((key, key_start, key_end, value_start, value_end))
-        pos = _skip(text, value_end)
-        if text[pos] == ",":
-            pos = _skip(text, pos + 1)
-    return found
-
-
-def _member_value(text: str, start: int, key: str | int) -> int | None:
-    """Where the value of KEY in the object at START begins (None: no such member)."""
-    return next((member[3] for member in _members(text, start) if member[0] == key), None)
-
-
-def _json_insert(text: str, start: int, key: str | int, value: Any) -> str:
-    """The object at START with `KEY: VALUE` added after its last member, laid out as the
-    last member is (the separator before its key, and the one between key and value)."""
-    members = _members(text, start)
-    member = _json_dumps(str(key))
-    if not members:
-        return f"{text[: start + 1]}{member}: {_json_dumps(value)}{text[start + 1 :]}"
-    _, key_start, key_end, value_start, value_end = members[-1]
-    if len(members) > 1:
-        before_key = text[members[-2][4] : key_start].split(",", 1)[-1]
-    else:  # after `{`: the indent of a multi-line object, else one space as after a comma
-        before_key = text[start + 1 : key_start]
-        before_key = before_key if "\n" in before_key else " "
-    colon = text[key_end:value_start]
-    addition = f",{before_key}{member}{colon}{_json_dumps(value)}"
-    return text[:value_end] + addition + text[value_end:]

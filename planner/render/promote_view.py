@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.command_lines import suggested_command
-from planner.config.diagnostics import format_loc
+from planner.config.diagnostics import Loc, format_loc
 from planner.config.promoted_fields import FieldEdit
 from planner.config.promotion import Promotion, skip_reason_text
 from planner.config.variables import as_text
@@ -145,8 +145,10 @@ def _edit_lines(result: PromotionResult) -> Iterator[str]:
         f"{len(edits)} {'edit' if len(edits) == 1 else 'edits'} for {count} "
         f"{'value' if count == 1 else 'values'}"
     )
-    for location in dict.fromkeys(edit.location for edit in promotion.fields):
-        fields = [edit for edit in promotion.fields if edit.location == location]
+    by_location: dict[Loc, list[FieldEdit]] = {}
+    for edit in promotion.fields:
+        by_location.setdefault(edit.location, []).append(edit)
+    for location, fields in by_location.items():
         first = fields[0]
         where = format_loc(location)
         if first.added:

@@ -224,3 +224,20 @@ def test_tables_added_inside_inline_tables_are_inline_and_keys_quoted() -> None:
     added = edited_text(TOML, implicit, [SetValue(("environments", "prod", "variables", "t"), "1")])
     assert parse_raw(TOML, added)["environments"]["prod"]["variables"] == {"t": "1"}
     assert added.endswith(implicit)
+
+
+def test_several_json_members_added_to_one_object_are_one_addition() -> None:
+    """Two values under one missing object make one object holding both; two keys added
+    to an empty object are both inside it, in the order given."""
+    edits = [
+        SetValue(("environments", "prod", "variables", "a"), "1"),
+        SetValue(("environments", "prod", "variables", "b"), 2),
+        SetValue(("environments", "dev", "x"), True),
+        SetValue(("environments", "dev", "y"), None),
+    ]
+    text = '{"environments": {"prod": {"control_plane": {}}, "dev": {}}}'
+    after = edited_text(JSON, text, edits)
+    assert after == (
+        '{"environments": {"prod": {"control_plane": {}, "variables": {"a": "1", "b": 2}}, '
+        '"dev": {"x": true, "y": null}}}'
+    )
