@@ -66,6 +66,12 @@ class StateError(PlannerError):
     code = "state-invalid"
 
 
+class TerraformStateError(PlannerError):
+    """A Terraform state given to `import --from-terraform` cannot be read or adopted."""
+
+    code = "terraform-state-invalid"
+
+
 class StateLockedError(PlannerError):
     """Another process holds the state lock."""
 

@@ -6,7 +6,8 @@ command's frozen arguments value, the rules that combine flags checked) and `run
 `planner/cli/run/<run_module>.py` holds `run(arguments) -> int`. `COMMANDS` names the
 commands with their help lines, so `planner --help` lists every command without importing
 one; `main` imports the arguments module of the command it runs and, once they parse, its
-run module only (`run_command`: the one lazy seam of the command layer).
+run module only (`run_command`: the one lazy seam of the command layer), and chooses the garbage
+collector's policy for it (`planner.cli.collector`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from planner import installed_version
+from planner.cli.collector import long_lived_objects, policy_for
 from planner.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
-from planner.lifetimes import long_lived_objects
 
 # name -> (module under planner/cli/commands, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -188,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
     try:
-        return run_command(args)
+        with policy_for(args.command):  # the collector's, for this command (see collector)
+            return run_command(args)
     except PlannerError as error:
         if debug:
             raise

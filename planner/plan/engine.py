@@ -14,7 +14,6 @@ from planner.api.client import ControlPlaneClient
 from planner.config.desired import DesiredDeployment
 from planner.config.models import Policy
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
 from planner.plan.diff import make_plan
 from planner.plan.model import Plan, Recovered
 from planner.plan.options import PlanOptions, check_not_emptied
@@ -81,19 +80,18 @@ async def plan_state(
     compiled = compile_policies(policies, label)
     observed = await refresh(client, doc, desired, desired, whole_workspace=whole_workspace)
     adopted = adopt_interrupted_creates(doc, observed.pending_found, desired, key)
-    with long_lived_objects():
-        plan = make_plan(
-            desired,
-            dict(doc.deployments),
-            {**observed.by_name, **observed.pending_found},
-            options=options,
-            digest_key=key,
-            unmanaged_existing=observed.unmanaged_existing,
-            intents=doc.pending,
-            health=observed.health,
-            unmanaged=observed.unmanaged,
-            managed_elsewhere=managed_elsewhere,
-        )
+    plan = make_plan(
+        desired,
+        dict(doc.deployments),
+        {**observed.by_name, **observed.pending_found},
+        options=options,
+        digest_key=key,
+        unmanaged_existing=observed.unmanaged_existing,
+        intents=doc.pending,
+        health=observed.health,
+        unmanaged=observed.unmanaged,
+        managed_elsewhere=managed_elsewhere,
+    )
     live = {**observed.by_name, **observed.pending_found}
     plan = check_plan_policies(
         plan,

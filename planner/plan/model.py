@@ -23,6 +23,7 @@ from planner import __version__
 from planner.api.fields import ChangeClass
 from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.errors import PlanError
+from planner.pydantic_internals import private_values, unvalidated
 from planner.state.document import IntentOp
 
 # A minor step adds keys (1.1: a field change's `drifted`; 1.2: `policies`). A 1.1 plan
@@ -90,13 +91,7 @@ def built(cls: type[_Model], **values: Any) -> _Model:
     fields.update(values)
     for name, factory in factories:
         fields[name] = factory()
-    instance = cls.__new__(cls)
-    _set = object.__setattr__  # as `model_construct` does: the model is frozen
-    _set(instance, "__dict__", fields)
-    _set(instance, "__pydantic_fields_set__", given)
-    _set(instance, "__pydantic_extra__", None)
-    _set(instance, "__pydantic_private__", None)
-    return instance
+    return unvalidated(cls, fields, given)
 
 
 def _recipe(key: tuple[type[PlanModel], frozenset[str]]) -> _Recipe:
@@ -292,7 +287,7 @@ class Plan(PlanModel):
 
     def spelling_of(self, name: str) -> Spelling:
         """How the config wrote deployment NAME's words (the seed's when it did not)."""
-        spellings: dict[str, Spelling] = (self.__pydantic_private__ or {}).get("_spellings") or {}
+        spellings: dict[str, Spelling] = private_values(self).get("_spellings") or {}
         return spellings.get(name, SEED_SPELLING)
 
     def spelled(self, spellings: dict[str, Spelling]) -> Plan:

@@ -1,9 +1,9 @@
 """One reconcile cycle: plan the config against the state and the live workspace, then
 (in `heal` mode) apply, with the engine `plan` and `apply` use.
 
-- The plan is `Workspace.make_plan` (`planner.plan.engine.plan_state`); a heal executes it
-  with `planner.apply.execute_plan`, under the state lock, with the leadership checked
-  before every request.
+- The plan is `Workspace.make_plan` (`planner.plan.engine.plan_state`); a heal executes
+  it with `Workspace.execute` (`planner.apply.execute_plan`), under the state lock, with
+  the leadership checked before every request.
 - Without `prune`, deletions (and replaces, which delete) are held back: the engine plans
   again with them excluded (`--exclude`), so nothing is deleted and nothing recorded for them.
 - A plan with errors is reported, never applied; more than `max_changes` deployments to
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from planner.api.client import ControlPlaneClient
-from planner.apply import ApplyOptions, ApplyResult, execute_plan
+from planner.apply import ApplyOptions, ApplyResult
 from planner.apply.reporter import Reporter
 from planner.apply.results import Outcome as ApplyOutcome
 from planner.config import Config
@@ -52,11 +52,18 @@ class CycleWorkspace(Protocol):
 
     def read_state(self) -> StateDocument: ...
 
-    def digest_key(self, doc: StateDocument) -> bytes: ...
-
     async def make_plan(
         self, options: PlanOptions, doc: StateDocument
     ) -> tuple[Plan, Observed]: ...
+
+    async def execute(
+        self,
+        plan: Plan,
+        doc: StateDocument,
+        options: ApplyOptions,
+        reporter: Reporter,
+        stop: asyncio.Event,
+    ) -> ApplyResult: ...
 
 
 OpenWorkspace = Callable[[], AbstractAsyncContextManager[CycleWorkspace]]
@@ -152,17 +159,8 @@ class Cycle:
                 return found
             if any(r.operation == IntentOp.CREATE for r in plan.recovered):
                 ws.backend.write(doc)  # the creates adopted from an interrupted apply
-            result = await execute_plan(
-                plan,
-                client=ws.client,
-                backend=ws.backend,
-                doc=doc,
-                desired=ws.config.deployments,
-                digest_key=ws.digest_key(doc),
-                options=settings.apply,
-                reporter=self.view.reporter(plan),
-                stop=self.stop,
-            )
+            reporter = self.view.reporter(plan)
+            result = await ws.execute(plan, doc, settings.apply, reporter, self.stop)
         self.view.applied(result)
         return healed(found, result)
 

@@ -15,20 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from planner.apply.events import (
-    ErrorBody,
-    ErrorEvent,
-    Event,
-    InterruptEvent,
-    OperationEvent,
-    PauseEvent,
-    RetryEvent,
-    SignalName,
-    StartEvent,
-    StatusEvent,
-    SummaryEvent,
-    stream_json_schema,
-)
+from planner.apply.events import AnyApplyEvent, ErrorBody, Event, SignalName, stream_json_schema
 
 CycleResult = Literal["ok", "drift", "healed", "refused", "error", "standby"]
 Mode = Literal["heal", "detect"]
@@ -77,18 +64,7 @@ class StoppedEvent(Event):
 
 
 ReconcileEvent = Annotated[
-    StartEvent
-    | StatusEvent
-    | OperationEvent
-    | RetryEvent
-    | PauseEvent
-    | InterruptEvent
-    | ErrorEvent
-    | SummaryEvent
-    | LeaderEvent
-    | CycleEvent
-    | StoppedEvent,
-    Field(discriminator="type"),
+    AnyApplyEvent | LeaderEvent | CycleEvent | StoppedEvent, Field(discriminator="type")
 ]
 RECONCILE_EVENT: TypeAdapter[ReconcileEvent] = TypeAdapter(ReconcileEvent)
 

@@ -10,18 +10,12 @@
   every heal, failed when a cycle fails unlike the one before (`failure_key`).
 - `stop` (the first SIGTERM or SIGINT) ends the loop: a heal in progress winds down as an
   apply's first Ctrl-C does, the leadership is given up.
-- Objects the engine froze out of the garbage collector for a command's lifetime
-  (`planner.lifetimes.long_lived_objects`) live one cycle here: they are unfrozen and
-  collected after each (the next cycle's freeze would otherwise keep the garbage of this
-  one for good, a whole embedded control plane included), so a controller running for
-  months keeps a flat memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -118,8 +112,6 @@ class Reconciler:
         self.view.cycle(self.cycles, self.settings.mode, seconds, outcome, next_seconds)
         self.publish(started_at, seconds, outcome)
         await self.notify(outcome)
-        gc.unfreeze()  # see the module docstring
-        gc.collect()  # before the next cycle freezes this one's garbage for good
         return outcome
 
     async def elect(self) -> Outcome | None:

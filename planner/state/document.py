@@ -26,7 +26,9 @@ from planner import __version__
 from planner.command_lines import suggested_command
 from planner.errors import StateError
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
+from planner.pydantic_internals import field_values, private_values
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
+from planner.state.json_chunks import canonical_chunks, indented_chunks, json_value
 from planner.state.records import RecordedDeployment, share_given_names
 
 FORMAT_VERSION = 1
@@ -114,9 +116,7 @@ class StateDocument(BaseModel):
 
     def _bookkeeping(self) -> _Book:
         """`self._book`, read from pydantic's private dict without its `__getattr__`."""
-        private = self.__pydantic_private__
-        assert private is not None  # every way a document is made sets its private values
-        book: _Book = private["_book"]
+        book: _Book = private_values(self)["_book"]
         return book
 
     @classmethod
@@ -150,7 +150,7 @@ class StateDocument(BaseModel):
 
     def __eq__(self, other: object) -> bool:
         # the fields only: the private change log and counts are bookkeeping, not content
-        return isinstance(other, StateDocument) and self.__dict__ == other.__dict__
+        return isinstance(other, StateDocument) and field_values(self) == field_values(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
 
@@ -159,7 +159,7 @@ class StateDocument(BaseModel):
         the entries shared (deployments and intents are replaced, never changed in place),
         so it costs two lists of references, not a second document."""
         containers = {"deployments": dict(self.deployments), "pending": list(self.pending)}
-        return StateDocument.model_construct(**{**self.__dict__, **containers})
+        return StateDocument.model_construct(**{**field_values(self), **containers})
 
     @property
     def replayed(self) -> int:
@@ -330,112 +330,6 @@ def checksum_of(doc: StateDocument) -> str:
     return compute_checksum(_parts(doc))
 
 
-# The JSON of a state is written in pieces: the values of `deployments` and `pending`
-# (the parts that grow with the state) one entry at a time, a model dumped only as it is
-# encoded, so a write holds one entry's copy at a time, never a second whole document.
-# The pieces joined are exactly what json.dumps makes of the whole (tests/state pin it).
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-_INDENTED = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False)
-_ENTRY_INDENT = "\n    "  # an entry of a top-level object or array: two levels deep
-
-
-def canonical_chunks(body: Mapping[str, Any]) -> Iterator[str]:
-    """`json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
-    (the canonical form the checksum covers) in pieces (BODY's top-level objects and arrays entry by
-    entry; a model among their entries is dumped as JSON when its turn comes)."""
-    separator = "{"
-    for key in sorted(body):
-        value = body[key]
-        yield separator + _CANONICAL.encode(key) + ":"
-        separator = ","
-        if isinstance(value, dict) and value:
-            inner = "{"
-            for name in sorted(value):
-                yield inner + _CANONICAL.encode(name) + ":" + _CANONICAL.encode(_json(value[name]))
-                inner = ","
-            yield "}"
-        elif isinstance(value, list) and value:
-            inner = "["
-            for entry in value:
-                yield inner + _CANONICAL.encode(_json(entry))
-                inner = ","
-            yield "]"
-        else:
-            yield _CANONICAL.encode(value)
-    yield "}" if body else "{}"
-
-
-def indented_chunks(payload: Mapping[str, Any]) -> Iterator[str]:
-    """`json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False)` in pieces, as
-    `canonical_chunks` cuts them."""
-    if not payload:
-        yield "{}"
-        return
-    separator = "{\n  "
-    for key in sorted(payload):
-        value = payload[key]
-        yield separator + _INDENTED.encode(key) + ": "
-        separator = ",\n  "
-        if isinstance(value, dict) and value:
-            inner = "{" + _ENTRY_INDENT
-            for name in sorted(value):
-                yield inner + _INDENTED.encode(name) + ": " + _indented_entry(value[name])
-                inner = "," + _ENTRY_INDENT
-            yield "\n  }"
-        elif isinstance(value, list) and value:
-            inner = "[" + _ENTRY_INDENT
-            for entry in value:
-                yield inner + _indented_entry(entry)
-                inner = "," + _ENTRY_INDENT
-            yield "\n  ]"
-        else:
-            yield _INDENTED.encode(value)
-    yield "\n}"
-
-
-def _indented_entry(entry: Any) -> str:
-    return _indented_value(_json(entry), _ENTRY_INDENT)
-
-
-_encode_text = json.encoder.encode_basestring  # a string as ensure_ascii=False writes it
-
-
-def _indented_value(value: Any, indent: str) -> str:
-    """`_INDENTED.encode(value)` with every line after its first moved in to INDENT (a
-    newline and the spaces of VALUE's own level): the same text, built a container at a
-    time with the compiled encoder for strings and scalars (json's indenting encoder is
-    pure Python, token by token: most of a large state's write)."""
-    if isinstance(value, str):
-        return _encode_text(value)
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        if not all(isinstance(key, str) for key in value):  # json's own key conversions
-            # a newline in JSON text is always structure (one in a string is escaped)
-            return _INDENTED.encode(value).replace("\n", indent)
-        inner = indent + "  "
-        items = [
-            _encode_text(key) + ": " + _indented_value(value[key], inner) for key in sorted(value)
-        ]
-        return "{" + inner + ("," + inner).join(items) + indent + "}"
-    if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        inner = indent + "  "
-        return (
-            "["
-            + inner
-            + ("," + inner).join([_indented_value(v, inner) for v in value])
-            + indent
-            + "]"
-        )
-    return _CANONICAL.encode(value)  # a number, true, false, null: as json writes them
-
-
-def _json(entry: Any) -> Any:
-    return entry.model_dump(mode="json") if isinstance(entry, BaseModel) else entry
-
-
 def _parts(doc: StateDocument) -> dict[str, Any]:
     """DOC's body (without `checksum`) with its deployments and intents left as models,
     in containers of their own: what the chunk functions encode."""
@@ -471,9 +365,10 @@ def _problems_of(parts: dict[str, Any]) -> list[str]:
         batch = {
             **parts,
             "deployments": {
-                name: _json(recorded) for name, recorded in deployments[start : start + _SEAL_BATCH]
+                name: json_value(recorded)
+                for name, recorded in deployments[start : start + _SEAL_BATCH]
             },
-            "pending": [_json(intent) for intent in pending[start : start + _SEAL_BATCH]],
+            "pending": [json_value(intent) for intent in pending[start : start + _SEAL_BATCH]],
         }
         try:
             StateDocument.model_validate(batch)

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.pydantic_internals import set_given_names
+
 
 class RecordedDeployment(BaseModel):
     """One managed deployment as last applied.
@@ -36,13 +38,13 @@ def share_given_names(model: BaseModel) -> None:
     listing's deployments): a field assigned afterwards would count as given in all of
     them, which only a dump with `exclude_unset` could tell, and none dumps them so;
     `model_copy(update=...)` copies the set before it adds to it."""
-    names = model.__pydantic_fields_set__
+    names = model.model_fields_set
     last = _LAST_SHARED.get(type(model))
     if last is None or last != names:
         last = _SHARED.setdefault(frozenset(names), names)
         _LAST_SHARED[type(model)] = last
     if last is not names:
-        object.__setattr__(model, "__pydantic_fields_set__", last)
+        set_given_names(model, last)
 
 
 _SHARED: dict[frozenset[str], set[str]] = {}

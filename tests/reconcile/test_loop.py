@@ -221,7 +221,7 @@ def test_an_election_that_cannot_reach_the_database_fails_the_cycle(scenario: Sc
 
 def test_a_cycle_leaves_no_garbage_behind(scenario: Scenario) -> None:
     """The workspace of a cycle (its client, and the embedded control plane behind it)
-    is gone once the next cycle runs: the engine's gc.freeze does not keep it forever."""
+    is gone once the next cycle runs: the reconcile command's opener collects it."""
     assert scenario.cli("apply", "--auto-approve").code == 0
     opener = workspace_opener(resolve_target(WorkspaceOptions(), os.environ))
     apps: list[weakref.ref[object]] = []

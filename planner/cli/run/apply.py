@@ -16,10 +16,11 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable
 
-from planner.apply import ApplyOptions, ApplyResult, execute_plan
+from planner.apply import ApplyOptions, ApplyResult
 from planner.apply.events import Operation
 from planner.apply.executable import executable
 from planner.apply.reporter import Reporter
+from planner.cli.collector import long_lived_objects
 from planner.cli.commands.apply import ApplyArgs
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
 from planner.cli.options import RunOptions
@@ -30,7 +31,6 @@ from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
 from planner.render.apply_markdown import render_apply_markdown
@@ -139,14 +139,4 @@ async def execute(
         parallelism=options.parallelism, wait=not options.no_wait, wait_timeout=options.wait_timeout
     )
     with signals.executing(stop):
-        return await execute_plan(
-            plan,
-            client=ws.client,
-            backend=ws.backend,
-            doc=doc,
-            desired=ws.config.deployments,
-            digest_key=ws.digest_key(doc),
-            options=apply_options,
-            reporter=reporter,
-            stop=stop,
-        )
+        return await ws.execute(plan, doc, apply_options, reporter, stop)

@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Protocol
 
+from planner.cli.collector import long_lived_objects
 from planner.cli.commands.plan import PlanArgs
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from planner.cli.options import OutputOptions
@@ -26,7 +27,6 @@ from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
 from planner.plan.diff import PlanOptions
 from planner.plan.model import HeldLock, Plan
 from planner.plan.refresh import Observed
