@@ -42,8 +42,20 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "file and the plan --to would then have, and writes nothing. Secrets are never "
         "promoted.",
     )
-    parser.add_argument("--from", dest="from_env", required=True, metavar="ENV", help="copy from")
-    parser.add_argument("--to", dest="to_env", required=True, metavar="ENV", help="write into")
+    parser.add_argument(
+        "--from",
+        dest="from_env",
+        required=True,
+        metavar="ENV",
+        help="the environment whose revision values are promoted",
+    )
+    parser.add_argument(
+        "--to",
+        dest="to_env",
+        required=True,
+        metavar="ENV",
+        help="the environment whose values the config gets (its plan is shown)",
+    )
     parser.add_argument(
         "--only",
         action="append",
