@@ -36,6 +36,7 @@ from planner.render.text import render_text
 from planner.secrets import SENSITIVE
 
 FORMAT_VERSION = 1
+_SHORT = 4  # a secret's text shorter than this is masked only as a whole quoted string
 NO_NEWLINE = "\\ No newline at end of file"
 
 
@@ -191,15 +192,22 @@ def _with_end_markers(lines: Iterable[str]) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class _Mask:
-    """The texts of the file's secrets, replaced by `(sensitive)` wherever they show."""
+    """The texts of the file's secrets, replaced by `(sensitive)` wherever they show: as
+    any part of a line, or for a text shorter than `_SHORT` (a flag like "1" a secret
+    holds, which would hide every digit of the diff) where it is a whole quoted string."""
 
     texts: frozenset[str]
 
     def lines(self, lines: Iterable[str]) -> Iterator[str]:
-        ordered = sorted(self.texts, key=len, reverse=True)
+        pieces: list[tuple[str, str]] = []
+        for text in sorted(self.texts, key=len, reverse=True):
+            if len(text) >= _SHORT:
+                pieces.append((text, SENSITIVE))
+            else:
+                pieces += [(f"{q}{text}{q}", f"{q}{SENSITIVE}{q}") for q in ('"', "'")]
         for line in lines:
-            for text in ordered:
-                line = line.replace(text, SENSITIVE)
+            for text, mask in pieces:
+                line = line.replace(text, mask)
             yield line
 
     def value(self, value: Any, *, shown: bool = False) -> Any:

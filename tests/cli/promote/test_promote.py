@@ -259,3 +259,14 @@ def test_the_diff_shows_before_a_plan_that_cannot_be_made(
     written = promotion.cli("promote", "--from", "staging", "--to", "prod", "--write")
     assert written.code == 0, written.err
     assert promotion.config_path.read_text(encoding="utf-8") == PROMOTED
+
+
+def test_a_short_secret_is_masked_where_it_is_a_whole_string(promotion: Scenario) -> None:
+    """A secret "1" in the file masks each string "1", not every digit 1 of the diff."""
+    text = CONFIG + 'defaults.secrets = { DEBUG = "1" }\n'
+    promotion.config_path.write_text(text, encoding="utf-8")
+    result = promotion.cli("promote", "--from", "staging", "--to", "prod")
+    assert result.code == 0, result.err
+    assert '\n-variables = { image_tag = "1.2.0" }   # the last' in result.out
+    assert '\n+variables = { image_tag = "1.4.0" }   # the last' in result.out
+    assert '\n defaults.secrets = { DEBUG = "(sensitive)" }\n' in result.out
