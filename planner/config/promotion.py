@@ -69,6 +69,8 @@ class SkipReason(StrEnum):
 
 @dataclass(frozen=True)
 class Skipped:
+    """A deployment of the config that is not promoted, and why."""
+
     deployment: str
     reason: SkipReason
 
