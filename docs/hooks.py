@@ -45,6 +45,7 @@ COMMAND_GUIDES = {
     "serve": "local-control-plane/serve.md",
     "schema": "guides/config.md",
     "reconcile": "guides/reconcile.md",
+    "promote": "guides/promotion.md",
 }
 
 

@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("history", "list the revisions of a managed deployment"),
     "rollback": ("rollback", "redeploy an earlier revision of a deployment and hold it there"),
     "release": ("release", "lift a rollback's hold: plans and applies manage the deployment again"),
+    "promote": ("promote", "write one environment's revision values into another's config"),
     "state": ("state", "inspect or edit the state"),
     "unlock": ("unlock", "clear a state lock left by a process that died"),
     "providers": ("providers", "list OAuth providers"),
