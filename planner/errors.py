@@ -53,6 +53,13 @@ class ConfigError(PlannerError):
     code = "config-invalid"
 
 
+class PromotionError(PlannerError):
+    """`planner promote` cannot write the values asked for (details: one line each, naming
+    the deployment, the field and where its value comes from)."""
+
+    code = "promotion-refused"
+
+
 class StateError(PlannerError):
     """The state file is corrupt, foreign (other endpoint/workspace) or unreadable."""
 

@@ -45,6 +45,9 @@ from planner.api.listing import (
     IDS_PER_REQUEST as IDS_PER_REQUEST,
 )
 from planner.api.listing import (
+    PAGE_SIZE as PAGE_SIZE,
+)
+from planner.api.listing import (
     DeploymentFilters,
     Params,
     by_ids,
@@ -59,11 +62,10 @@ from planner.api.models import (
     DeploymentPatch,
     DeploymentProgress,
     DeploymentProgressList,
-    Revision,
-    RevisionList,
     is_being_deleted,
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
+from planner.api.revisions import RevisionCalls
 from planner.api.transport import client_transport
 from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.api.vocabulary import Dialect, dialect_of_document, integration_path, translate_body
@@ -75,7 +77,6 @@ if TYPE_CHECKING:  # built by the commands that list them, not by every client
 logger = logging.getLogger("planner.api")
 
 T = TypeVar("T")
-PAGE_SIZE = 100
 DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 # Where a server publishes its OpenAPI document (below the base URL's path prefix).
 DOCUMENT_PATH = "/openapi.json"
@@ -101,8 +102,9 @@ def tls_context(base_url: str) -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-class ControlPlaneClient:
-    """Typed access to every endpoint of the control plane; use as `async with`."""
+class ControlPlaneClient(RevisionCalls):
+    """Typed access to every endpoint of the control plane; use as `async with` (the
+    revision calls are `planner.api.revisions`')."""
 
     def __init__(
         self,
@@ -446,24 +448,6 @@ class ControlPlaneClient:
         params: Params = [("deployment_ids", deployment_id) for deployment_id in ids]
         return await self._call("DELETE", "/v2/deployments", params=params)
 
-    # --- revisions --------------------------------------------------------------------
-
-    async def get_revision(self, deployment_id: str, revision_id: str) -> Revision:
-        return await self._get(f"/v2/deployments/{deployment_id}/revisions/{revision_id}", _REV)
-
-    async def list_revisions(self, deployment_id: str) -> list[Revision]:
-        """Every revision of the deployment, newest first."""
-        path = f"/v2/deployments/{deployment_id}/revisions"
-        revisions: list[Revision] = []
-        offset = 0
-        while True:
-            params: Params = [("limit", PAGE_SIZE), ("offset", offset)]
-            page = await self._get(path, _REVISION_LIST, params)
-            revisions.extend(page.resources)
-            if len(page.resources) < PAGE_SIZE or page.offset <= offset:
-                return revisions
-            offset = page.offset
-
     # --- catalog ----------------------------------------------------------------------
 
     async def list_providers(self) -> list[OAuthProvider]:
@@ -487,8 +471,6 @@ class ControlPlaneClient:
 _DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
 _PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProgressList)
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
-_REV: TypeAdapter[Revision] = TypeAdapter(Revision)
-_REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
 # The reads whose models keep what they do not know: whole deployments (a PATCH is built
 # from them), not the progress of a wait nor a revision.
 _KEEPING_UNKNOWN: tuple[TypeAdapter[Any], ...] = (_DEPLOYMENT, _DEPLOYMENT_LIST)

@@ -16,6 +16,7 @@ from planner.api.chunks import chunked
 from planner.api.models import DeploymentStatus, DeploymentType
 
 IDS_PER_REQUEST = 100
+PAGE_SIZE = 100  # items a listing asks for per page
 Params = list[tuple[str, str | int | float | bool | None]]
 
 

@@ -46,6 +46,8 @@ _RECOVERED = {
     IntentOp.CREATE: "created but never recorded; {next} records it",
     IntentOp.UPDATE: "updated{paths} but never recorded; {next} records it",
     IntentOp.DELETE: "deleted but never recorded; {next} forgets it",
+    IntentOp.REDEPLOY: "rolled back (an earlier revision redeployed) but never recorded; "
+    "{next} records its hold",
 }
 
 

@@ -31,8 +31,11 @@ from planner.state.endpoints import canonical_endpoint, same_endpoint, target_te
 from planner.state.json_chunks import canonical_chunks, indented_chunks, json_value
 from planner.state.records import RecordedDeployment, share_given_names
 
-FORMAT_VERSION = 1
-SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
+# 2: a record may hold a rollback's `held` (planner.state.records.Hold). Every write is
+# of FORMAT_VERSION: a state of version 1 is read as it is and upgraded on its next write,
+# so a planner that knows no holds never reads (and applies over) one.
+FORMAT_VERSION: Literal[2] = 2
+SUPPORTED_FORMAT_VERSIONS = (1, FORMAT_VERSION)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
 
 
@@ -52,6 +55,9 @@ class IntentOp(StrEnum):
     CREATE = "create"
     UPDATE = "update"  # a PATCH; `details` holds the values it sets (see plan.recovery)
     DELETE = "delete"
+    # a rollback's redeploy; `details`: the revision rolled back to, the deployment's latest
+    # revision before it, who (see planner.plan.redeploys)
+    REDEPLOY = "redeploy"
 
 
 class PendingIntent(BaseModel):
@@ -89,7 +95,7 @@ class StateDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    format_version: Literal[1] = 1
+    format_version: Literal[1, 2] = FORMAT_VERSION
     lineage: str = Field(default_factory=lambda: str(uuid.uuid4()))
     serial: int = Field(default=0, ge=0)
     tool_version: str = __version__
@@ -343,12 +349,12 @@ _SEAL_BATCH = 1000
 
 
 def sealed(doc: StateDocument, serial: int) -> StateDocument:
-    """DOC as version SERIAL of the current tool version, with the checksum of what it
-    holds: a new document, validated as a whole one would be (a batch of entries at a
-    time), that shares DOC's deployments and intents (models that are replaced, never
+    """DOC as version SERIAL of the current tool version and format, with the checksum of
+    what it holds: a new document, validated as a whole one would be (a batch of entries
+    at a time), that shares DOC's deployments and intents (models that are replaced, never
     changed in place) in containers of its own; DOC is not changed."""
     parts = _parts(doc)
-    parts.update(serial=serial, tool_version=__version__)
+    parts.update(serial=serial, tool_version=__version__, format_version=FORMAT_VERSION)
     problems = _problems_of(parts)
     if problems:
         raise StateError("refusing to write an invalid state", details=problems)
@@ -382,6 +388,7 @@ def advance(doc: StateDocument, written: StateDocument) -> None:
     changed and written again; a document some other writer overtook stays stale."""
     doc.serial = written.serial
     doc.tool_version = written.tool_version
+    doc.format_version = written.format_version
     doc.checksum = written.checksum
 
 

@@ -10,9 +10,13 @@ from planner.pydantic_internals import set_given_names
 
 
 class Hold(BaseModel):
-    """A rollback's pin: the deployment stays on REVISION_ID until `planner release`.
+    """A rollback's pin: plans and applies leave the deployment alone until `planner
+    release` lifts it.
 
-    `since` is ISO 8601 UTC (`iso_utc`); `by` is who set it, the state lock's `who`."""
+    `revision_id` is the revision rolled back TO (the one `rollback --to` names): the
+    redeploy made a new revision of its source and revision config, which the record's
+    `latest_revision_id` (and `active_revision_id`, once deployed) name. `since` is ISO
+    8601 UTC (`iso_utc`); `by` is who set it, the state lock's `who` (`user@host`)."""
 
     model_config = ConfigDict(extra="forbid")
 

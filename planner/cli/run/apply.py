@@ -33,6 +33,7 @@ from planner.cli.workspace import Workspace
 from planner.errors import PlanError
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
+from planner.plan.redeploys import has_journalled_redeploys
 from planner.render.apply_markdown import render_apply_markdown
 from planner.render.apply_view import ApplyView, make_view
 from planner.render.output import write_warnings
@@ -113,9 +114,10 @@ async def confirmed_plan(
 ) -> Plan:
     """The plan of DOC, shown; its adopted creates recorded; confirmed if it changes.
     What is only for showing it is let go of (`planner.apply.executable`)."""
+    redeploys = has_journalled_redeploys(doc)
     plan, _ = await ws.make_plan(options, doc)
-    if any(r.operation == IntentOp.CREATE for r in plan.recovered):
-        ws.backend.write(doc)  # the creates adopted from an interrupted apply
+    if redeploys or any(r.operation == IntentOp.CREATE for r in plan.recovered):
+        ws.backend.write(doc)  # the creates adopted, the rollbacks settled (plan.redeploys)
     view.show_plan(plan)
     if plan.has_errors:
         # text shows them above; the JSON stream's error event must carry them itself
