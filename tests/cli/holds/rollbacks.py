@@ -1,9 +1,9 @@
-"""A rollback as `planner rollback` leaves it, for the held-deployment scenarios: the
-server redeploys an earlier revision (its redeploy route), the state records the hold.
-
-The hold is written into the state through its backend (file or PostgreSQL), as any
-writer of the state does: the record takes the live deployment's revision ids and the
-hold (`RecordedDeployment.held`) naming the revision rolled back to.
+"""A rollback as `planner rollback` leaves it, written by hand for the held-deployment
+scenarios: the server redeploys an earlier revision (the client's `redeploy`), and the
+hold is written into the state through its backend (file or PostgreSQL) with
+`planner.state.holds`: the record takes the live deployment's revision ids and the hold
+naming the revision rolled back to. (`tests/cli/holds/test_bad_release_hour.py` runs the
+real `planner rollback` and `planner release`.)
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from planner.api.client import ControlPlaneClient
 from planner.api.models import Deployment
 from planner.state.backend import StateBackend
+from planner.state.holds import held, released
 from planner.state.records import Hold
 
 HOLDER = "ana@laptop"
@@ -18,10 +19,8 @@ SINCE = "2026-11-23T09:53:00Z"
 
 
 async def redeploy(client: ControlPlaneClient, deployment_id: str, revision_id: str) -> None:
-    """POST the redeploy of REVISION_ID (the route the rollback uses; the client's own call
-    comes with `planner rollback`)."""
-    path = f"/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy"
-    await client._send("POST", path)
+    """The server redeploys REVISION_ID (the request `planner rollback` sends)."""
+    await client.redeploy(deployment_id, revision_id)
 
 
 def hold_in_state(
@@ -32,13 +31,11 @@ def hold_in_state(
     doc = backend.read()
     assert doc is not None, "no state to hold a deployment in"
     hold = Hold(revision_id=revision_id, since=SINCE, by=HOLDER)
-    update: dict[str, object] = {"held": hold}
+    recorded = doc.get(name)
     if live is not None:
-        update |= {
-            "latest_revision_id": live.latest_revision_id,
-            "active_revision_id": live.active_revision_id,
-        }
-    doc.record(doc.get(name).model_copy(update=update))
+        ids = {"latest_revision_id": live.latest_revision_id}
+        recorded = recorded.model_copy(update=ids | {"active_revision_id": live.active_revision_id})
+    doc.record(held(recorded, hold))
     backend.write(doc)
     return hold
 
@@ -47,5 +44,5 @@ def release_in_state(backend: StateBackend, name: str) -> None:
     """Lift NAME's hold in BACKEND's state (what `planner release` writes)."""
     doc = backend.read()
     assert doc is not None
-    doc.record(doc.get(name).model_copy(update={"held": None}))
+    doc.record(released(doc, name)[0])
     backend.write(doc)
