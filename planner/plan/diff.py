@@ -125,7 +125,8 @@ def make_plan(
         record = recorded.get(name)
         if record is not None and record.held is not None:
             wanted = desired.get(moved_to.get(name, name))
-            held = _Subject(name, wanted, record, observed.get(name))
+            intents_of = tuple(journal.get(name, ()))
+            held = _Subject(name, wanted, record, observed.get(name), intents_of)
             plan_held(out, held, opts, digest_key, moved_to.get(name))
             continue
         live = observed.get(name)
@@ -230,11 +231,19 @@ def plan_held(
 ) -> None:
     """A deployment a rollback holds: listed with what its config would change, nothing
     planned; what would delete, replace or move it is an error naming `planner release`.
-    SUBJECT's desired side is the config's table of it (under MOVED_TO when renamed)."""
+    SUBJECT's desired side is the config's table of it (under MOVED_TO when renamed).
+    Its drift (live vs what the state records, which a rollback sets to what it
+    redeployed) is reported as any drift is: a hold stops the planner acting, not seeing."""
     name, recorded, args = subject.name, subject.recorded, options.command_args
     assert recorded is not None and recorded.held is not None
-    hold = recorded.held
-    out.held.append(held_entry(recorded, hold, subject.desired, subject.observed, key, args))
+    hold, desired, observed = recorded.held, subject.desired, subject.observed
+    ignore = desired.lifecycle.ignore_changes if desired is not None else ()
+    drift = deployment_drift(recorded, observed, ignore_changes=ignore, digest_key=key)
+    drift, recovered = split_recovered(drift, subject.intents, observed, key)
+    out.drift += drift
+    out.recovered += recovered
+    drifted = {d.path for d in drift if d.path is not None}
+    out.held.append(held_entry(recorded, hold, desired, observed, key, args, drifted))
     if subject.observed is None:
         out.warnings.append(gone_warning(name, hold, args))
     if options.refresh_only:

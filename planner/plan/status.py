@@ -7,7 +7,8 @@ functions turn that into rows the renderers print.
 - A converged deployment's latest revision is its active one, so its status is DEPLOYED
   without reading it; a differing one carries the status its health read found.
 - `drift` is the plan's drift (recorded vs observed, `ignore_changes` honoured): yes/no
-  (never for a held deployment: what it runs is the rollback's doing, as a plan says).
+  (a held deployment's too: the rollback recorded what it redeployed, so only a change
+  made outside the planner since shows, as in a plan).
 - `held`: the hold a rollback recorded (`planner release` lifts it); absent when none,
   so a state without holds shows what it showed before holds existed.
 - History compares consecutive revisions on what a revision carries (`source` and
@@ -99,9 +100,7 @@ def status_row(
             name=recorded.name, id=recorded.id, gone=True, drift=True, held=recorded.held
         )
     ignore = desired.lifecycle.ignore_changes if desired is not None else ()
-    # a held deployment runs what the rollback redeployed: that is not drift (as in a plan)
-    held = recorded.held is not None
-    drift = [] if held else deployment_drift(recorded, live, ignore_changes=ignore, digest_key=key)
+    drift = deployment_drift(recorded, live, ignore_changes=ignore, digest_key=key)
     active = live.active_revision_id
     return StatusRow(
         name=recorded.name,

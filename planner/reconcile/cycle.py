@@ -8,7 +8,9 @@
   again with them excluded (`--exclude`), so nothing is deleted and nothing recorded for them.
 - A deployment a rollback holds (`planner rollback`) is never healed: the plan lists it
   apart (`Plan.held`) and plans nothing for it; the cycle reports it (`held`, its row on
-  the status page) until `planner release`.
+  the status page) until `planner release`. Its drift (a change made outside the planner
+  since the rollback) is reported all the same (`held_drifted`: the cycle's result is
+  `drift`), never healed.
 - A plan with errors is reported, never applied; more than `max_changes` deployments to
   change refuses the cycle (nothing applied); `detect` never locks or writes anything.
 - A heal first plans without the lock (most cycles find nothing: no lock is taken, a
@@ -111,6 +113,11 @@ class Outcome:
         changed = set(self.changed)
         return sorted({*self.held_back, *(name for name in self.pending if name not in changed)})
 
+    @property
+    def held_drifted(self) -> list[str]:
+        """The held deployments that drifted (reported, never healed)."""
+        return sorted(set(self.drifted) & set(self.held))
+
 
 class Applying(Protocol):
     """Where a heal's progress goes (the view)."""
@@ -204,9 +211,10 @@ def judged(plan: Plan, held_back: list[str], settings: Settings) -> Outcome:
             f"{len(pending)} deployments to change, more than --max-changes "
             f"{settings.max_changes}: nothing applied"
         )
-    elif pending or held_back:
+    elif pending or held_back or found.held_drifted:
         found.result = "drift"
         found.message = f"{len(pending)} to change" + held_back_note(held_back)
+        found.message += held_drift_note(found.held_drifted)
     else:
         found.message = "in sync"
     found.message += held_note(held)
@@ -215,6 +223,13 @@ def judged(plan: Plan, held_back: list[str], settings: Settings) -> Outcome:
 
 def held_back_note(held_back: list[str]) -> str:
     return f", {len(held_back)} deletion(s) held back (no --prune)" if held_back else ""
+
+
+def held_drift_note(names: list[str]) -> str:
+    """`, 1 held deployment drifted outside the planner (api)`."""
+    if not names:
+        return ""
+    return f", {len(names)} held deployment(s) drifted outside the planner ({', '.join(names)})"
 
 
 def held_note(held: list[str]) -> str:
@@ -241,12 +256,14 @@ def healed(found: Outcome, result: ApplyResult) -> Outcome:
             found.error.details
         )
     elif result.interrupted:
-        found.result = "drift" if found.left else "healed"
+        found.result = "drift" if found.left or found.held_drifted else "healed"
         found.message = f"stopped: {len(found.changed)} healed before the stop"
     else:
         # deletions held back are changes left: not every deployment converged
-        found.result = "drift" if found.held_back else "healed"
+        left = found.held_back or found.held_drifted
+        found.result = "drift" if left else "healed"
         found.message = f"{len(found.changed)} healed" + held_back_note(found.held_back)
+        found.message += held_drift_note(found.held_drifted)
         found.message += held_note(found.held)
     return found
 

@@ -221,7 +221,7 @@ class Reconciler:
             self._notified_drift = frozenset(outcome.held_back)  # said with the heal
             return "healed", outcome.changed
         if outcome.result in ("drift", "refused"):
-            found = frozenset(outcome.pending + outcome.held_back)
+            found = frozenset(outcome.pending + outcome.held_back + outcome.held_drifted)
             if found == self._notified_drift:
                 return None, []
             self._notified_drift = found

@@ -184,3 +184,41 @@ def test_status_and_history_show_the_hold_and_the_active_revision(
     assert "(held)" not in marked[rolled_back.bad] and "(active)" not in marked[rolled_back.bad]
     entries = json.loads(scenario.cli("history", "worker", "--format", "json").out)
     assert [e["id"] for e in entries if e.get("held")] == [rolled_back.good]
+
+
+OUTSIDE = "registry.example.com/acme/worker:6.6.6"
+
+
+def test_a_change_made_outside_a_held_deployment_is_reported_as_drift(
+    scenario: Scenario, rolled_back: RolledBack
+) -> None:
+    """The held worker's image changed on the server: a refresh-only plan reports the
+    drift (exit 2 with --detailed-exitcode, listed in `drift`), the held entry marks the
+    field drifted, status says DRIFT yes, and a reconcile cycle reports drift without
+    healing it: the worker still runs the outside image and stays held."""
+    worker = rolled_back.ids["worker"]
+    scenario.patch(worker, {"source_revision_config": {"image_uri": OUTSIDE}})
+    scenario.wait_until_deployed(worker)
+    refresh = scenario.plan("--refresh-only", "--detailed-exitcode")
+    assert refresh.code == 2, refresh.out + refresh.err
+    assert "Nothing changed outside the planner" not in refresh.out
+    assert OUTSIDE in refresh.out
+    plan = json.loads(scenario.plan("--format", "json").out)
+    jsonschema.validate(plan, plan_file_json_schema())
+    (drift,) = plan["drift"]
+    assert (drift["name"], drift["path"]) == ("worker", "source_revision_config.image_uri")
+    assert (drift["recorded"], drift["observed"]) == (GOOD, OUTSIDE)
+    (field,) = plan["held"][0]["changes"]
+    assert (field["before"], field["after"], field["drifted"]) == (OUTSIDE, BAD, True)
+    assert [c["name"] for c in plan["changes"]] == ["api"]
+    status = scenario.cli("status", "--format", "json")
+    by_name = {row["name"]: row for row in json.loads(status.out)}
+    assert (by_name["worker"]["drift"], by_name["api"]["drift"]) == (True, False)
+    reconciled = scenario.cli("reconcile", "--once", "--format", "json")
+    assert reconciled.code == 2, reconciled.err
+    (cycle,) = [e for e in event_lines(reconciled.out, RECONCILE_SCHEMA) if e["type"] == "cycle"]
+    assert cycle["status"] == "drift" and cycle["pending"] == []
+    assert "1 held deployment(s) drifted outside the planner (worker)" in cycle["message"]
+    assert image_of(scenario, worker) == OUTSIDE
+    state = scenario.state()
+    assert state is not None and state.deployments["worker"].held is not None
