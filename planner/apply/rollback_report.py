@@ -8,9 +8,10 @@ an earlier rollback), `new_revision_id` (the revision the redeploy made) and its
 `not started`), `interrupted`, `error`; `changes[]` (`path`, `before`, `after`: the
 revision-level values, active -> target); `held` (`revision_id`, `since`, `by`, or
 null); `finished_earlier` (nothing was sent: the deployment was already held there and
-the run waited for that rollback); `recovered[]` (the names of interrupted rollbacks this
-run found done and recorded); `seconds`; `exit_code`. Secret values never appear: a
-revision carries none.
+the run waited for that rollback); `forward` (`--to` named a revision newer than the
+one the active revision repeats: the rollback goes forward); `recovered[]` (the names of
+interrupted rollbacks this run found done and recorded); `seconds`; `exit_code`. Secret
+values never appear: a revision carries none.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class RollbackReport(BaseModel):
     changes: list[RevisionChange] = Field(default_factory=list)
     held: Hold | None
     finished_earlier: bool
+    forward: bool = False
     recovered: list[str] = Field(default_factory=list)
     seconds: float
     exit_code: int
@@ -64,6 +66,7 @@ def report_of(outcome: RollbackOutcome, exit_code: int) -> RollbackReport:
         changes=list(plan.changes) if plan else [],
         held=hold,
         finished_earlier=plan is None,
+        forward=plan is not None and plan.forward,
         recovered=[recovered.name for recovered in outcome.recovered],
         seconds=round(outcome.result.seconds, 3),
         exit_code=exit_code,

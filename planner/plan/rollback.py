@@ -4,11 +4,15 @@ redeploys and what that changes.
 `plan_rollback` reads the deployment and its revision list (two requests, at once);
 `choose_target` and `revision_changes` are pure.
 
-- The target is `--to`'s revision, which must be one of the deployment's, must have
+- The target is `--to`'s revision (its id, or a prefix of exactly one of the
+  deployment's revision ids), which must be one of the deployment's, must have
   reached DEPLOYED (only such a revision can be redeployed) and must not be what runs
-  now; else the last revision before the active one that reached DEPLOYED and differs
-  from it in what a revision carries (`source`, `source_revision_config`: redeploying
-  one that does not would change nothing).
+  now (`forward`: it is newer than the active revision's original, below); else a
+  default rollback never goes forward: with V the active revision's revision-level values
+  (`source`, `source_revision_config`), its original is the oldest revision carrying V
+  (a redeploy, like a rollback's, copies an older revision: the active one repeats it),
+  and the target is the last revision created before that original that reached
+  DEPLOYED and differs from V (redeploying one that does not would change nothing).
 - What changes are those revision-level values, active revision -> target.
 - A deployment already held at a revision, rolled back again without `--to` (or with
   that revision), is not planned here (`finishes_earlier_rollback`): `planner rollback`
@@ -77,6 +81,7 @@ class RollbackPlan(BaseModel):
     changes: list[RevisionChange]
     fields: dict[str, Any]
     held: Hold | None = None
+    forward: bool = False  # TARGET is newer than the revision the active one repeats
 
 
 def finishes_earlier_rollback(recorded: RecordedDeployment, to: str | None) -> bool:
@@ -105,6 +110,7 @@ async def plan_rollback(
         changes=revision_changes(active, target),
         fields=revision_fields(target),
         held=recorded.held,
+        forward=is_forward(revisions, active, target),
     )
 
 
@@ -118,17 +124,37 @@ def choose_target(
     deployment and, with TO, the revision."""
     if to is not None:
         return _named_target(recorded, revisions, active, to)
-    if active is None:
+    original = original_of(revisions, active)
+    if active is None or original is None:
         raise _error(recorded, "has no active revision to roll back from")
-    older = list(revisions)[list(revisions).index(active) + 1 :]
     now = revision_fields(active)
-    for revision in older:
+    ordered = list(revisions)
+    for revision in ordered[ordered.index(original) + 1 :]:
         if str(revision.status) == DEPLOYED and revision_fields(revision) != now:
             return revision
+    repeats = f" redeploys {original.id}" if original.id != active.id else ""
     raise _error(
         recorded,
-        f"has no earlier DEPLOYED revision to roll back to (active revision {active.id})",
+        f"has no earlier DEPLOYED revision to roll back to (active revision {active.id}{repeats})",
     )
+
+
+def original_of(revisions: Sequence[Revision], active: Revision | None) -> Revision | None:
+    """The revision ACTIVE repeats (REVISIONS newest first): the oldest one, ACTIVE or
+    older, carrying its revision-level values (ACTIVE itself when none older does)."""
+    if active is None or active not in revisions:
+        return None
+    now = revision_fields(active)
+    ordered = list(revisions)
+    older = ordered[ordered.index(active) :]
+    return [r for r in older if r.id == active.id or revision_fields(r) == now][-1]
+
+
+def is_forward(revisions: Sequence[Revision], active: Revision | None, target: Revision) -> bool:
+    """Whether TARGET is newer than the revision ACTIVE repeats (a rollback going forward)."""
+    original = original_of(revisions, active)
+    ordered = list(revisions)
+    return original is not None and ordered.index(target) < ordered.index(original)
 
 
 def _named_target(
@@ -137,9 +163,8 @@ def _named_target(
     active: Revision | None,
     to: str,
 ) -> Revision:
-    target = _find(revisions, to)
-    if target is None:
-        raise _error(recorded, f"has no revision {to}")
+    target = _named(recorded, revisions, to)
+    to = target.id
     if active is not None and target.id == active.id:
         raise _error(recorded, f"already runs revision {to} (its active revision)")
     if str(target.status) != DEPLOYED:
@@ -155,6 +180,21 @@ def _named_target(
             "the same source and revision config)",
         )
     return target
+
+
+def _named(recorded: RecordedDeployment, revisions: Sequence[Revision], to: str) -> Revision:
+    """The revision TO names: its id, or a prefix of exactly one id (the 8 characters the
+    tables print); an unknown id or an ambiguous prefix is an error."""
+    exact = _find(revisions, to)
+    if exact is not None:
+        return exact
+    found = [r for r in revisions if to and r.id.startswith(to)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise _error(recorded, f"has no revision {to}")
+    listed = ", ".join(r.id for r in found)
+    raise _error(recorded, f"has {len(found)} revisions starting with {to}: {listed}")
 
 
 def revision_changes(active: Revision | None, target: Revision) -> list[RevisionChange]:

@@ -34,6 +34,11 @@ def plan_lines(plan: RollbackPlan, args: Sequence[str]) -> list[str]:
     lines = [f"Rollback of {plan.name} (deployment {plan.deployment_id}):"]
     lines.append(f"  runs now:   {_revision(plan.active)}")
     lines.append(f"  redeploys:  {_revision(plan.target)}")
+    if plan.forward:
+        lines.append(
+            "  this goes forward: the target is newer than the revision the active one "
+            "repeats (`--to` allows it; a rollback without `--to` never does)"
+        )
     lines += change_lines(plan)
     release = suggested_command("release", plan.name, command_args=args)
     lines.append(
@@ -74,8 +79,10 @@ def _done_line(outcome: RollbackOutcome, args: Sequence[str]) -> str:
     again = suggested_command("rollback", name, command_args=args)
     if done.outcome is Outcome.NOT_STARTED:
         return f"Rollback of {name} stopped before anything was sent."
+    if done.outcome is Outcome.FAILED and done.status == Outcome.FAILED.value:
+        return f"Rollback of {name} did not complete:"
     if done.outcome is Outcome.FAILED:
-        return f"Rollback of {name} failed ({done.status})."
+        return f"Rollback of {name} failed: {revision} ended {done.status}."
     if done.outcome is Outcome.SUBMITTED:
         return (
             f"Rollback of {name} submitted: {revision} is {done.status}, not waited for "

@@ -9,7 +9,12 @@ import pytest
 
 from planner.api.models import Revision
 from planner.errors import PlanError
-from planner.plan.rollback import choose_target, finishes_earlier_rollback, revision_changes
+from planner.plan.rollback import (
+    choose_target,
+    finishes_earlier_rollback,
+    is_forward,
+    revision_changes,
+)
 from planner.state.holds import held, new_hold
 from planner.state.records import RecordedDeployment
 
@@ -108,3 +113,44 @@ def test_a_held_deployment_rolled_back_again_finishes_the_earlier_rollback() -> 
     assert finishes_earlier_rollback(at_r1, None) and finishes_earlier_rollback(at_r1, "r1")
     assert not finishes_earlier_rollback(at_r1, "r0")
     assert not finishes_earlier_rollback(RECORDED, None)
+
+
+def test_after_a_rollback_and_a_release_the_default_never_goes_forward() -> None:
+    """The active revision r3 redeploys r1 (a rollback, then released): the bad release
+    r2 between them is newer than r1, so there is nothing earlier to go to; the error
+    says which revision the active one redeploys."""
+    revisions = newest_first(revision(1, "app:1"), revision(2, "app:2"), revision(3, "app:1"))
+    with pytest.raises(PlanError, match="active revision r3 redeploys r1"):
+        choose_target(RECORDED, revisions, revisions[0], None)
+
+
+def test_the_default_goes_back_from_the_revision_the_active_one_repeats() -> None:
+    """The active revision r4 repeats r2: the target is the last DEPLOYED revision before
+    r2 that differs (r1), never r3 (the bad release rolled away from)."""
+    revisions = newest_first(
+        revision(1, "app:0"), revision(2, "app:1"), revision(3, "app:2"), revision(4, "app:1")
+    )
+    assert choose_target(RECORDED, revisions, revisions[0], None).id == "r1"
+
+
+def test_a_named_revision_newer_than_the_original_is_allowed_and_goes_forward() -> None:
+    """--to may still name the bad release after a rollback: it is chosen, and it is a
+    rollback that goes forward; going further back is not."""
+    revisions = newest_first(
+        revision(1, "app:0"), revision(2, "app:1"), revision(3, "app:2"), revision(4, "app:1")
+    )
+    active = revisions[0]
+    forward = choose_target(RECORDED, revisions, active, "r3")
+    assert forward.id == "r3" and is_forward(revisions, active, forward)
+    back = choose_target(RECORDED, revisions, active, "r1")
+    assert not is_forward(revisions, active, back)
+
+
+def test_a_unique_prefix_names_a_revision_and_an_ambiguous_one_is_refused() -> None:
+    """--to accepts the start of exactly one revision id; a prefix of several is an error
+    listing them."""
+    revisions = newest_first(revision(10, "app:1"), revision(11, "app:2"), revision(20, "app:3"))
+    active = revisions[1]
+    assert choose_target(RECORDED, revisions, active, "r2").id == "r20"
+    with pytest.raises(PlanError, match="has 2 revisions starting with r1: r11, r10"):
+        choose_target(RECORDED, revisions, active, "r1")
