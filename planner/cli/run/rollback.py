@@ -7,7 +7,9 @@ written at once); then either finish the rollback NAME is already held by
 and execute it (`planner.apply.rollback`: journal, redeploy, hold, wait). The config is
 never edited. Signals as apply: a first SIGINT/SIGTERM stops the wait (the hold is
 recorded), a second one at once. Exit codes: 0 done (or submitted with `--no-wait`),
-1 an error or the revision failed, 130/143 interrupted.
+1 an error or the revision failed, 130/143 interrupted. A rollback sends no secret: the
+config is loaded without the secrets' environment variables (`NotingMissing`, as
+`planner validate` loads it), so one that is not set is no error.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from planner.cli.prompt import confirm
 from planner.cli.signals import StopSignals
 from planner.cli.target import resolve_target
 from planner.cli.workspace import Workspace
+from planner.config.secret_values import NotingMissing
 from planner.plan.model import Recovered
 from planner.plan.redeploys import has_journalled_redeploys, settle_interrupted_redeploys
 from planner.plan.rollback import finishes_earlier_rollback, plan_rollback
@@ -56,7 +59,7 @@ async def rollback_locked(
     """The run inside the state lock (released whatever happens)."""
     target = resolve_target(args.workspace, os.environ)
     options = args.options
-    async with Workspace.open(target) as ws:
+    async with Workspace.open(target, environ=NotingMissing(os.environ)) as ws:
         write_warnings(ws.config.warnings)
         with ws.lock("rollback", options.lock_timeout, options.lock_lease) as lock:
             doc, recovered = await settled_state(ws)
