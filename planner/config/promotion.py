@@ -33,7 +33,7 @@ from enum import StrEnum
 from typing import Any
 
 from planner.api.vocabulary import seed_source
-from planner.config.diagnostics import Loc, Problem, did_you_mean, format_loc
+from planner.config.diagnostics import Loc, Problem, format_loc
 from planner.config.environments import (
     Inputs,
     Layer,
@@ -50,7 +50,7 @@ from planner.config.promoted_fields import (
     same,
 )
 from planner.config.text_edits import SetValue, with_values
-from planner.errors import PromotionError
+from planner.errors import PromotionError, did_you_mean
 
 REFUSED_HINT = (
     "give the environment its own value ([environments.<env>.deployments.<name>]) or a "

@@ -31,8 +31,9 @@ from planner.config.bounds import (
     size_of,
     text_bytes,
 )
-from planner.config.diagnostics import Loc, Problem, did_you_mean, with_article
+from planner.config.diagnostics import Loc, Problem, with_article
 from planner.config.var_files import shape_given, var_file_of
+from planner.errors import did_you_mean
 
 ENVIRON_PREFIX = "PLANNER_VAR_"
 VARIABLE_KEYS = ("default", "description")

@@ -1,15 +1,17 @@
 """Held deployments: what a plan makes of a record a rollback holds (`RecordedDeployment.held`).
 
-Pure. A held deployment is never planned: no change, no drift, no request, no policy
-input; the plan lists it (`Plan.held`) with the field changes the config would make once
-released. What would change it anyway is an error of the plan naming
-`planner release NAME`: its table left the config (it would be deleted), `--destroy`,
-`--replace NAME`, or a new address naming it (a move).
+Pure. A held deployment is never planned: no change, no request, no policy input; the
+plan lists it (`Plan.held`) with the field changes the config would make once released
+(those drifted outside the planner marked so). Its drift is still the plan's drift: a
+hold stops the planner acting on the config, not seeing what changed outside it. What
+would change it anyway is an error of the plan naming `planner release NAME`: its table
+left the config (it would be deleted), `--destroy`, `--replace NAME`, or a new address
+naming it (a move).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from planner.api.models import Deployment
 from planner.command_lines import suggested_command
@@ -39,15 +41,18 @@ def held_entry(
     observed: Deployment | None,
     key: bytes,
     command_args: Sequence[str] = (),
+    drifted: Collection[str] = (),
 ) -> HeldDeployment:
-    """The plan's entry of RECORDED, held by HOLD, with what DESIRED would change of it."""
+    """The plan's entry of RECORDED, held by HOLD, with what DESIRED would change of it
+    (the DRIFTED paths marked drifted)."""
     return HeldDeployment(
         address=recorded.name,
         revision=hold.revision_id,
         since=hold.since,
         by=hold.by,
-        changes=would_change(recorded, desired, observed, key),
+        changes=would_change(recorded, desired, observed, key, drifted),
         release_command=release_command(recorded.name, command_args),
+        removed=desired is None,
     )
 
 
@@ -61,14 +66,16 @@ def would_change(
     desired: DesiredDeployment | None,
     observed: Deployment | None,
     key: bytes,
+    drifted: Collection[str] = (),
 ) -> list[FieldChange]:
     """The field changes DESIRED would make of the live deployment (all of a create when
-    it is gone; none when the config no longer declares it)."""
+    it is gone; none when the config no longer declares it; DRIFTED paths marked)."""
     if desired is None:
         return []
     if observed is None:
         return list(build_create(desired, key, []).fields)
-    return list(build_update(desired, recorded, observed, key=key, drifted=()).change.fields)
+    update = build_update(desired, recorded, observed, key=key, drifted=drifted)
+    return list(update.change.fields)
 
 
 def hold_problem(
@@ -81,7 +88,8 @@ def hold_problem(
         name=name,
         message=f"{name} is held (rolled back to revision {hold.revision_id} by {hold.by} "
         f"since {hold.since}) and would be {what}",
-        hint=f"{instead}or run `{release}` first (the next plan then plans the config again)",
+        hint=f"{instead}{'or ' if instead else ''}run `{release}` first (the next plan then "
+        "plans the config again)",
     )
 
 

@@ -234,6 +234,10 @@ class PlanWarning(PlanModel):
     message: str
 
 
+def _is_empty(value: Any) -> bool:
+    return not value
+
+
 class HeldDeployment(PlanModel):
     """A deployment a rollback holds on an earlier revision (`planner rollback`): the plan
     changes nothing of it until `planner release`. `changes` are what the config would
@@ -253,10 +257,12 @@ class HeldDeployment(PlanModel):
     release_command: str = Field(
         description="the command that lifts the hold (`planner release`, with the options given)"
     )
-
-
-def _is_empty(value: Any) -> bool:
-    return not value
+    removed: bool = Field(
+        default=False,
+        exclude_if=_is_empty,
+        description="the config no longer declares it: released, it would be deleted "
+        "(absent: it still does)",
+    )
 
 
 class Summary(PlanModel):

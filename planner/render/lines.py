@@ -128,6 +128,8 @@ def held_text(held: HeldDeployment) -> str:
 
 def held_changes_text(held: HeldDeployment) -> str:
     """What the config would change of a held deployment, in a line."""
+    if held.removed:
+        return "the config no longer declares it: it would be deleted once released"
     if not held.changes:
         return "the config would change nothing of it"
     count = len(held.changes)

@@ -18,9 +18,10 @@ def revision_cell(revision_id: str | None, status: str | None) -> str:
     return f"{revision_id} ({status or '?'})"
 
 
-def status_lines(rows: Sequence[StatusRow]) -> list[str]:
+def status_lines(rows: Sequence[StatusRow], command_args: Sequence[str] = ()) -> list[str]:
     """One line per managed deployment under a header; a HELD column (and a line on how
-    to lift a hold) only when a rollback holds one of them."""
+    to lift a hold, with the options given: COMMAND_ARGS) only when a rollback holds one
+    of them."""
     held = any(row.held is not None for row in rows)
     header = ("NAME", "ID", "ACTIVE REVISION", "LATEST REVISION", "UPDATED", "URL", "DRIFT")
     table: list[tuple[str, ...]] = [header + (("HELD",) if held else ())]
@@ -41,13 +42,14 @@ def status_lines(rows: Sequence[StatusRow]) -> list[str]:
         table.append(cells + ((held_cell(row),) if held else ()))
     lines = aligned(table)
     if held:
-        lines.append(HELD_NOTE)
+        lines.append(held_note(command_args))
     return lines
 
 
-HELD_NOTE = (
-    "Held deployments are not planned, applied or healed until released (`planner release NAME`)."
-)
+def held_note(command_args: Sequence[str] = ()) -> str:
+    """How a hold is lifted (`planner release NAME`, with the options given)."""
+    release = suggested_command("release", "NAME", command_args=command_args)
+    return f"Held deployments are not planned, applied or healed until released (`{release}`)."
 
 
 def held_cell(row: StatusRow) -> str:
@@ -66,11 +68,15 @@ def empty_status_line(location: str) -> str:
 
 
 def history_lines(
-    name: str, entries: Sequence[HistoryEntry], hold: Hold | None = None
+    name: str,
+    entries: Sequence[HistoryEntry],
+    hold: Hold | None = None,
+    command_args: Sequence[str] = (),
 ) -> list[str]:
     """NAME's revisions newest first: id, created, status (the active one marked, and the
     one a rollback went back to: `held`; the active one is then its redeploy), what
-    changed; HOLD: the hold a rollback recorded, said first."""
+    changed; HOLD: the hold a rollback recorded, said first (its `planner release` with
+    the options given: COMMAND_ARGS)."""
     table = [("REVISION", "CREATED", "STATUS", "CHANGED")]
     for entry in entries:
         marks = [word for word, on in (("active", entry.active), ("held", entry.held)) if on]
@@ -79,7 +85,7 @@ def history_lines(
     lines = [f"Revisions of {name}, newest first:", *aligned(table)]
     if hold is None:
         return lines
-    release = suggested_command("release", name)
+    release = suggested_command("release", name, command_args=command_args)
     said = f"{name} is held ({hold_text(hold)}): not planned, applied or healed until "
     said += f"`{release}`."
     return [said, *lines]

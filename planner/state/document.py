@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from planner import __version__
 from planner.command_lines import suggested_command
-from planner.errors import StateError
+from planner.errors import StateError, UnknownDeploymentError, did_you_mean
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
 from planner.pydantic_internals import field_values, private_values
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
@@ -208,9 +208,13 @@ class StateDocument(BaseModel):
         return self.deployments.pop(name)
 
     def get(self, name: str) -> RecordedDeployment:
-        """The recorded deployment NAME, or a StateError listing the known names."""
+        """The recorded deployment NAME, or an UnknownDeploymentError listing the known
+        names (and the closest one, when one is close)."""
         if name not in self.deployments:
-            raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
+            raise UnknownDeploymentError(
+                f"{name} is not in the state{did_you_mean(name, sorted(self.deployments))}",
+                hint=_known_names_hint(self),
+            )
         return self.deployments[name]
 
     def add_intent(

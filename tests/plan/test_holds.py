@@ -62,19 +62,49 @@ def test_a_plan_with_only_held_changes_has_nothing_to_apply() -> None:
     assert not plan.has_changes and not plan.errors and len(plan.held) == 1
 
 
-def test_a_held_deployment_shows_no_drift() -> None:
-    """What the rollback changed on the server (recorded != live) is not drift while held."""
+def test_a_held_deployment_drifts_only_by_changes_made_outside() -> None:
+    """What the rollback redeployed is recorded (no drift); a change made on the server
+    since is drift of the plan, and the held entry marks that field drifted, while still
+    nothing is planned for it."""
     desired = git_desired("api")
-    recorded = held(recorded_from(desired))
-    rolled_back = observed_from(
-        git_desired("api", source_revision_config={"repo_ref": "v1", "agent_config_path": "a.json"})
+    rolled_back = git_desired(
+        "api", source_revision_config={"repo_ref": "v1", "agent_config_path": "agent.json"}
     )
-    plan = make_plan({"api": desired}, {"api": recorded}, {"api": rolled_back}, digest_key=KEY)
+    recorded = held(recorded_from(rolled_back))
+    live = observed_from(rolled_back)
+    plan = make_plan({"api": desired}, {"api": recorded}, {"api": live}, digest_key=KEY)
     assert plan.drift == [] and plan.changes == []
-    assert [f.path for f in plan.held[0].changes] == [
-        "source_revision_config.agent_config_path",
-        "source_revision_config.repo_ref",
+    assert [(f.path, f.drifted) for f in plan.held[0].changes] == [
+        ("source_revision_config.repo_ref", False)
     ]
+    outside = observed_from(
+        git_desired(
+            "api", source_revision_config={"repo_ref": "hotfix", "agent_config_path": "agent.json"}
+        )
+    )
+    drifted = make_plan({"api": desired}, {"api": recorded}, {"api": outside}, digest_key=KEY)
+    assert [(d.path, d.recorded, d.observed) for d in drifted.drift] == [
+        ("source_revision_config.repo_ref", "v1", "hotfix")
+    ]
+    assert drifted.changes == [] and drifted.errors == []
+    assert [(f.path, f.before, f.drifted) for f in drifted.held[0].changes] == [
+        ("source_revision_config.repo_ref", "hotfix", True)
+    ]
+
+
+def test_removing_or_destroying_a_held_deployment_hints_a_whole_sentence() -> None:
+    """The hint of an error about a held deployment reads as a sentence: `run ...` alone,
+    or the other way first then `or run ...`; the held entry of one the config no longer
+    declares says it would be deleted."""
+    inputs = held_inputs()
+    (destroyed, _) = plan_of(inputs, destroy=True).errors
+    assert (destroyed.hint or "").startswith("run `planner release batch` first")
+    del inputs["desired"]["batch"]
+    plan = plan_of(inputs)
+    (removed,) = plan.errors
+    assert (removed.hint or "").startswith("put [deployments.batch] back in the config, or run")
+    entry = {h.address: h for h in plan.held}["batch"]
+    assert entry.removed and not {h.address: h for h in plan.held}["support-agent"].removed
 
 
 def test_no_held_key_when_nothing_is_held() -> None:

@@ -11,7 +11,7 @@ from planner.render.html import markdown_to_html
 from planner.render.json import render_json
 from planner.render.lines import HELD_TITLE
 from planner.render.markdown import render_markdown
-from planner.render.status_view import HELD_NOTE, history_lines, status_lines
+from planner.render.status_view import held_note, history_lines, status_lines
 from planner.render.summary import plan_summary
 from planner.render.text import render_text
 from tests.plan.builders import HELD_REVISION, HOLD, held_plan
@@ -37,6 +37,17 @@ def test_the_text_lists_each_hold_with_its_release_command_and_would_be_changes(
     assert '~ source_revision_config.repo_ref: "main" → "v2"  (new-revision)' in section
     assert "batch: held, rolled back to revision" in section and "would change nothing" in section
     assert "support-agent will" not in text and "batch will" not in text
+
+
+def test_a_held_deployment_the_config_dropped_would_be_deleted() -> None:
+    """Text and markdown say a held deployment no longer in the config would be deleted
+    once released, never that the config would change nothing of it."""
+    plan = held_plan()
+    held = [h.model_copy(update={"removed": h.address == "batch"}) for h in plan.held]
+    dropped = plan.model_copy(update={"held": held})
+    for rendered in (render_text(dropped), render_markdown(dropped)):
+        assert "batch" in rendered and "it would be deleted once released" in rendered
+        assert "would change nothing" not in rendered
 
 
 def test_the_summary_counts_held_deployments_apart() -> None:
@@ -86,7 +97,7 @@ def test_status_shows_a_held_column_only_when_something_is_held() -> None:
     """A HELD column (the revision rolled back to, since, by) and a closing line on how to
     lift a hold appear only when a row is held; the active revision is the redeploy's."""
     plain = StatusRow(name="bot", id="i2", active_revision_id="r1", latest_revision_id="r1")
-    assert "HELD" not in status_lines([plain])[0] and HELD_NOTE not in status_lines([plain])
+    assert "HELD" not in status_lines([plain])[0] and held_note() not in status_lines([plain])
     pinned = StatusRow(
         name="api",
         id="i1",
@@ -96,7 +107,7 @@ def test_status_shows_a_held_column_only_when_something_is_held() -> None:
         held=HOLD,
     )
     lines = status_lines([pinned, plain])
-    assert lines[0].endswith("HELD") and lines[-1] == HELD_NOTE
+    assert lines[0].endswith("HELD") and lines[-1] == held_note()
     assert lines[1].endswith(f"rolled back to {HELD_REVISION} since {HOLD.since} by {HOLD.by}")
     assert "r9 (DEPLOYED)" in lines[1] and lines[2].endswith("-")
 
