@@ -72,21 +72,32 @@ def test_history_is_newest_first_with_the_paths_that_changed() -> None:
     ]
 
 
-def test_a_held_row_carries_its_hold_and_no_drift() -> None:
+def test_a_held_row_carries_its_hold_and_drifts_only_by_outside_changes() -> None:
     """A held deployment's row has its hold and the active revision; what the rollback
-    changed is not drift; a row without a hold has no `held` key in its JSON."""
+    changed (recorded by it) is not drift, a change made outside since is; a row without
+    a hold has no `held` key in its JSON."""
     api, bot = git_desired("api"), git_desired("bot")
     rolled_back = edit(observed_from(api), {"source_revision_config": {"repo_ref": "v1"}})
     rolled_back = rolled_back.model_copy(
         update={"active_revision_id": HELD_REVISION, "latest_revision_id": HELD_REVISION}
     )
-    recorded = {"api": held(recorded_from(api)), "bot": recorded_from(bot)}
+    base = recorded_from(api)
+    managed = {**base.managed}
+    managed["source_revision_config"] = {**managed["source_revision_config"], "repo_ref": "v1"}
+    recorded = {
+        "api": held(base.model_copy(update={"managed": managed})),
+        "bot": recorded_from(bot),
+    }
     observed = {"api": rolled_back, "bot": observed_from(bot)}
     rows = {r.name: r for r in status_rows(recorded, observed, {}, {"api": api}, KEY)}
     assert rows["api"].held == HOLD and not rows["api"].drift
     assert rows["api"].active_revision_id == HELD_REVISION
     assert rows["api"].model_dump(mode="json")["held"]["revision_id"] == HELD_REVISION
     assert "held" not in rows["bot"].model_dump(mode="json")
+    outside = edit(rolled_back, {"source_revision_config": {"repo_ref": "hotfix"}})
+    observed["api"] = outside
+    (changed,) = [r for r in status_rows(recorded, observed, {}, {"api": api}, KEY) if r.held]
+    assert changed.drift
 
 
 def test_history_marks_the_held_revision() -> None:
