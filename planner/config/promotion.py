@@ -34,17 +34,12 @@ from typing import Any
 
 from planner.api.vocabulary import seed_source
 from planner.config.diagnostics import Loc, Problem, did_you_mean, format_loc
-from planner.config.environments import (
-    Inputs,
-    Layer,
-    deployment_layers,
-    environment_names,
-    resolve_environment,
-)
+from planner.config.environments import Inputs, environment_names, resolve_environment
 from planner.config.merge import deep_merge
 from planner.config.promoted_fields import (
     ABSENT,
     FieldEdit,
+    environment_layers,
     Promoter,
     promoted,
     same,
@@ -108,7 +103,7 @@ def plan_promotion(
     for env in (from_env, to_env):
         inputs = Inputs(env=env, environ=environ)
         promoter.resolved[env] = resolve_environment(raw, inputs, label=label)
-        promoter.layers[env] = _layers(raw, env)
+        promoter.layers[env] = environment_layers(raw, env)
     compared, skipped = _selected(promoter, only)
     fields = [edit for name in compared for edit in promoted(promoter, name)]
     promoter.problems += _conflicts(fields)
@@ -142,18 +137,6 @@ def check_environments(raw: Mapping[str, Any], from_env: str, to_env: str, label
             )
     if from_env == to_env:
         raise PromotionError(f"--from and --to are both {from_env}: nothing to promote")
-
-
-def _layers(raw: Mapping[str, Any], env: str) -> dict[str, list[Layer]]:
-    """Each deployment's tables in ENV, highest first, the defaults of ENV included."""
-    environment = raw["environments"][env]
-    env_defaults = environment.get("defaults") if isinstance(environment, Mapping) else None
-    shared: list[Layer] = []
-    if isinstance(env_defaults, Mapping):
-        shared.append((("environments", env, "defaults"), env_defaults))
-    if isinstance(raw.get("defaults"), Mapping):
-        shared.append((("defaults",), raw["defaults"]))
-    return {name: [*own, *shared] for name, own in deployment_layers(raw, env).items()}
 
 
 def _selected(promoter: Promoter, only: Sequence[str]) -> tuple[list[str], list[Skipped]]:
