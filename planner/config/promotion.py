@@ -12,6 +12,9 @@ traced to the table it comes from, highest first (`[environments.TO.deployments.
 `[deployments.N]`, its template, `[environments.TO.defaults]`, `[defaults]`):
 
 - a literal in TO's own tables (under `[environments.TO]`) is replaced by FROM's value;
+- a literal of `[deployments.N]`, a template or `[defaults]` that no other environment
+  reads (each has a value of its own for the deployments that read the key there) gets
+  TO's own value: `[environments.TO.deployments.N]` is added;
 - a string with one `${var.NAME}` (the whole string or part of it) gets the variable value
   that makes it FROM's value: `[environments.TO.variables] NAME` is set (or added);
 - anything else is refused, naming the deployment, the field and where its value comes
@@ -39,8 +42,8 @@ from planner.config.merge import deep_merge
 from planner.config.promoted_fields import (
     ABSENT,
     FieldEdit,
-    environment_layers,
     Promoter,
+    environment_layers,
     promoted,
     same,
 )

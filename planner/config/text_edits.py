@@ -1,12 +1,14 @@
 """Values set in a config file's text, everything else kept as it is written.
 
 TOML goes through tomlkit, which keeps comments, order, blank lines and the spelling of
-every other value: only the edited value's own text changes (a string written in literal
-quotes keeps them where it can), and a value added to a table lands after its last key.
-JSON goes through the spans of its values: the edited value's text is replaced in place,
-and a new member goes after the last one of its object with the same indent and separator
-(every other byte, key order and indent included, stays). A missing table on the way is
-added as one inline table (TOML) or object (JSON) holding the rest of the path.
+every other value: only the edited value's own text changes (a string keeps its quotes,
+literal or basic, one line or three, where the new value can be written in them), and a
+value added to a table lands after its last key. JSON goes through the spans of its
+values: the edited value's text is replaced in place, and a new member goes after the last
+one of its object with the same indent and separator (every other byte, key order and
+indent included, stays). A missing table on the way is added as one inline table (TOML)
+or object (JSON) holding the rest of the path; in a JSON file written on several lines,
+an object added, and a member of an empty object, take their own lines at its indent.
 
 Every edit is checked: the new text parses, with the config's own reader, to the old data
 with the values set; anything else is an error, and no text is returned.
@@ -267,9 +269,10 @@ def _json_addition(text: str, node: _Object, added: Mapping[str, Any]) -> tuple[
         before_key = before_key if "\n" in before_key else " "
     colon = text[last.key_end : last.value_start]
     indent = before_key.rpartition("\n")[2] if "\n" in before_key else None
+    layout = None if unit is None or indent is None else (unit, indent)
     body = "".join(
         f",{before_key}{_json_dumps(key)}{colon}"
-        + (_json_dumps(value) if unit is None or indent is None else _json_block(value, unit, indent))
+        + (_json_block(value, *layout) if layout else _json_dumps(value))
         for key, value in added.items()
     )
     return last.value_end, last.value_end, body

@@ -219,7 +219,6 @@ def test_a_secret_from_an_environments_variables_names_that_table(
     ]
 
 
-
 def test_validate_s_environ_does_not_claim_an_unset_planner_var(
     write_config: Callable[..., Path], docker_api: str
 ) -> None:

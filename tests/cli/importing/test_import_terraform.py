@@ -8,7 +8,6 @@ import json
 import shutil
 import tomllib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 import stat
+import tomllib
 from pathlib import Path
 
 import pytest
