@@ -24,6 +24,7 @@ Terraform state's declared fields only. Nothing changes remotely.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -110,11 +111,20 @@ async def adopt_generated(
     generated = generated_config(declared, spelling)
     header = (
         "Written by `planner import --from-terraform`: the deployments of the Terraform "
-        f"state {path.name}, adopted."
+        f"state {_relative_to(path, file.parent)}, adopted."
     )
     return await write_and_record(
         workspace, options, source, into, live, generated, environ, header=header
     )
+
+
+def _relative_to(path: Path, folder: Path) -> str:
+    """PATH as seen from FOLDER (`../terraform.tfstate`); absolute when no relative path
+    leads there (another drive)."""
+    try:
+        return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
+    except ValueError:
+        return str(path.resolve())
 
 
 async def adopt_declared(

@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.api.fields import FIELD_BEHAVIOUR, ChangeClass
-from planner.api.vocabulary import service_word
+from planner.api.vocabulary import seed_word, service_word
 from planner.config.diagnostics import Loc, Problem
-from planner.config.environments import Inputs, Layer, environment_names, resolve_environment
+from planner.config.environments import (
+    Inputs,
+    Layer,
+    deployment_layers,
+    environment_names,
+    resolve_environment,
+)
 from planner.config.variables import ENVIRON_PREFIX, as_text, referenced_variables, text_around
 
 REVISION = "source_revision_config"
@@ -139,7 +145,7 @@ def _overridden(promoter: Promoter, name: str, origin: tuple[Loc, Any] | None) -
         return None
     loc, written = origin
     for variable in referenced_variables(written):
-        if ENVIRON_PREFIX + variable in promoter.environ:
+        if promoter.environ.get(ENVIRON_PREFIX + variable) is not None:
             return Problem(
                 loc,
                 f"{name}'s value reads ${{var.{variable}}}, which the environment variable "
@@ -152,36 +158,54 @@ def _overridden(promoter: Promoter, name: str, origin: tuple[Loc, Any] | None) -
 def _literal_edit(
     promoter: Promoter, name: str, field_name: str, values: tuple[Any, Any], loc: Loc, written: Any
 ) -> FieldEdit | Problem:
-    if loc[:2] != ("environments", promoter.to_env):
-        readers = [env for env in _readers(promoter.raw, loc) if env != promoter.to_env]
-        shared = f"which {', '.join(readers)} also read" if readers else "shared by other tables"
-        return Problem(
-            loc,
-            f"{promoter.to_env}'s {field_name} of {name} is this literal, {shared}: "
-            f"promotion only writes under [environments.{promoter.to_env}]",
-        )
+    """The literal at LOC replaced (it is under `[environments.TO]`), else added to TO's
+    overlay of NAME when no other environment reads it; else the environments that do."""
     from_value, to_value = values
     after = from_value.replace("${", "$${") if isinstance(from_value, str) else from_value
-    return FieldEdit(name, field_name, from_value, to_value, loc, written, after)
+    if loc[:2] == ("environments", promoter.to_env):
+        return FieldEdit(name, field_name, from_value, to_value, loc, written, after)
+    readers = [env for env in _readers(promoter, loc) if env != promoter.to_env]
+    if readers:
+        return Problem(
+            loc,
+            f"{promoter.to_env}'s {field_name} of {name} is this literal, which "
+            f"{', '.join(readers)} also read: promotion only writes under "
+            f"[environments.{promoter.to_env}]",
+        )
+    overlay: Loc = ("environments", promoter.to_env, "deployments", name, REVISION, loc[-1])
+    return FieldEdit(name, field_name, from_value, to_value, overlay, None, after, added=True)
 
 
-def _readers(raw: Mapping[str, Any], loc: Loc) -> list[str]:
-    """The environments that read the table at LOC (`[deployments.N]`, a template,
-    `[defaults]`)."""
-    names = environment_names(raw)
-    tables = raw.get("deployments")
+def environment_layers(raw: Mapping[str, Any], env: str) -> dict[str, list[Layer]]:
+    """Each deployment's tables in ENV, highest first, the defaults of ENV included."""
+    environment = raw["environments"][env]
+    env_defaults = environment.get("defaults") if isinstance(environment, Mapping) else None
+    shared: list[Layer] = []
+    if isinstance(env_defaults, Mapping):
+        shared.append((("environments", env, "defaults"), env_defaults))
+    if isinstance(raw.get("defaults"), Mapping):
+        shared.append((("defaults",), raw["defaults"]))
+    return {name: [*own, *shared] for name, own in deployment_layers(raw, env).items()}
+
+
+def _readers(promoter: Promoter, loc: Loc) -> list[str]:
+    """The environments in which some deployment's value of LOC's key comes from LOC
+    (one that overrides it in a higher table does not read it)."""
+    tables = promoter.raw.get("deployments")
     deployments = tables if isinstance(tables, Mapping) else {}
-    if loc[0] == "deployments":
-        users = [deployments.get(loc[1])]
-    elif loc[0] == "templates":
-        users = [
-            t
-            for t in deployments.values()
-            if isinstance(t, Mapping) and t.get("template") == loc[1]
-        ]
-    else:
-        return names
-    return [env for env in names if any(_is_in(user, env) for user in users)]
+    key = seed_word(str(loc[-1]))
+    spellings = dict.fromkeys((key, service_word(key)))
+    readers = []
+    for env in environment_names(promoter.raw):
+        layers = promoter.layers.get(env) or environment_layers(promoter.raw, env)
+        if any(
+            _is_in(deployments.get(deployment), env)
+            and (found := _origin(own, spellings)) is not None
+            and found[0] == loc
+            for deployment, own in layers.items()
+        ):
+            readers.append(env)
+    return readers
 
 
 def _is_in(table: Any, env: str) -> bool:

@@ -12,6 +12,9 @@ traced to the table it comes from, highest first (`[environments.TO.deployments.
 `[deployments.N]`, its template, `[environments.TO.defaults]`, `[defaults]`):
 
 - a literal in TO's own tables (under `[environments.TO]`) is replaced by FROM's value;
+- a literal of `[deployments.N]`, a template or `[defaults]` that no other environment
+  reads (each has a value of its own for the deployments that read the key there) gets
+  TO's own value: `[environments.TO.deployments.N]` is added;
 - a string with one `${var.NAME}` (the whole string or part of it) gets the variable value
   that makes it FROM's value: `[environments.TO.variables] NAME` is set (or added);
 - anything else is refused, naming the deployment, the field and where its value comes
@@ -34,18 +37,13 @@ from typing import Any
 
 from planner.api.vocabulary import seed_source
 from planner.config.diagnostics import Loc, Problem, format_loc
-from planner.config.environments import (
-    Inputs,
-    Layer,
-    deployment_layers,
-    environment_names,
-    resolve_environment,
-)
+from planner.config.environments import Inputs, environment_names, resolve_environment
 from planner.config.merge import deep_merge
 from planner.config.promoted_fields import (
     ABSENT,
     FieldEdit,
     Promoter,
+    environment_layers,
     promoted,
     same,
 )
@@ -108,7 +106,7 @@ def plan_promotion(
     for env in (from_env, to_env):
         inputs = Inputs(env=env, environ=environ)
         promoter.resolved[env] = resolve_environment(raw, inputs, label=label)
-        promoter.layers[env] = _layers(raw, env)
+        promoter.layers[env] = environment_layers(raw, env)
     compared, skipped = _selected(promoter, only)
     fields = [edit for name in compared for edit in promoted(promoter, name)]
     promoter.problems += _conflicts(fields)
@@ -142,18 +140,6 @@ def check_environments(raw: Mapping[str, Any], from_env: str, to_env: str, label
             )
     if from_env == to_env:
         raise PromotionError(f"--from and --to are both {from_env}: nothing to promote")
-
-
-def _layers(raw: Mapping[str, Any], env: str) -> dict[str, list[Layer]]:
-    """Each deployment's tables in ENV, highest first, the defaults of ENV included."""
-    environment = raw["environments"][env]
-    env_defaults = environment.get("defaults") if isinstance(environment, Mapping) else None
-    shared: list[Layer] = []
-    if isinstance(env_defaults, Mapping):
-        shared.append((("environments", env, "defaults"), env_defaults))
-    if isinstance(raw.get("defaults"), Mapping):
-        shared.append((("defaults",), raw["defaults"]))
-    return {name: [*own, *shared] for name, own in deployment_layers(raw, env).items()}
 
 
 def _selected(promoter: Promoter, only: Sequence[str]) -> tuple[list[str], list[Skipped]]:

@@ -1,12 +1,14 @@
 """Values set in a config file's text, everything else kept as it is written.
 
 TOML goes through tomlkit, which keeps comments, order, blank lines and the spelling of
-every other value: only the edited value's own text changes (a string written in literal
-quotes keeps them where it can), and a value added to a table lands after its last key.
-JSON goes through the spans of its values: the edited value's text is replaced in place,
-and a new member goes after the last one of its object with the same indent and separator
-(every other byte, key order and indent included, stays). A missing table on the way is
-added as one inline table (TOML) or object (JSON) holding the rest of the path.
+every other value: only the edited value's own text changes (a string keeps its quotes,
+literal or basic, one line or three, where the new value can be written in them), and a
+value added to a table lands after its last key. JSON goes through the spans of its
+values: the edited value's text is replaced in place, and a new member goes after the last
+one of its object with the same indent and separator (every other byte, key order and
+indent included, stays). A missing table on the way is added as one inline table (TOML)
+or object (JSON) holding the rest of the path; in a JSON file written on several lines,
+an object added, and a member of an empty object, take their own lines at its indent.
 
 Every edit is checked: the new text parses, with the config's own reader, to the old data
 with the values set; anything else is an error, and no text is returned.
@@ -108,13 +110,25 @@ def _toml_set(document: Container, loc: Loc, value: Any) -> None:
 
 
 def _toml_item(old: Any, value: Any) -> Item:
-    """VALUE as a TOML item; a string in literal quotes before stays so where it can."""
-    is_literal = isinstance(old, String) and old.type is StringType.SLL
-    if is_literal and isinstance(value, str) and _PLAIN_LITERAL.fullmatch(value):
-        literal: Item = tomlkit.string(value, literal=True)
-        return literal
+    """VALUE as a TOML item; a string replacing a string keeps its quotes (literal or
+    basic, one line or several) where VALUE can be written so, else basic quotes."""
+    if isinstance(old, String) and isinstance(value, str):
+        literal = old.type in (StringType.SLL, StringType.MLL)
+        multiline = old.type in (StringType.MLB, StringType.MLL)
+        if _fits(value, literal=literal, multiline=multiline):
+            kept: Item = tomlkit.string(value, literal=literal, multiline=multiline)
+            return kept
     item: Item = tomlkit.item(value)
     return item
+
+
+def _fits(value: str, *, literal: bool, multiline: bool) -> bool:
+    """VALUE can be written in these quotes as it is, on one line (a literal has no
+    escapes; a multi-line string here holds no quote, backslash or line break)."""
+    if not (literal or multiline):
+        return True
+    plain = _PLAIN_LITERAL.fullmatch(value) is not None
+    return plain and (literal or not {'"', "\\"} & set(value))
 
 
 def _inline_text(value: Any) -> str:
@@ -229,13 +243,24 @@ def _merge_into(members: dict[str, Any], key: str, value: Any) -> None:
 
 def _json_addition(text: str, node: _Object, added: Mapping[str, Any]) -> tuple[int, int, str]:
     """ADDED as members of NODE after its last one, laid out as the last one is (the
-    separator before its key, and the one between key and value)."""
+    separator before its key, and the one between key and value). In a multi-line
+    object, or an empty one of a file written on several lines, a member and an object
+    added take their own lines, indented as the file indents."""
     members = list(node.members.values())
+    unit = _indent_unit(text)
     if not members:
-        body = ", ".join(
-            f"{_json_dumps(key)}: {_json_dumps(value)}" for key, value in added.items()
+        if unit is None:
+            body = ", ".join(
+                f"{_json_dumps(key)}: {_json_dumps(value)}" for key, value in added.items()
+            )
+            return node.start + 1, node.start + 1, body
+        own = _line_indent(text, node.start)
+        inner = own + unit
+        body = ",".join(
+            f"\n{inner}{_json_dumps(key)}: {_json_block(value, unit, inner)}"
+            for key, value in added.items()
         )
-        return node.start + 1, node.start + 1, body
+        return node.start + 1, node.end - 1, f"{body}\n{own}"
     last = members[-1]
     if len(members) > 1:
         before_key = text[members[-2].value_end : last.key_start].split(",", 1)[-1]
@@ -243,11 +268,41 @@ def _json_addition(text: str, node: _Object, added: Mapping[str, Any]) -> tuple[
         before_key = text[node.start + 1 : last.key_start]
         before_key = before_key if "\n" in before_key else " "
     colon = text[last.key_end : last.value_start]
+    indent = before_key.rpartition("\n")[2] if "\n" in before_key else None
+    layout = None if unit is None or indent is None else (unit, indent)
     body = "".join(
-        f",{before_key}{_json_dumps(key)}{colon}{_json_dumps(value)}"
+        f",{before_key}{_json_dumps(key)}{colon}"
+        + (_json_block(value, *layout) if layout else _json_dumps(value))
         for key, value in added.items()
     )
     return last.value_end, last.value_end, body
+
+
+def _indent_unit(text: str) -> str | None:
+    """The indent one level of the file adds (None: its top object is on one line)."""
+    start = _skip(text, 0)
+    first = _skip(text, start + 1)
+    between = text[start + 1 : first]
+    if text[first : first + 1] in ("}", "") or "\n" not in between:
+        return None
+    return between.rpartition("\n")[2] or None
+
+
+def _line_indent(text: str, pos: int) -> str:
+    """The blanks that open the line POS is on."""
+    start = text.rfind("\n", 0, pos) + 1
+    return text[start : _skip_blanks(text, start)]
+
+
+def _skip_blanks(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _json_block(value: Any, unit: str, indent: str) -> str:
+    """VALUE as JSON, an object on its own lines, one UNIT deeper than INDENT per level."""
+    return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
 def _json_dumps(value: Any) -> str:

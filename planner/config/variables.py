@@ -121,7 +121,7 @@ def value_source(
     if name in overrides:
         source = var_file_of(overrides, name)
         return f"--var-file {source}" if source else f"--var {name}"
-    if ENVIRON_PREFIX + name in environ:
+    if environ.get(ENVIRON_PREFIX + name) is not None:  # `in`: true of NotingMissing
         return f"the environment variable {ENVIRON_PREFIX}{name}"
     environments = raw.get("environments")
     table = environments.get(env) if env and isinstance(environments, Mapping) else None

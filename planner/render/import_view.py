@@ -155,9 +155,12 @@ def from_terraform_warnings(done: FromTerraform) -> list[str]:
             "each from the environment); treat that file as a secret, and delete its "
             "copies once Terraform no longer manages them"
         )
+    why = (
+        "left out of the config (no field of a deployment is named so)"
+        if done.config_written
+        else "not read by the planner (no field of a deployment is named so)"
+    )
     warnings += [
-        f"{address}: left out of the config (no field of a deployment is named so): "
-        f"{', '.join(names)}"
-        for address, names in done.left_out.items()
+        f"{address}: {why}: {', '.join(names)}" for address, names in done.left_out.items()
     ]
     return warnings

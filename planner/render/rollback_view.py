@@ -2,8 +2,9 @@
 
 Rollback, `--format text`: the rollback about to be made (the revision running now, the
 one it redeploys, the revision-level values that change, the hold it leaves), then
-apply's progress while its revision rolls out (`planner.render.progress`), then what it
-did and the hold. `--format json`: stdout carries one JSON document at the end
+apply's progress while its revision rolls out (`planner.render.progress`, opening with
+what the rollback does: `Rolling back api to revision <id>`), then what it did and the
+hold. `--format json`: stdout carries one JSON document at the end
 (`planner.apply.rollback_report`); the rollback about to be made goes to stderr.
 Suggested commands repeat the `-c`, `--env` and `--state` the run was given.
 """
@@ -21,7 +22,7 @@ from planner.command_lines import suggested_command
 from planner.render.console import make_console
 from planner.render.output import write_json, write_lines
 from planner.render.progress import make_reporter
-from planner.state.records import Hold
+from planner.state.records import Hold, RecordedDeployment
 
 if TYPE_CHECKING:  # `planner release` shows its lines without the rollback's engine
     from planner.apply.release import Released
@@ -48,6 +49,18 @@ def plan_lines(plan: RollbackPlan, args: Sequence[str]) -> list[str]:
     if plan.held is not None:
         lines.append(f"  (it replaces the hold at revision {plan.held.revision_id})")
     return lines
+
+
+def rolling_back_title(plan: RollbackPlan) -> str:
+    """The first progress line of a rollback."""
+    return f"Rolling back {plan.name} to revision {plan.target.id}"
+
+
+def finishing_title(recorded: RecordedDeployment) -> str:
+    """The first progress line of a rollback run again on a deployment already held."""
+    held = recorded.held
+    where = f" to revision {held.revision_id}" if held is not None else ""
+    return f"Finishing the rollback of {recorded.name}{where}"
 
 
 def change_lines(plan: RollbackPlan) -> list[str]:
@@ -126,10 +139,11 @@ class RollbackView:
     def show_plan(self, plan: RollbackPlan) -> None:
         write_lines(self.console, plan_lines(plan, self.args))
 
-    def reporter(self) -> Reporter:
+    def reporter(self, title: str) -> Reporter:
+        """The rollout's progress, opening with TITLE (what the rollback does)."""
         if self.json:
             return NullReporter()
-        return make_reporter(self.console, live=self.console.is_terminal)
+        return make_reporter(self.console, live=self.console.is_terminal, title=title)
 
     def stopping(self, signum: int) -> None:
         from planner.render.apply_view import stopping_message

@@ -241,20 +241,20 @@ image_uri = "{IMAGE}:1.4.0"
 @pytest.mark.parametrize(
     ("text", "where", "readers"),
     [
-        (SHARED, "templates.docker.source_revision_config.image_uri", "dev, staging"),
+        (SHARED, "templates.docker.source_revision_config.image_uri", "dev"),
         (
             SHARED.replace("[templates.docker]", "[defaults]").replace(
                 'template = "docker"\n', 'source = "internal_docker"\n'
             ),
             "defaults.source_revision_config.image_uri",
-            "dev, staging",
+            "dev",
         ),
         (
             SHARED.replace("[templates.docker]", "[deployments.hello]").replace(
                 '\n[deployments.hello]\ntemplate = "docker"\n', ""
             ),
             "deployments.hello.source_revision_config.image_uri",
-            "dev, staging",
+            "dev",
         ),
     ],
 )
@@ -263,7 +263,8 @@ def test_a_literal_other_environments_read_is_refused_naming_where_it_is(
 ) -> None:
     """prod's value written in a template, [defaults] or the deployment's own table is
     shared: the error names the file, the table and key, the field, the deployment and
-    who else reads it; nothing is edited."""
+    who else reads it (dev; not staging, whose own value overrides it); nothing is
+    edited."""
     refused = refusal(text)
     assert refused.message == (
         "cannot promote staging to prod: 1 value cannot be written by one edit of the file"
@@ -273,6 +274,33 @@ def test_a_literal_other_environments_read_is_refused_naming_where_it_is(
         f"literal, which {readers} also read: promotion only writes under [environments.prod]"
     ]
     assert "[environments.<env>.deployments.<name>]" in (refused.hint or "")
+
+
+def test_a_literal_only_to_reads_gets_an_overlay_of_to_s_own() -> None:
+    """A literal of [deployments.N], a template or [defaults] that every other
+    environment overrides is read by prod alone: one edit adds prod's own value in
+    [environments.prod.deployments.N], and no other environment's value changes."""
+    for text in (
+        SHARED.replace("[environments.dev]\n", ""),
+        SHARED.replace("[environments.dev]\n", "").replace(
+            '[deployments.hello]\ntemplate = "docker"\n',
+            '[deployments.hello]\ntemplate = "docker"\n'
+            'source_revision_config.image_uri = "r.example.com/own:0.1"\n',
+        ),
+        SHARED.replace(
+            "[environments.dev]\n",
+            "[environments.dev.deployments.hello.source_revision_config]\n"
+            'image_uri = "r.example.com/dev:9"\n',
+        ),
+    ):
+        promotion, after = run_promotion(text)
+        (edit,) = promotion.fields
+        loc = ("environments", "prod", "deployments", "hello", "source_revision_config")
+        assert edit.location == (*loc, "image_uri") and edit.added
+        assert image_of(after, "prod") == image_of(text, "staging") != image_of(text, "prod")
+        envs = [env for env in ("dev", "staging") if env in tomllib.loads(text)["environments"]]
+        assert [image_of(after, env) for env in envs] == [image_of(text, env) for env in envs]
+        assert run_promotion(after)[0].fields == ()
 
 
 def test_a_value_built_from_several_variables_is_refused() -> None:

@@ -63,6 +63,31 @@ def test_a_literal_string_keeps_its_quotes_where_it_can() -> None:
     assert 'pinned = "it\'s" # literal quotes' in quoted
 
 
+@pytest.mark.parametrize(
+    ("written", "value", "expected"),
+    [
+        ("'r/x:0'", "r/x:2", "'r/x:2'"),
+        ("'''r/x:0'''", "r/x:2", "'''r/x:2'''"),
+        ('"""r/x:0"""', "r/x:2", '"""r/x:2"""'),
+        ('"r/x:0"', "r/x:2", '"r/x:2"'),
+        ("'''r/x:0'''", "it's", '"it\'s"'),
+        ('"""r/x:0"""', 'say "hi"', '"say \\"hi\\""'),
+    ],
+)
+def test_a_string_keeps_its_quotes_single_or_multi_line(
+    written: str, value: str, expected: str
+) -> None:
+    """Literal or basic, one line or three quotes: the new value is written in the old
+    value's quotes, in a table and in an inline one; one those quotes cannot hold gets
+    basic quotes."""
+    for text, loc in (
+        (f"[a]\nx = {written} # kept\n", ("a", "x")),
+        (f"a = {{ x = {written} }}\n", ("a", "x")),
+    ):
+        after = edited_text(TOML, text, [SetValue(loc, value)])
+        assert after == text.replace(written, expected)
+
+
 def test_a_value_of_a_sub_table_under_a_dotted_header_is_replaced_in_place() -> None:
     """`[environments.prod.deployments.hello.source_revision_config]` is edited where it is."""
     loc = ("environments", "prod", "deployments", "hello", "source_revision_config", "image_uri")
@@ -125,12 +150,14 @@ def test_a_json_value_is_replaced_in_place_and_no_other_byte_changes() -> None:
 
 def test_a_json_member_is_added_after_the_last_one_with_its_layout() -> None:
     """A member added to a multi-line object takes the indent of the one before it; a
-    missing object on the way is added whole, on one line."""
+    missing object on the way is added whole, on its own lines indented as the file is;
+    a member of a one-line object stays on its line."""
     loc = ("environments", "prod", "variables", "image_tag")
     after = edited_text(JSON, JSON_FILE, [SetValue(loc, "1.4.0")])
     assert after == JSON_FILE.replace(
         '333333333333"\n            }\n',
-        '333333333333"\n            },\n            "variables": {"image_tag": "1.4.0"}\n',
+        '333333333333"\n            },\n            "variables": {\n'
+        '                "image_tag": "1.4.0"\n            }\n',
     )
     inline = edited_text(JSON, JSON_FILE, [SetValue(("variables", "x"), {"default": 1})])
     assert '"variables": {"image_tag": {"default": "1.0.0"}, "x": {"default": 1}},' in inline
@@ -142,6 +169,17 @@ def test_an_empty_json_object_gets_its_first_member() -> None:
         JSON, '{"environments": {"prod": {}}}\n', [SetValue(("environments", "prod", "a"), "1")]
     )
     assert after == '{"environments": {"prod": {"a": "1"}}}\n'
+
+
+@pytest.mark.parametrize("indent", ["    ", "  ", "\t"])
+def test_an_empty_json_object_of_an_indented_file_gets_indented_members(indent: str) -> None:
+    """In a file written with an indent, `"prod": {}` gets its member, and the object
+    added under it, on their own lines, one indent deeper each, as json.dumps lays them."""
+    data: dict[str, Any] = {"environments": {"prod": {}, "staging": {"variables": {"tag": "1"}}}}
+    text = json.dumps(data, indent=indent) + "\n"
+    after = edited_text(JSON, text, [SetValue(("environments", "prod", "variables", "tag"), "2")])
+    data["environments"]["prod"] = {"variables": {"tag": "2"}}
+    assert after == json.dumps(data, indent=indent) + "\n"
 
 
 def test_no_edit_is_the_same_text() -> None:

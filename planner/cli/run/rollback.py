@@ -32,7 +32,7 @@ from planner.plan.model import Recovered
 from planner.plan.redeploys import has_journalled_redeploys, settle_interrupted_redeploys
 from planner.plan.rollback import finishes_earlier_rollback, plan_rollback
 from planner.render.output import write_warnings
-from planner.render.rollback_view import RollbackView
+from planner.render.rollback_view import RollbackView, finishing_title, rolling_back_title
 from planner.state.document import StateDocument
 
 
@@ -67,14 +67,16 @@ async def rollback_locked(
             execute: Callable[[Executing], Awaitable[RollbackOutcome]]
             if finishes_earlier_rollback(recorded, args.to):
                 execute = partial(finish_rollback, recorded)
+                title = finishing_title(recorded)
             else:
                 plan = await plan_rollback(ws.client, recorded, args.to)
                 view.show_plan(plan)
                 confirm(options.auto_approve, "rollback", output_format=options.format)
                 execute = partial(execute_rollback, plan, lock.info.who)
+                title = rolling_back_title(plan)
             stop = asyncio.Event()
             executing = Executing(
-                ws.client, ws.backend, doc, apply_options(args), view.reporter(), stop
+                ws.client, ws.backend, doc, apply_options(args), view.reporter(title), stop
             )
             with signals.executing(stop):
                 outcome = await execute(executing)

@@ -8,7 +8,6 @@ import json
 import shutil
 import tomllib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -248,17 +247,56 @@ def test_an_existing_file_is_kept_without_force(scenario: Scenario) -> None:
     assert "planner import --from-terraform" in scenario.config_path.read_text()
 
 
-def test_state_file_path_in_the_header_is_the_files_name(scenario: Scenario) -> None:
-    """The generated config says where it came from: the Terraform state's file name."""
+@pytest.mark.parametrize(
+    ("state", "config", "shown"),
+    [
+        ("infra/terraform.tfstate", "planner.toml", "infra/terraform.tfstate"),
+        ("terraform.tfstate", "infra/agents.toml", "../terraform.tfstate"),
+    ],
+)
+def test_state_file_path_in_the_header_is_the_path_from_the_config_s_folder(
+    scenario: Scenario, state: str, config: str, shown: str
+) -> None:
+    """The generated config says where it came from: the Terraform state's path as seen
+    from the config's folder, not its bare file name."""
     api, worker = made_by_terraform(scenario)
-    folder = scenario.root / "infra"
-    folder.mkdir()
-    path = Path("infra") / write_state(scenario, state_file(terraform_instances(api, worker)))
-    (scenario.root / "terraform.tfstate").rename(scenario.root / path)
+    (scenario.root / "infra").mkdir()
+    written = write_state(scenario, state_file(terraform_instances(api, worker)))
+    (scenario.root / written).rename(scenario.root / state)
     scenario.config_path.unlink()
-    assert from_terraform(scenario, str(path), "--generate-config", "planner.toml").code == 0
-    first = scenario.config_path.read_text().splitlines()[0]
+    result = from_terraform(scenario, state, "--generate-config", config)
+    assert result.code == 0, result.err
+    first = (scenario.root / config).read_text().splitlines()[0]
     assert first == (
         "# Written by `planner import --from-terraform`: the deployments of the Terraform "
-        "state terraform.tfstate, adopted."
+        f"state {shown}, adopted."
     )
+
+
+def test_attributes_no_field_reads_are_named_as_the_command_used_them(
+    scenario: Scenario,
+) -> None:
+    """An attribute of a newer provider that no field reads: "left out of the config"
+    when a config is written, "not read by the planner" into `-c`'s config (none is
+    written)."""
+    api, worker = made_by_terraform(scenario)
+    instances = [
+        Instance("api", attributes(api, brand_new_attr="x"), module='module.agents["eu"]'),
+        Instance("worker", attributes(worker), index_key=0),
+    ]
+    state = write_state(scenario, state_file(instances))
+    into_config = from_terraform(scenario, state)
+    assert into_config.code == 0, into_config.err
+    assert (
+        f"{API_ADDRESS}: not read by the planner (no field of a deployment is named so): "
+        "brand_new_attr"
+    ) in into_config.err
+    assert "left out of the config" not in into_config.err
+    scenario.state_path.unlink()
+    scenario.config_path.unlink()
+    generated = from_terraform(scenario, state, "--generate-config", "planner.toml")
+    assert generated.code == 0, generated.err
+    assert (
+        f"{API_ADDRESS}: left out of the config (no field of a deployment is named so): "
+        "brand_new_attr"
+    ) in generated.err

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -138,26 +139,37 @@ def test_only_one_of_two_deployments_sharing_a_tag_is_refused_and_nothing_writte
     assert promotion.config_path.read_text(encoding="utf-8") == CONFIG
 
 
-def test_a_shared_literal_is_refused_naming_the_field_the_deployment_and_where(
+def test_a_literal_prod_alone_reads_gets_its_own_value_one_dev_reads_is_refused(
     promotion: Scenario,
 ) -> None:
-    """canary's image is a literal of [deployments.canary]: promoting it from staging to a
-    prod that also runs it cannot edit prod alone."""
+    """canary's image is a literal of [deployments.canary] that staging overrides: read
+    by prod alone, --write adds prod's own value in [environments.prod.deployments.canary]
+    and [deployments.canary] stays; once dev reads it too, the refusal names dev (not
+    staging, which has its own value) and nothing is written."""
     text = CONFIG.replace('environments = ["staging"]\n', "").replace(
         "[environments.staging]",
         "[environments.staging.deployments.canary.source_revision_config]\n"
         'image_uri = "registry.example.com/acme/canary:1.4.0"\n\n[environments.staging]',
     )
-    promotion.config_path.write_text(text, encoding="utf-8")
+    shared = text + "\n[environments.dev]\n"
+    promotion.config_path.write_text(shared, encoding="utf-8")
     result = promotion.cli("promote", "--from", "staging", "--to", "prod", "--format", "json")
     assert result.code == 1
     error = json.loads(result.out)["error"]
     assert error["code"] == "promotion-refused"
     assert error["details"] == [
         "planner.toml: deployments.canary.source_revision_config.image_uri: prod's "
-        "source_revision_config.image_uri of canary is this literal, which staging also "
+        "source_revision_config.image_uri of canary is this literal, which dev also "
         "read: promotion only writes under [environments.prod]"
     ]
+    assert promotion.config_path.read_text(encoding="utf-8") == shared
+    promotion.config_path.write_text(text, encoding="utf-8")
+    written = promotion.cli("promote", "--from", "staging", "--to", "prod", "--write")
+    assert written.code == 0, written.err
+    after = tomllib.loads(promotion.config_path.read_text(encoding="utf-8"))
+    own = after["environments"]["prod"]["deployments"]["canary"]["source_revision_config"]
+    assert own == {"image_uri": "registry.example.com/acme/canary:1.4.0"}
+    assert after["deployments"] == tomllib.loads(text)["deployments"]
 
 
 def test_secrets_are_masked_in_the_diff_and_never_promoted(promotion: Scenario) -> None:
@@ -186,8 +198,6 @@ def test_secrets_are_masked_in_the_diff_and_never_promoted(promotion: Scenario) 
 
 def test_a_json_config_keeps_its_key_order_and_indent(promotion: Scenario) -> None:
     """A JSON config is edited in place: the file is the same text with one value changed."""
-    import tomllib
-
     text = json.dumps(tomllib.loads(CONFIG), indent=4) + "\n"
     config = promotion.root / "planner.json"
     config.write_text(text, encoding="utf-8")

@@ -47,10 +47,13 @@ def test_a_rollback_redeploys_the_release_before_and_holds_it(scenario: Scenario
 
 def test_the_rollback_shows_what_changes_before_it_asks(scenario: Scenario) -> None:
     """The text names the revision running now, the one redeployed, and each
-    revision-level value that changes, before and after."""
+    revision-level value that changes, before and after; its progress opens with the
+    rollback it makes, not an apply's count of changes."""
     two = release_twice(scenario)
     out = scenario.cli("rollback", "worker", "--auto-approve").out
     assert f"runs now:   revision {two.bad} (DEPLOYED" in out
+    assert f"Z Rolling back worker to revision {two.good}\n" in out
+    assert "Applying" not in out
     assert (
         '~ source_revision_config.image_uri: "registry.example.com/acme/worker:1.0.1" -> '
         '"registry.example.com/acme/worker:1.0.0"'
@@ -72,12 +75,14 @@ def test_rollback_to_a_named_revision(scenario: Scenario) -> None:
 
 def test_running_it_again_finishes_the_rollback_and_sends_nothing(scenario: Scenario) -> None:
     """A second `rollback NAME` of a held deployment does not go one further back: it
-    sends nothing, says the deployment was already rolled back, and exits 0."""
+    sends nothing, says it finishes the rollback and that the deployment was already
+    rolled back, and exits 0."""
     two = release_twice(scenario)
     assert scenario.cli("rollback", "worker", "--auto-approve").code == 0
     made = len(revisions(scenario, two.deployment_id))
     again = scenario.cli("rollback", "worker", "--auto-approve")
     assert again.code == 0, again.err
+    assert f"Z Finishing the rollback of worker to revision {two.good}\n" in again.out
     assert "worker was already rolled back" in again.out
     assert len(revisions(scenario, two.deployment_id)) == made == 3
 
