@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from planner.plan.model import Drift
 from planner.plan.refresh import Observed
 from planner.reconcile.cycle import Settings, deployment_rows, judged
 from planner.reconcile.events import RECONCILE_EVENT
@@ -34,6 +35,17 @@ def test_a_cycle_reports_held_deployments_and_never_counts_them_as_changes() -> 
     calm = judged(only_held, [], Settings())
     assert calm.result == "ok" and calm.pending == [] and calm.left == []
     assert calm.message == "in sync; 2 held by a rollback, not healed (batch, support-agent)"
+
+
+def test_a_held_deployment_that_drifted_makes_the_cycle_drift_without_a_change() -> None:
+    """A held deployment changed outside the planner: the cycle is `drift`, its message
+    names it, and still nothing is pending for it (it is never healed)."""
+    plan = held_plan()
+    drift = Drift(name="batch", path="source_revision_config.repo_ref", recorded="a", observed="b")
+    drifted = plan.model_copy(update={"changes": [], "drift": [drift]})
+    found = judged(drifted, [], Settings())
+    assert found.result == "drift" and found.pending == [] and found.held_drifted == ["batch"]
+    assert "1 held deployment(s) drifted outside the planner (batch)" in found.message
 
 
 def test_held_deployments_are_rows_of_the_status_page_with_their_hold() -> None:
