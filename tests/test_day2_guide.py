@@ -98,14 +98,14 @@ def step_of(block: re.Match[str]) -> Step | None:
 
 
 @dataclass
-class World:
+class Day2World:
     """One section's world: its directory, its workspace of the server (API: a client
     of it acting outside the planner), and a way to run `planner`."""
 
     root: Path
     api: httpx2.Client
     capsys: pytest.CaptureFixture[str]
-    holder: str = field(default_factory=lambda: LockInfo.for_this_process("guide").who)
+    lock_who: str = field(default_factory=lambda: LockInfo.for_this_process("guide").who)
 
     def write(self, config: str) -> None:
         (self.root / "planner.toml").write_text(config, encoding="utf-8")
@@ -115,7 +115,7 @@ class World:
         self.capsys.readouterr()
         code = main(list(argv))
         captured = self.capsys.readouterr()
-        return code, (captured.out + captured.err).replace(self.holder, GUIDE_HOLDER)
+        return code, (captured.out + captured.err).replace(self.lock_who, GUIDE_HOLDER)
 
     def applied(self, config: str) -> None:
         """CONFIG written and applied. Not waited for: the server rolls a revision out (or
@@ -155,18 +155,18 @@ def docker(name: str, tag: str) -> dict[str, Any]:
     }
 
 
-def bad_release(world: World, steps: list[Step]) -> None:
+def setup_bad_release(world: Day2World, steps: list[Step]) -> None:
     """The section's first config runs (applied the day before the story)."""
     first = next(step.config for step in steps if step.config is not None)
     world.applied(first)
 
 
-def failed_rollout(world: World, steps: list[Step]) -> None:
+def setup_failed_rollout(world: Day2World, steps: list[Step]) -> None:
     """support-agent's first revision failed to deploy (its image is marked to fail)."""
     world.applied(agent("support-agent", "1.4.0-fail-deploy"))
 
 
-def drifted(world: World, steps: list[Step]) -> None:
+def setup_drifted(world: Day2World, steps: list[Step]) -> None:
     """support-agent applied at 1.4.0, then its image changed to 1.4.1 by hand."""
     world.applied(agent("support-agent", "1.4.0"))
     live = world.deployment("support-agent")
@@ -174,25 +174,25 @@ def drifted(world: World, steps: list[Step]) -> None:
     world.outside("PATCH", f"/v2/deployments/{live.id}", {"source_revision_config": image})
 
 
-def hand_made(world: World, steps: list[Step]) -> None:
+def setup_hand_made(world: Day2World, steps: list[Step]) -> None:
     """support-agent applied; faq-bot made in the workspace outside the planner."""
     world.applied(agent("support-agent", "1.4.0"))
     world.outside("POST", "/v2/deployments", docker("faq-bot", "0.3.0"))
 
 
-def two_agents(world: World, steps: list[Step]) -> None:
+def setup_two_agents(world: Day2World, steps: list[Step]) -> None:
     """billing-agent runs; support-agent's first revision failed, fixed by a new image."""
     billing = agent("billing-agent", "2.1.0")
     world.applied(billing + "\n" + agent("support-agent", "1.4.0-fail-deploy"))
     world.applied(billing + "\n" + agent("support-agent", "1.4.1"))
 
 
-WORLDS: dict[str, Callable[[World, list[Step]], None]] = {
-    "A bad release, step by step": bad_release,
-    "Failed rollouts": failed_rollout,
-    "Drift checks on a schedule": drifted,
-    "Adopting a hand-made deployment": hand_made,
-    "Status and history": two_agents,
+WORLDS: dict[str, Callable[[Day2World, list[Step]], None]] = {
+    "A bad release, step by step": setup_bad_release,
+    "Failed rollouts": setup_failed_rollout,
+    "Drift checks on a schedule": setup_drifted,
+    "Adopting a hand-made deployment": setup_hand_made,
+    "Status and history": setup_two_agents,
 }
 
 
@@ -275,16 +275,16 @@ def test_every_sample_of_the_guide_is_what_its_command_prints(
         monkeypatch.setenv("PLANNER_TENANT_ID", tenant)
         headers = {"X-Api-Key": EMBEDDED_API_KEY, "X-Tenant-Id": tenant}
         with httpx2.Client(base_url=url, headers=headers) as api:
-            world = World(root, api, capsys)
+            world = Day2World(root, api, capsys)
             WORLDS[title](world, steps)
-            rewritten += replay(world, steps)
+            rewritten += replay_steps(world, steps)
     if UPDATING:
         for (start, end), body in sorted(rewritten, reverse=True):
             text = text[:start] + body + text[end:]
         GUIDE.write_text(text, encoding="utf-8")
 
 
-def replay(world: World, steps: list[Step]) -> list[tuple[tuple[int, int], str]]:
+def replay_steps(world: Day2World, steps: list[Step]) -> list[tuple[tuple[int, int], str]]:
     """Run STEPS in WORLD, checking each sample; each sample's body as printed."""
     ids = SameIds()
     bodies = []

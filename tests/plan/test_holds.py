@@ -77,12 +77,14 @@ def test_a_held_deployment_drifts_only_by_changes_made_outside() -> None:
     assert [(f.path, f.drifted) for f in plan.held[0].changes] == [
         ("source_revision_config.repo_ref", False)
     ]
-    outside = observed_from(
+    edited_outside = observed_from(
         git_desired(
             "api", source_revision_config={"repo_ref": "hotfix", "agent_config_path": "agent.json"}
         )
     )
-    drifted = make_plan({"api": desired}, {"api": recorded}, {"api": outside}, digest_key=KEY)
+    drifted = make_plan(
+        {"api": desired}, {"api": recorded}, {"api": edited_outside}, digest_key=KEY
+    )
     assert [(d.path, d.recorded, d.observed) for d in drifted.drift] == [
         ("source_revision_config.repo_ref", "v1", "hotfix")
     ]

@@ -94,8 +94,8 @@ def test_a_held_row_carries_its_hold_and_drifts_only_by_outside_changes() -> Non
     assert rows["api"].active_revision_id == HELD_REVISION
     assert rows["api"].model_dump(mode="json")["held"]["revision_id"] == HELD_REVISION
     assert "held" not in rows["bot"].model_dump(mode="json")
-    outside = edit(rolled_back, {"source_revision_config": {"repo_ref": "hotfix"}})
-    observed["api"] = outside
+    edited_outside = edit(rolled_back, {"source_revision_config": {"repo_ref": "hotfix"}})
+    observed["api"] = edited_outside
     (changed,) = [r for r in status_rows(recorded, observed, {}, {"api": api}, KEY) if r.held]
     assert changed.drift
 
