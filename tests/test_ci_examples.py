@@ -1,7 +1,8 @@
 """examples/ci and the action (action.yml): the workflows and the action validate against
 the published schemas and pass zizmor, and their shell steps (examples/ci/scripts, the
-action's steps as action.yml lists them) work against `planner serve`, with `gh`, `curl`
-and the install step's `python3` stubbed."""
+action's steps as action.yml lists them) work against the local control plane on loopback
+(tests/loopback.py: the `planner serve` app in a thread, so no test pays a server process's
+start), with `gh`, `curl` and the install step's `python3` stubbed."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from typing import Any
 import httpx2
 import pytest
 
+from planner.controlplane.settings import ServerSettings
 from planner.errors import PlanStaleError
 from tests.ci_stubs import install_python_stub, install_stubs
-from tests.controlplane.conftest import ServeProcess, start_serve
+from tests.loopback import served
 from tests.postgres import unique_name, with_a_password
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,11 +37,10 @@ ACTION = ROOT / "action.yml"  # the composite action, at the repository root
 DEV_TENANT = "11111111-1111-4111-8111-111111111111"
 KEY = "ci-key"
 CONFIG = "examples/fleet/planner.toml"
-FAST = ("--build-seconds", "0.05", "--deploy-seconds", "0.05")
 MARKER = f"<!-- planner-plan: {CONFIG}#dev -->"
 
 
-pytestmark = pytest.mark.slow  # they start planner serve, bash, check-jsonschema and zizmor
+pytestmark = pytest.mark.slow  # they start planner, bash, check-jsonschema and zizmor
 
 
 @pytest.mark.parametrize(
@@ -162,19 +163,20 @@ class Job:
 
 
 @pytest.fixture
-def ci_server(tmp_path: Path) -> Iterator[ServeProcess]:
-    """`planner serve` on loopback with the fleet's dev workspace and short timings."""
-    served = start_serve(
-        ["--db", str(tmp_path / "cp.db"), "--api-key", f"{KEY}:{DEV_TENANT}", *FAST],
-        cwd=tmp_path,
+def ci_server(tmp_path: Path) -> Iterator[str]:
+    """The control plane on loopback with the fleet's dev workspace and short timings; its URL."""
+    settings = ServerSettings(
+        db_path=tmp_path / "cp.db",
+        api_keys={KEY: [DEV_TENANT]},
+        build_seconds=0.05,
+        deploy_seconds=0.05,
     )
-    yield served
-    served.stop()
-    served.process.communicate(timeout=10)  # closes its pipes
+    with served(settings) as url:
+        yield url
 
 
 @pytest.fixture
-def job(tmp_path: Path, ci_server: ServeProcess) -> Job:
+def job(tmp_path: Path, ci_server: str) -> Job:
     """A checkout holding the fleet example, PLANNER_* and fake GITHUB_*/GitLab variables."""
     repo = tmp_path / "repo"
     (repo / "examples" / "fleet").mkdir(parents=True)
@@ -185,7 +187,7 @@ def job(tmp_path: Path, ci_server: ServeProcess) -> Job:
     env = {
         **keep,
         "PATH": path,
-        "PLANNER_BASE_URL": ci_server.url,
+        "PLANNER_BASE_URL": ci_server,
         "PLANNER_API_KEY": KEY,
         "PLANNER_ENV": "dev",
         "PLANNER_CONFIG": CONFIG,

@@ -115,7 +115,7 @@ KILLED_MID_WRITE = """
 import os, sys, time
 from planner.state import LocalFileBackend, StateDocument
 backend = LocalFileBackend(sys.argv[1])
-handle = backend.lock("apply")
+handle = backend.lock("apply", lease=0.5)  # as HOLDER's: the next lock waits it out, not 15 s
 def stall(*args):
     print("stalled", flush=True)
     time.sleep(60)
