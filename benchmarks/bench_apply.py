@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,9 +110,15 @@ def measured(name: str, url: str, argv: list[str], cwd: Path, env: dict[str, str
 
 
 def start_server(
-    workdir: Path, latency_ms: float = 0.0, *, port: int = 0, db_name: str = "bench.db"
+    workdir: Path,
+    latency_ms: float = 0.0,
+    *,
+    port: int = 0,
+    db_name: str = "bench.db",
+    extra: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[str], str]:
-    """`planner serve` on WORKDIR/DB_NAME (kept between runs when the caller keeps it)."""
+    """`planner serve` on WORKDIR/DB_NAME (kept between runs when the caller keeps it),
+    with EXTRA flags (e.g. a dialect)."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -132,6 +139,7 @@ def start_server(
             "1",
             "--latency-ms",
             str(int(latency_ms)),
+            *extra,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

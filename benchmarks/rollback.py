@@ -30,7 +30,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-API_KEY = "bench-key"
+from bench_apply import API_KEY, start_server
+
 ROLLOUT_SECONDS = 1.0
 CONFIG = """[control_plane]
 base_url = "{url}"
@@ -41,27 +42,6 @@ source = "internal_docker"
 [deployments.worker.source_revision_config]
 image_uri = "registry.example.com/acme/worker:{tag}"
 """
-
-
-def start_server(workdir: Path, dialect: str) -> tuple[subprocess.Popen[str], str]:
-    """`planner serve --deploy-seconds 1` on a fresh database; the process and its URL."""
-    command = [
-        sys.executable, "-m", "planner", "serve", "--port", "0", "--db", str(workdir / "bench.db"),
-        "--api-key", API_KEY, "--deploy-seconds", str(ROLLOUT_SECONDS), "--dialect", dialect,
-    ]  # fmt: skip
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert process.stdout is not None
-    url = process.stdout.readline().strip()
-    if not url.startswith("http://"):
-        process.kill()
-        sys.exit(f"planner serve did not start: {url!r}")
-    return process, url
 
 
 def planner(workdir: Path, *argv: str) -> float:
@@ -124,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        server, url = start_server(workdir, args.dialect)
+        server, url = start_server(workdir, extra=["--dialect", args.dialect])
         try:
             times = measure(workdir, url, args.runs)
         finally:
