@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx2
 
-from planner.api.transport import use_asyncio_backend
+from planner.api.transport import client_transport
 
 API_KEY = "bench-key"
 INTEGRATION = "9a0e7c55-0000-4000-8000-00000000a001"
@@ -53,8 +53,8 @@ async def lean_apply(
     bodies = [create_body(n) for n in range(count)]
     headers = {"X-Api-Key": API_KEY, "content-type": "application/json"}
     limits = httpx2.Limits(max_connections=parallel, max_keepalive_connections=parallel)
-    async with httpx2.AsyncClient(base_url=url, headers=headers, limits=limits) as client:
-        use_asyncio_backend(client)
+    transport = client_transport(limits, httpx2.create_ssl_context())
+    async with httpx2.AsyncClient(base_url=url, headers=headers, transport=transport) as client:
         cpu, started = time.process_time(), time.monotonic()
         waiting: set[str] = set()
         slots = asyncio.Semaphore(parallel)

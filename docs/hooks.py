@@ -45,6 +45,7 @@ COMMAND_GUIDES = {
     "serve": "local-control-plane/serve.md",
     "schema": "guides/config.md",
     "reconcile": "guides/reconcile.md",
+    "promote": "guides/promotion.md",
 }
 
 
@@ -342,6 +343,19 @@ def apply_events_reference() -> str:
     return schema_page("Apply events JSON Schema reference", intro, schema, "ApplyEvent")
 
 
+def rollback_reference() -> str:
+    from planner.apply.rollback_report import rollback_json_schema
+
+    intro = (
+        "Generated from the JSON Schema of `planner rollback --format json`"
+        " (`planner.apply.rollback_report.rollback_json_schema()`, checked in as"
+        " `schemas/rollback.schema.json`) when the site is built. The"
+        " [rollback guide](../guides/rollback.md) explains the command."
+    )
+    schema = rollback_json_schema()
+    return schema_page("Rollback result JSON Schema reference", intro, schema, "RollbackReport")
+
+
 # ---- field behaviour ---------------------------------------------------------------------
 
 CLASS_ORDER = ("immutable", "in-place", "new-revision", "read-only")
@@ -426,6 +440,7 @@ def generated_pages() -> dict[str, str]:
         "reference/config.md": config_reference(),
         "reference/plan-schema.md": plan_reference(),
         "reference/apply-events-schema.md": apply_events_reference(),
+        "reference/rollback-schema.md": rollback_reference(),
         "reference/field-behaviour.md": field_behaviour_page(),
         "security.md": security_page(),
     }

@@ -1,6 +1,6 @@
 """The one builder of the `planner ...` command lines the planner suggests (import hints,
 `state rm`, `unlock`, `apply --refresh-only`, `plan -c FILE`, ...), in every output,
-saved plan and page.
+saved plan and page, and of the `terraform state rm` that hands a deployment over.
 
 A suggestion repeats the options the user gave (`-c FILE`, `--env`, `--state`), so it
 acts on the same target when pasted; every word is shell-quoted, and a URL's password is
@@ -38,3 +38,10 @@ def spoken(word: str) -> str:
     if "://" in word and url_has_password(word):
         return url_without_password(word)
     return word
+
+
+def terraform_state_rm(address: str) -> str:
+    """`terraform state rm 'ADDRESS'`: the address always in single quotes (its brackets
+    and double quotes would be the shell's otherwise), a single quote in it closed,
+    escaped and reopened."""
+    return "terraform state rm '" + address.replace("'", "'\\''") + "'"

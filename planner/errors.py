@@ -18,7 +18,14 @@ released; one was renamed before that: `plan-stale` is `stale_plan` (`PlanStaleE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the closest option, or '' when nothing is close."""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class PlannerError(Exception):
@@ -53,10 +60,29 @@ class ConfigError(PlannerError):
     code = "config-invalid"
 
 
+class PromotionError(PlannerError):
+    """`planner promote` cannot write the values asked for (details: one line each, naming
+    the deployment, the field and where its value comes from)."""
+
+    code = "promotion-refused"
+
+
 class StateError(PlannerError):
     """The state file is corrupt, foreign (other endpoint/workspace) or unreadable."""
 
     code = "state-invalid"
+
+
+class UnknownDeploymentError(StateError):
+    """A command names a deployment the state does not manage (a typo, most often)."""
+
+    code = "unknown-deployment"
+
+
+class TerraformStateError(PlannerError):
+    """A Terraform state given to `import --from-terraform` cannot be read or adopted."""
+
+    code = "terraform-state-invalid"
 
 
 class StateLockedError(PlannerError):

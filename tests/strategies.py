@@ -385,3 +385,64 @@ hot_pages = st.fixed_dictionaries(
     }
 )
 hot_requests = st.lists(st.one_of(hot_creates, hot_pages), min_size=1, max_size=8)
+
+
+# --- Configs with environments to promote between (tests/config/test_promotion.py) ------
+
+PROMOTION_ENVIRONMENTS = ("dev", "staging", "prod")
+image_tags = st.from_regex(r"\A[0-9a-z][0-9a-z._-]{0,8}\Z")
+_promotion_comments = st.sampled_from(("", "", "  # kept", " # why: pinned"))
+
+
+@st.composite
+def promotion_configs(draw: st.DrawFn) -> str:
+    """A TOML config of 1-3 image deployments in dev, staging and prod, each image written
+    one of the ways promotion edits (a shared `${var.tag}` inside the image, a variable of
+    its own that is the whole image, a literal in each environment's overlay), variable
+    values inline, in a table or left to the default, comments here and there."""
+    styles = draw(st.lists(st.sampled_from(("tag", "whole", "overlay")), min_size=1, max_size=3))
+    images = [image_tags.map(f"registry.example.com/app{i}:".__add__) for i in range(3)]
+    variables: dict[str, Any] = {}
+    if "tag" in styles:
+        variables["tag"] = draw(st.none() | image_tags)
+    for index, style in enumerate(styles):
+        if style == "whole":
+            variables[f"img{index}"] = draw(st.none() | images[index])
+    lines = ["# promotion test config", ""]
+    for name, default in variables.items():
+        lines.append(f"[variables.{name}]")
+        if default is not None:
+            lines.append(f'default = "{default}"{draw(_promotion_comments)}')
+        lines.append("")
+    for index, style in enumerate(styles):
+        lines += [
+            f"[deployments.app{index}]{draw(_promotion_comments)}",
+            'source = "internal_docker"',
+        ]
+        written = {
+            "tag": f"registry.example.com/app{index}:${{var.tag}}",
+            "whole": f"${{var.img{index}}}",
+        }
+        if style in written:
+            lines.append(
+                f'source_revision_config.image_uri = "{written[style]}"{draw(_promotion_comments)}'
+            )
+        lines.append("")
+    for env in PROMOTION_ENVIRONMENTS:
+        values = {}
+        for name, default in variables.items():
+            if default is None or draw(st.booleans()):
+                values[name] = draw(image_tags if name == "tag" else images[int(name[3:])])
+        inline = draw(st.booleans())
+        lines.append(f"[environments.{env}]{draw(_promotion_comments)}")
+        pairs = [f'{name} = "{value}"' for name, value in values.items()]
+        if values and inline:
+            lines.append(f"variables = {{ {', '.join(pairs)} }}{draw(_promotion_comments)}")
+        lines.append("")
+        if values and not inline:
+            lines += [f"[environments.{env}.variables]", *pairs, ""]
+        for index, style in enumerate(styles):
+            if style == "overlay":
+                lines.append(f"[environments.{env}.deployments.app{index}.source_revision_config]")
+                lines += [f'image_uri = "{draw(images[index])}"{draw(_promotion_comments)}', ""]
+    return "\n".join(lines)

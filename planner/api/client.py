@@ -20,11 +20,11 @@ import asyncio
 import json
 import logging
 import ssl
-from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypedDict, TypeVar, Unpack, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
 import httpx2
 from pydantic import TypeAdapter, ValidationError
@@ -32,7 +32,6 @@ from pydantic import TypeAdapter, ValidationError
 from planner.api import bulk_delete
 from planner.api.auth import KeyAuth, display_url
 from planner.api.bulk_delete import DeleteOutcome
-from planner.api.chunks import chunked
 from planner.api.direct import DirectSender
 from planner.api.errors import (
     RateLimitedError,
@@ -42,6 +41,20 @@ from planner.api.errors import (
     unexpected_body,
 )
 from planner.api.gate import BackoffGate
+from planner.api.listing import (
+    IDS_PER_REQUEST as IDS_PER_REQUEST,
+)
+from planner.api.listing import (
+    PAGE_SIZE as PAGE_SIZE,
+)
+from planner.api.listing import (
+    DeploymentFilters,
+    Params,
+    by_ids,
+    filter_params,
+    paged,
+    unique,
+)
 from planner.api.models import (
     Deployment,
     DeploymentCreate,
@@ -49,14 +62,11 @@ from planner.api.models import (
     DeploymentPatch,
     DeploymentProgress,
     DeploymentProgressList,
-    DeploymentStatus,
-    DeploymentType,
-    Revision,
-    RevisionList,
     is_being_deleted,
 )
 from planner.api.retry import RetryNotice, RetryObserver, RetryPolicy, run_with_retries
-from planner.api.transport import use_asyncio_backend
+from planner.api.revisions import RevisionCalls
+from planner.api.transport import client_transport
 from planner.api.unknown import READ_EXTRA, with_unknown
 from planner.api.vocabulary import Dialect, dialect_of_document, integration_path, translate_body
 from planner.errors import ApiError, ConfigError
@@ -67,8 +77,6 @@ if TYPE_CHECKING:  # built by the commands that list them, not by every client
 logger = logging.getLogger("planner.api")
 
 T = TypeVar("T")
-PAGE_SIZE = 100
-IDS_PER_REQUEST = 100
 DEFAULT_TIMEOUT = httpx2.Timeout(30.0, connect=10.0)
 # Where a server publishes its OpenAPI document (below the base URL's path prefix).
 DOCUMENT_PATH = "/openapi.json"
@@ -76,44 +84,12 @@ DIALECT_SETTING = "[control_plane] dialect, PLANNER_DIALECT or --dialect"
 # Until the control plane answered once: ~3.5 s of backoff, then the error names the URL.
 FIRST_CONTACT_ATTEMPTS = 4
 DEFAULT_CONNECTIONS = 100  # httpx2's own default; an apply sizes it (`fit_pool`)
-Params = list[tuple[str, str | int | float | bool | None]]
-
-
-class DeploymentFilters(TypedDict, total=False):
-    """Filters of `GET /v2/deployments` (lists are joined with commas on the wire)."""
-
-    name_contains: str
-    status: DeploymentStatus | str
-    remote_reconciled: bool
-    tag_value_ids: Sequence[str] | str
-    image_version: str
-    deployment_type: DeploymentType | str
-    deployment_ids: Sequence[str] | str
-
-
-def filter_params(filters: DeploymentFilters) -> Params:
-    params: Params = []
-    for name, value in filters.items():
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            params.append((name, "true" if value else "false"))
-        elif isinstance(value, str):
-            params.append((name, str(value)))
-        else:
-            items = cast(Iterable[object], value)
-            params.append((name, ",".join(str(item) for item in items)))
-    return params
 
 
 def pool_limits(connections: int) -> httpx2.Limits:
     """A pool of CONNECTIONS connections, every one kept alive when idle (httpx2 keeps 20
     by default: the others would be closed and opened again between requests)."""
     return httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
-
-
-def unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
 
 
 def tls_context(base_url: str) -> ssl.SSLContext:
@@ -126,8 +102,9 @@ def tls_context(base_url: str) -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-class ControlPlaneClient:
-    """Typed access to every endpoint of the control plane; use as `async with`."""
+class ControlPlaneClient(RevisionCalls):
+    """Typed access to every endpoint of the control plane; use as `async with` (the
+    revision calls are `planner.api.revisions`')."""
 
     def __init__(
         self,
@@ -157,6 +134,8 @@ class ControlPlaneClient:
         self._sizable = http_client is None and transport is None
         self._limits = limits or pool_limits(DEFAULT_CONNECTIONS)
         self._ssl: ssl.SSLContext | None = None
+        # where requests go past httpx2's client layers (None: httpx2 picks, a proxy's)
+        self._transport: httpx2.AsyncBaseTransport | None = None
         self._http = http_client or self._new_http(transport)
         # Requests of a pool this client made skip httpx2's client layers (the same
         # bytes: `planner.api.direct`); a given client is used as is (hooks, auth), and
@@ -180,13 +159,16 @@ class ControlPlaneClient:
         if transport is None:
             # made once: `fit_pool`'s new pool reuses it
             verify = self._ssl = self._ssl or tls_context(self.base_url)
-        http = httpx2.AsyncClient(
+            # the pool on asyncio sockets (its expiry checks cost a poll() each otherwise)
+            transport = client_transport(self._limits, verify)
+        self._transport = transport
+        return httpx2.AsyncClient(
             transport=transport, timeout=DEFAULT_TIMEOUT, limits=self._limits, verify=verify
         )
-        use_asyncio_backend(http)  # the pool's expiry checks cost a poll() each otherwise
-        return http
 
     def _direct_of(self, http: httpx2.AsyncClient) -> DirectSender | None:
+        if self._transport is None:
+            return None  # httpx2's own transports: its own path picks among them
         return DirectSender.of(http, self._auth.headers())
 
     @property
@@ -284,13 +266,14 @@ class ControlPlaneClient:
             await self.gate.wait()
         if self.guard is not None:
             self.guard()  # after the gate's pause: the lock may have been lost during it
+        direct, transport = self._direct, self._transport
         try:
-            if self._direct is None:
+            if direct is None or transport is None:
                 response = await self._http.request(
                     method, self.base_url + path, params=params, json=body, auth=self._auth
                 )
             else:
-                response = await self._direct.send(method, self.base_url + path, params, body)
+                response = await direct.send(transport, method, self.base_url + path, params, body)
                 if "set-cookie" in response.headers:  # kept and sent back, as httpx2 does
                     self._http.cookies.extract_cookies(response)
                     self._direct = None
@@ -382,11 +365,11 @@ class ControlPlaneClient:
             found = await self.list_deployments(limit=page_size, offset=offset, **filters)
             return found.resources, found.offset
 
-        return _paged(page, page_size)
+        return paged(page, page_size)
 
     async def get_deployments_by_ids(self, ids: Iterable[str]) -> dict[str, Deployment]:
         """The deployments among `ids` that exist, by id (chunks of 100, concurrently)."""
-        return await _by_ids(ids, lambda chunk: self.iter_deployments(deployment_ids=chunk))
+        return await by_ids(ids, lambda chunk: self.iter_deployments(deployment_ids=chunk))
 
     async def progress_by_ids(self, ids: Iterable[str]) -> dict[str, DeploymentProgress]:
         """`get_deployments_by_ids` (the same requests), each deployment read only for
@@ -401,9 +384,9 @@ class ControlPlaneClient:
                 found = await self._get("/v2/deployments", _PROGRESS_LIST, params)
                 return found.resources, found.offset
 
-            return _paged(page, PAGE_SIZE)
+            return paged(page, PAGE_SIZE)
 
-        return await _by_ids(ids, listed)
+        return await by_ids(ids, listed)
 
     async def find_by_name(
         self, name: str, *, include_deleting: bool = True, excluding: Collection[str] = ()
@@ -465,24 +448,6 @@ class ControlPlaneClient:
         params: Params = [("deployment_ids", deployment_id) for deployment_id in ids]
         return await self._call("DELETE", "/v2/deployments", params=params)
 
-    # --- revisions --------------------------------------------------------------------
-
-    async def get_revision(self, deployment_id: str, revision_id: str) -> Revision:
-        return await self._get(f"/v2/deployments/{deployment_id}/revisions/{revision_id}", _REV)
-
-    async def list_revisions(self, deployment_id: str) -> list[Revision]:
-        """Every revision of the deployment, newest first."""
-        path = f"/v2/deployments/{deployment_id}/revisions"
-        revisions: list[Revision] = []
-        offset = 0
-        while True:
-            params: Params = [("limit", PAGE_SIZE), ("offset", offset)]
-            page = await self._get(path, _REVISION_LIST, params)
-            revisions.extend(page.resources)
-            if len(page.resources) < PAGE_SIZE or page.offset <= offset:
-                return revisions
-            offset = page.offset
-
     # --- catalog ----------------------------------------------------------------------
 
     async def list_providers(self) -> list[OAuthProvider]:
@@ -503,63 +468,9 @@ class ControlPlaneClient:
         return await self._get(path, TypeAdapter(list[Repository]))
 
 
-class _Identified(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-Listed = TypeVar("Listed", bound=_Identified)
-
-
-async def _paged(
-    page: Callable[[int], Awaitable[tuple[list[Listed], int]]], page_size: int
-) -> AsyncGenerator[Listed, None]:
-    """What PAGE (offset -> its items, the next offset) lists, page after page (a short
-    page is the last). Stops too when a page brings nothing new, so a server that
-    ignores the offset cannot make it loop forever."""
-    offset = 0
-    seen: set[str] = set()
-    while True:
-        resources, next_offset = await page(offset)
-        fresh = [item for item in resources if item.id not in seen]
-        for item in fresh:
-            seen.add(item.id)
-            yield item
-        if len(resources) < page_size or not fresh:
-            return
-        offset = next_offset if next_offset > offset else offset + len(resources)
-
-
-async def _by_ids(
-    ids: Iterable[str], listed: Callable[[list[str]], AsyncGenerator[Listed, None]]
-) -> dict[str, Listed]:
-    """What LISTED (a chunk of ids -> what it lists) finds of IDS, by id: chunks of 100,
-    concurrently."""
-    wanted = unique(ids)
-    chunks = chunked(wanted, IDS_PER_REQUEST)
-    pages = await asyncio.gather(*(_collect_ids(listed(chunk), chunk) for chunk in chunks))
-    found = {item.id: item for page in pages for item in page}
-    return {i: found[i] for i in wanted if i in found}
-
-
-async def _collect_ids(listed: AsyncGenerator[Listed, None], ids: list[str]) -> list[Listed]:
-    """One chunk: stop as soon as every id is found (one request when all exist)."""
-    wanted = set(ids)
-    found: list[Listed] = []
-    async with aclosing(listed) as items:
-        async for item in items:
-            found.append(item)
-            wanted.discard(item.id)
-            if not wanted:
-                break
-    return found
-
-
 _DEPLOYMENT: TypeAdapter[Deployment] = TypeAdapter(Deployment)
 _PROGRESS_LIST: TypeAdapter[DeploymentProgressList] = TypeAdapter(DeploymentProgressList)
 _DEPLOYMENT_LIST: TypeAdapter[DeploymentList] = TypeAdapter(DeploymentList)
-_REV: TypeAdapter[Revision] = TypeAdapter(Revision)
-_REVISION_LIST: TypeAdapter[RevisionList] = TypeAdapter(RevisionList)
 # The reads whose models keep what they do not know: whole deployments (a PATCH is built
 # from them), not the progress of a wait nor a revision.
 _KEEPING_UNKNOWN: tuple[TypeAdapter[Any], ...] = (_DEPLOYMENT, _DEPLOYMENT_LIST)

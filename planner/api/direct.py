@@ -5,7 +5,9 @@
 event-hook bookkeeping): at fleet scale they cost as much as the pool and the HTTP/1.1
 parser below them. `DirectSender` builds the very request `AsyncClient.request(method,
 url, params=..., json=...)` followed by `KeyAuth` would send, byte for byte, and sends
-it through the same transport (the client's pool, or the proxy it mounts for that URL).
+it through the transport the client was given (`planner.api.transport`'s pool, or a
+test's); a client whose transports httpx2 made (a proxy from the environment) is used
+as it is.
 
 Invariants (`tests/api/test_direct.py` compares every kind of call with httpx2's own
 build):
@@ -15,7 +17,7 @@ build):
 - the URL parsed as httpx2 parses it, query parameters encoded by `httpx2.QueryParams`;
   a query of plain characters (unreserved, `=&+` and `%XX`: what httpx2's parser keeps
   as it is, like the ids of a poll) is set on the URL httpx2 parsed once for that path,
-  not checked again character by character (a third of a millisecond for 100 ids);
+  not checked again character by character (`planner.api.http_internals.with_query`);
 - the client's timeouts; the response read (and closed) before it is returned, as
   `AsyncClient.request` reads it.
 Only a client with no cookies goes this way (the caller checks): a cookie set by the
@@ -29,6 +31,8 @@ from typing import Any
 
 import httpx2
 
+from planner.api.http_internals import with_query
+
 _WITH_BODY = ("POST", "PUT", "PATCH", "QUERY")
 _NO_LENGTH = [(b"Content-Length", b"0")]
 _JSON_TYPE = (b"Content-Type", b"application/json")
@@ -41,17 +45,15 @@ _MAX_QUERY = 60_000  # below httpx2's MAX_URL_LENGTH (65,536) with the rest of t
 
 
 class DirectSender:
-    """Sends through CLIENT's transport what `CLIENT.request(...)` plus EXTRA headers
-    (appended, in order) would send."""
+    """Sends through a transport what `CLIENT.request(...)` plus EXTRA headers (appended,
+    in order) would send through it."""
 
     def __init__(self, client: httpx2.AsyncClient, extra: list[tuple[bytes, bytes]]) -> None:
-        self._client = client
         self._headers = [*client.headers.raw]
         self._extra = extra
         self._timeout = {"timeout": client.timeout.as_dict()}
         self._urls: dict[str, httpx2.URL] = {}
         self._queried: dict[str, httpx2.URL] = {}  # the same, parsed with a query
-        self._transports: dict[tuple[str, bytes], httpx2.AsyncBaseTransport] = {}
 
     @classmethod
     def of(cls, client: httpx2.AsyncClient, extra: list[tuple[str, str]]) -> DirectSender | None:
@@ -91,11 +93,17 @@ class DirectSender:
         )
 
     async def send(
-        self, method: str, url: str, params: list[tuple[str, Any]] | None, body: Any
+        self,
+        transport: httpx2.AsyncBaseTransport,
+        method: str,
+        url: str,
+        params: list[tuple[str, Any]] | None,
+        body: Any,
     ) -> httpx2.Response:
-        """Send the request and read its response (closed when this returns)."""
+        """Send the request through TRANSPORT (the client's) and read its response
+        (closed when this returns)."""
         request = self.build(method, url, params, body)
-        response = await self._transport(request.url).handle_async_request(request)
+        response = await transport.handle_async_request(request)
         response.request = request
         try:
             await response.aread()
@@ -126,17 +134,7 @@ class DirectSender:
                 self._queried.clear()
             # httpx2's own parse of URL with a query: every part but the query as it makes it
             queried = self._queried[url] = httpx2.URL(target, params=[("q", "")])
-        found = httpx2.URL.__new__(httpx2.URL)
-        found._uri_reference = queried._uri_reference._replace(query=query)
-        return found
-
-    def _transport(self, url: httpx2.URL) -> httpx2.AsyncBaseTransport:
-        """The client's transport for URL's origin (its pool, or a proxy it mounts)."""
-        origin = url.scheme, url.netloc
-        transport = self._transports.get(origin)
-        if transport is None:
-            transport = self._transports[origin] = self._client._transport_for_url(url)
-        return transport
+        return with_query(queried, query)
 
 
 def _plain_query(params: list[tuple[str, Any]]) -> str | None:

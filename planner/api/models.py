@@ -33,6 +33,14 @@ from pydantic import (
     field_validator,
 )
 
+from planner.api.statuses import DELETING_STATUSES as DELETING_STATUSES
+from planner.api.statuses import FAILURE_STATUSES as FAILURE_STATUSES
+from planner.api.statuses import SUCCESS_STATUSES as SUCCESS_STATUSES
+from planner.api.statuses import DeploymentStatus as DeploymentStatus
+from planner.api.statuses import DeploymentType as DeploymentType
+from planner.api.statuses import RevisionStatus as RevisionStatus
+from planner.api.statuses import is_being_deleted as is_being_deleted
+from planner.api.statuses import is_final_revision_status as is_final_revision_status
 from planner.api.vocabulary import GIT_SOURCE, other_spelling, seed_source
 
 # The canonical spelling (lower-case, hyphenated), which `str(uuid.UUID(value))` gives back
@@ -171,61 +179,6 @@ class Source(StrEnum):
 # A `source` a server sent, in either dialect's word (held in the seed's). Request bodies
 # keep `Source`: a server of the seed's words refuses the service's.
 SourceRead = Annotated[Source, BeforeValidator(seed_source)]
-
-
-class DeploymentType(StrEnum):
-    DEV_FREE = "dev_free"
-    DEV = "dev"
-    PROD = "prod"
-    # Newer tiers the real clients send (scale to zero); the published document predates them.
-    DEV_ZERO = "dev_zero"
-    DEV_FREE_ZERO = "dev_free_zero"
-
-
-class DeploymentStatus(StrEnum):
-    AWAITING_DATABASE = "AWAITING_DATABASE"
-    READY = "READY"
-    UNUSED = "UNUSED"
-    AWAITING_DELETE = "AWAITING_DELETE"
-    AWAITING_FINAL_DELETE = "AWAITING_FINAL_DELETE"
-    UNKNOWN = "UNKNOWN"
-
-
-DELETING_STATUSES = frozenset(
-    {DeploymentStatus.AWAITING_DELETE, DeploymentStatus.AWAITING_FINAL_DELETE}
-)
-
-
-def is_being_deleted(status: str) -> bool:
-    """AWAITING_DELETE, then AWAITING_FINAL_DELETE: on its way out, counted as gone."""
-    return status in DELETING_STATUSES
-
-
-class RevisionStatus(StrEnum):
-    CREATING = "CREATING"
-    QUEUED = "QUEUED"
-    AWAITING_BUILD = "AWAITING_BUILD"
-    BUILDING = "BUILDING"
-    AWAITING_DEPLOY = "AWAITING_DEPLOY"
-    DEPLOYING = "DEPLOYING"
-    DEPLOYED = "DEPLOYED"
-    CREATE_FAILED = "CREATE_FAILED"
-    BUILD_FAILED = "BUILD_FAILED"
-    DEPLOY_FAILED = "DEPLOY_FAILED"
-    SKIPPED = "SKIPPED"
-    INTERRUPTED = "INTERRUPTED"
-    UNKNOWN = "UNKNOWN"
-
-
-SUCCESS_STATUSES = frozenset({RevisionStatus.DEPLOYED, RevisionStatus.SKIPPED})
-FAILURE_STATUSES = frozenset(
-    {RevisionStatus.CREATE_FAILED, RevisionStatus.BUILD_FAILED, RevisionStatus.DEPLOY_FAILED}
-)
-
-
-def is_final_revision_status(status: str) -> bool:
-    """DEPLOYED, SKIPPED and the *_FAILED statuses are final; everything else keeps polling."""
-    return status in SUCCESS_STATUSES or status in FAILURE_STATUSES
 
 
 # --- ResourceSpec and its parts -------------------------------------------------------

@@ -1,12 +1,18 @@
-"""The client's network backend: httpcore2's connection pool over plain asyncio sockets.
+"""The client's transport: httpcore2's connection pool over plain asyncio sockets.
 
-httpx2 and httpcore2 stay the one HTTP stack (requests, pool, HTTP/1.1 and HTTP/2, TLS,
-proxies); only the layer under the pool's connections changes. httpcore2's default
+httpx2 and httpcore2 stay the one HTTP stack (requests, pool, HTTP/1.1 and HTTP/2, TLS);
+only the layer under the pool's connections changes, through their public parameters:
+the pool is built with `network_backend=AsyncioBackend()` and handed to the httpx2
+client as its `transport=` (`PoolTransport`, `client_transport`). httpcore2's default
 backend goes through anyio, and its pool asks every idle connection "has the server
 closed you?" on each request it queues and each response it closes: anyio answers with
 a `poll()` system call per connection (plus `getpeername` bookkeeping), so a pool of
 100 connections spent 40 % of an apply's CPU on it. Here the event loop already reads
 every socket as data arrives, so the answer is a look at a buffer.
+
+A client given a transport of its own is one httpx2 no longer gives the proxies of the
+environment: when the environment names one (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`),
+`client_transport` makes none, and httpx2 its own transports, the proxy's included.
 
 Invariants:
 - a stream reads what the loop received, in order; `b""` once the peer closed cleanly,
@@ -20,13 +26,17 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import ssl
-from collections.abc import Iterable
+import urllib.request
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 import httpcore2
 import httpx2
+
+from planner.api.http_internals import LeanPool
 
 # httpcore2's socket option tuples: (level, option, value) or (level, option, None, length)
 SocketOption = (
@@ -237,62 +247,101 @@ async def _opened(
     return AsyncioStream(transport, connection)
 
 
-class LeanPool(httpcore2.AsyncConnectionPool):
-    """httpcore2's pool, minus most of its passes over every connection.
+class PoolTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport over an httpcore2 POOL (what httpx2's own `AsyncHTTPTransport`
+    is over a pool it builds itself, which takes no network backend): a request handed to
+    the pool as httpcore2's, its answer and httpcore2's errors as httpx2's."""
 
-    The pool re-plans (drops closed and expired connections, hands connections to queued
-    requests) each time a request comes and each time a response is closed: a pass over
-    every connection, twice per request (an eighth of an apply's CPU with 54 of them).
-    Here, for an HTTP/1.1 pool that keeps every connection alive:
-    - a response closed while no request is queued re-plans nothing (there is nothing to
-      hand over; the next request's pass does the rest);
-    - a lone queued request takes the first idle connection no other request holds, the
-      one httpcore2's pass would give it, found without the pass; when that connection
-      is closed or expired, or none is idle, httpcore2's own pass runs (it drops what is
-      closed or expired, and opens a connection).
-    A connection that is closed or expires while others are taken is dropped by the
-    next full pass (it is never taken: only an idle, unexpired one is).
-    """
+    def __init__(self, pool: httpcore2.AsyncConnectionPool, ssl_context: ssl.SSLContext) -> None:
+        self.pool = pool
+        self.ssl_context = ssl_context  # the pool's, as it was built
 
-    def _assign_requests_to_connections(self) -> list[httpcore2.AsyncConnectionInterface]:
-        queued = [request for request in self._requests if request.connection is None]
-        if not queued:
-            return []
-        if len(queued) == 1 and self._took_idle(queued[0]):
-            return []
-        return super()._assign_requests_to_connections()
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        url = request.url
+        sent = httpcore2.Request(
+            method=request.method,
+            url=httpcore2.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with _as_httpx2_errors():
+            answer = await self.pool.handle_async_request(sent)
+        assert isinstance(answer.stream, AsyncIterable)
+        return httpx2.Response(
+            status_code=answer.status,
+            headers=answer.headers,
+            stream=_AnswerStream(answer.stream),
+            extensions=answer.extensions,
+        )
 
-    def _took_idle(self, waiting: Any) -> bool:
-        """Hand WAITING (a queued pool request) the first idle connection no request
-        holds, when that is all httpcore2's pass would do."""
-        if self._http2 or self._max_keepalive_connections < self._max_connections:
-            return False  # multiplexed connections, idle ones to close: the full pass
-        held = {request.connection for request in self._requests}
-        origin = waiting.request.url.origin
-        for connection in self._connections:
-            if connection in held or not connection.is_idle():
-                continue
-            if connection.is_closed() or connection.has_expired():
-                return False  # for the full pass to drop
-            if connection.can_handle_request(origin):
-                waiting.assign_to_connection(connection)
-                return True
-        return False
-
-    async def _close_connections(self, closing: list[httpcore2.AsyncConnectionInterface]) -> None:
-        if closing:  # no cancellation shield to set up for nothing
-            await super()._close_connections(closing)
+    async def aclose(self) -> None:
+        await self.pool.aclose()
 
 
-def use_asyncio_backend(client: httpx2.AsyncClient) -> None:
-    """Put the connection pools of CLIENT's httpx2 HTTP transports (its own and any
-    proxy's from the environment) on `AsyncioBackend`, a plain pool as a `LeanPool`;
-    other transports (MockTransport, ASGITransport) are left alone."""
-    transports = [client._transport, *client._mounts.values()]
-    for transport in transports:
-        if isinstance(transport, httpx2.AsyncHTTPTransport):
-            pool = transport._pool
-            if isinstance(pool, httpcore2.AsyncConnectionPool):
-                pool._network_backend = AsyncioBackend()
-            if type(pool) is httpcore2.AsyncConnectionPool:
-                pool.__class__ = LeanPool  # the same pool, its two methods above
+class _AnswerStream(httpx2.AsyncByteStream):
+    """An httpcore2 response body as httpx2 reads it (its errors as httpx2's)."""
+
+    def __init__(self, body: AsyncIterable[bytes]) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with _as_httpx2_errors():
+            async for part in self._body:
+                yield part
+
+    async def aclose(self) -> None:
+        closing = getattr(self._body, "aclose", None)
+        if closing is not None:
+            with _as_httpx2_errors():
+                await closing()
+
+
+# httpcore2's errors and httpx2's of the same name (httpx2's transport raises those)
+_SAME_NAMES = (
+    "TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout",
+    "NetworkError", "ConnectError", "ReadError", "WriteError", "ProxyError",
+    "UnsupportedProtocol", "ProtocolError", "LocalProtocolError", "RemoteProtocolError",
+)  # fmt: skip
+_ERRORS: dict[type[Exception], type[httpx2.HTTPError]] = {
+    getattr(httpcore2, name): getattr(httpx2, name) for name in _SAME_NAMES
+}
+
+
+@contextlib.contextmanager
+def _as_httpx2_errors() -> Iterator[None]:
+    """An httpcore2 error raised inside as httpx2's error of the same name (the most
+    specific one: a `ReadTimeout` as `httpx2.ReadTimeout`), its message kept."""
+    try:
+        yield
+    except Exception as error:
+        for kind in type(error).__mro__:
+            found = _ERRORS.get(kind)
+            if found is not None:
+                raise found(str(error)) from error
+        raise
+
+
+def client_transport(limits: httpx2.Limits, ssl_context: ssl.SSLContext) -> PoolTransport | None:
+    """The client's own transport: a `LeanPool` of LIMITS on `AsyncioBackend`, verifying
+    TLS with SSL_CONTEXT; None when the environment names a proxy (httpx2's own
+    transports then carry the requests, through the proxy)."""
+    if environment_proxied():
+        return None
+    pool = LeanPool(
+        ssl_context=ssl_context,
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=AsyncioBackend(),
+    )
+    return PoolTransport(pool, ssl_context)
+
+
+def environment_proxied() -> bool:
+    """Whether the environment names a proxy for HTTP or HTTPS (what `urllib.request`
+    reads, as httpx2 reads it: `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, either case)."""
+    proxies = urllib.request.getproxies()
+    return any(proxies.get(scheme) for scheme in ("http", "https", "all"))

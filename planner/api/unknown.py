@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel
 
 from planner.api.vocabulary import seed_word
+from planner.pydantic_internals import field_values
 
 # How the client validates what a server sent: the keys no model knows are kept.
 READ_EXTRA: Final[Literal["allow"]] = "allow"
@@ -31,10 +32,10 @@ def with_unknown(model: BaseModel) -> dict[str, Any]:
 
 def _put_unknown(model: BaseModel, out: dict[str, Any]) -> None:
     fields = type(model).model_fields
-    for key, value in (model.__pydantic_extra__ or {}).items():
+    for key, value in (model.model_extra or {}).items():
         if key not in out and seed_word(key) not in fields and value is not None:
             out[key] = value
-    for name, value in model.__dict__.items():
+    for name, value in field_values(model).items():
         dumped = out.get(name)
         if isinstance(value, BaseModel) and isinstance(dumped, dict):
             _put_unknown(value, dumped)

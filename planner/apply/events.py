@@ -162,7 +162,8 @@ class SummaryEvent(Event):
     )
 
 
-ApplyEvent = Annotated[
+# Every event of a run, in the schema's order (`planner.reconcile.events` adds its own).
+AnyApplyEvent = (
     StartEvent
     | StatusEvent
     | OperationEvent
@@ -170,9 +171,9 @@ ApplyEvent = Annotated[
     | PauseEvent
     | InterruptEvent
     | ErrorEvent
-    | SummaryEvent,
-    Field(discriminator="type"),
-]
+    | SummaryEvent
+)
+ApplyEvent = Annotated[AnyApplyEvent, Field(discriminator="type")]
 APPLY_EVENT: TypeAdapter[ApplyEvent] = TypeAdapter(ApplyEvent)
 
 

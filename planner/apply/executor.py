@@ -36,7 +36,6 @@ from planner.apply.reporter import NullReporter, Reporter
 from planner.apply.results import ApplyResult, DeploymentResult, Outcome
 from planner.config.desired import DesiredDeployment
 from planner.errors import PlanError, PlanStaleError
-from planner.lifetimes import short_lived_objects
 from planner.plan.model import Action, Change, Plan
 from planner.plan.stale import refuse_stale, secret_moves
 from planner.state.backend import StateBackend
@@ -86,7 +85,7 @@ async def execute_plan(
     run.reporter.begin(result.results)
     try:
         run.poller.start()  # here: its retries are no one deployment's
-        with observed(client, client.gate, reporter), short_lived_objects():
+        with observed(client, client.gate, reporter):
             result.moved = await record_moves(run, plan)
             await record_no_ops(run, plan)
             deletes = [c for c in plan.changes_with(*_DELETES) if not c.create_before_destroy]

@@ -252,7 +252,7 @@ async def follow(
         run.finish(result, Outcome.SUBMITTED, status)
     elif waited.end is WaitEnd.TIMEOUT:
         timeout = run.options.wait_timeout
-        message = f"revision {revision_id} still {status} after {timeout:g}s"
+        message = wait_timeout_message(revision_id, waited.status, timeout)
         if waited.last_error is not None:
             message += f" (last poll error: {waited.last_error})"
         run.fail(result, message)
@@ -263,6 +263,15 @@ async def follow(
         if then is not None:
             await then()
         run.finish(result, Outcome.SUCCEEDED, status)
+
+
+def wait_timeout_message(revision_id: str, status: str | None, timeout: float) -> str:
+    """`revision R still DEPLOYING after 1800s (--wait-timeout)`; STATUS None: no poll
+    answered within the wait."""
+    waited = f"{timeout:g}s (--wait-timeout)"
+    if status is None:
+        return f"revision {revision_id}: no status read within the wait of {waited}"
+    return f"revision {revision_id} still {status} after {waited}"
 
 
 async def record_revision(run: Run, name: str, revision_id: str, status: str) -> None:

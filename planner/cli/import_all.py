@@ -31,7 +31,7 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,7 @@ class AdoptFrom:
     declared: set[str]
     mode: Mode | None = None
     spelling: Spelling = SEED_SPELLING  # how its config writes the dialects' words
+    owners: dict[str, str] = field(default_factory=dict)  # managed id -> the state recording it
 
 
 def check_target(generate_config: str, force: bool) -> Path:
@@ -115,14 +116,15 @@ def read_source(source: Target, file: Path, environ: Mapping[str, str]) -> Adopt
     backend = source.state.open()
     try:
         state = backend.read()
-        elsewhere = backend.managed_elsewhere(path.stem)  # other states of this config
+        owners = backend.managed_elsewhere(path.stem)  # other states of this config
+        if state is not None:
+            owners |= {recorded.id: backend.location for recorded in state.deployments.values()}
     finally:
         backend.close()
-    managed = {r.id for r in state.deployments.values()} if state else set()
-    managed |= set(elsewhere)
     declared = set() if file.resolve() == path.resolve() else set(config.deployments)
     mode = config.control_plane.mode
-    return AdoptFrom(source, managed, declared, mode=mode, spelling=config.spelling)
+    spelling = config.spelling
+    return AdoptFrom(source, set(owners), declared, mode=mode, spelling=spelling, owners=owners)
 
 
 async def list_unmanaged(
@@ -176,14 +178,14 @@ def generated_state_table(
 
 def file_state(
     workspace: WorkspaceOptions, source: AdoptFrom, file: Path, environ: Mapping[str, str]
-) -> tuple[StateConfig, StateLocation]:
+) -> FileState:
     """FILE's `[state]` table and the state it resolves to (where the records go)."""
     target = source.target
     table = generated_state_table(target, workspace.state, environ.get(STATE_ENV), file)
     state = resolve_state(
         workspace.state, table, file, environ, target.environment, default_state_dir(file, environ)
     )
-    return table, state
+    return FileState(file, table, state)
 
 
 def refuse_sharing_state(
@@ -240,29 +242,61 @@ async def adopt_all(
 ) -> Adopted:
     async with open_client(source.target.endpoint) as client:
         observed, skipped = await list_unmanaged(client, source, options.name_contains)
-        # the words of the config that adopts them, else those of the server they run on
-        spelling = source.spelling
-        if not spelling.written:
-            spelling = Spelling.leaning_to(client.dialect or Dialect.SEED)
+        spelling = adopting_spelling(source, client)
     if not observed:
         return Adopted(file, "", [], [], skipped)
     refuse_duplicate_names(observed)
-    environment = source.target.environment
-    table, state = file_state(workspace, source, file, environ)
-    location = refuse_managing_state(state.open(), file)
-    refuse_sharing_state(source, state, file, environ)
+    into = file_state(workspace, source, file, environ)
+    location = refuse_managing_state(into.state.open(), file)
+    refuse_sharing_state(source, into.state, file, environ)
     approve(Proposal(file, location, sorted(observed, key=lambda d: d.name), skipped))
     generated = generated_config(observed, spelling)
+    adopted = await write_and_record(workspace, options, source, into, observed, generated, environ)
+    adopted.skipped = skipped
+    return adopted
+
+
+def adopting_spelling(source: AdoptFrom, client: ControlPlaneClient) -> Spelling:
+    """The words of the config that adopts them, else those of the server they run on
+    (known once the client made a request)."""
+    if source.spelling.written:
+        return source.spelling
+    return Spelling.leaning_to(client.dialect or Dialect.SEED)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """FILE, its `[state]` table and the state that table resolves to."""
+
+    file: Path
+    table: StateConfig
+    state: StateLocation
+
+
+async def write_and_record(
+    workspace: WorkspaceOptions,
+    options: ImportAllOptions,
+    source: AdoptFrom,
+    into: FileState,
+    observed: list[Deployment],
+    generated: GeneratedConfig,
+    environ: Mapping[str, str],
+    header: str | None = None,
+) -> Adopted:
+    """Write GENERATED as FILE (checked by the real loader first; HEADER: its first
+    comment, by default `import --all`'s), then record OBSERVED (the live deployments
+    it declares) in FILE's state."""
+    file, environment = into.file, source.target.environment
     plane = generated_control_plane(source, observed)
-    state_table = table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    text = render_generated_config(generated, plane, environment, state=state_table)
+    state_table = into.table.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    text = render_generated_config(generated, plane, environment, state=state_table, header=header)
     config = checked_config(file, text, generated, environment)
     target = resolve_target(replace(workspace, config=str(file), var=()), environ)
     async with Workspace.for_config(config, target) as ws:
         location = record_adopted(ws, observed, options, file)
     names = sorted(d.name for d in observed)
-    left_out = url_has_password(state.location)  # FILE names the URL without it
-    return Adopted(file, location, names, generated.variables, skipped, left_out)
+    left_out = url_has_password(into.state.location)  # FILE names the URL without it
+    return Adopted(file, location, names, generated.variables, [], left_out)
 
 
 def refuse_duplicate_names(observed: list[Deployment]) -> None:

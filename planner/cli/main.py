@@ -6,7 +6,8 @@ command's frozen arguments value, the rules that combine flags checked) and `run
 `planner/cli/run/<run_module>.py` holds `run(arguments) -> int`. `COMMANDS` names the
 commands with their help lines, so `planner --help` lists every command without importing
 one; `main` imports the arguments module of the command it runs and, once they parse, its
-run module only (`run_command`: the one lazy seam of the command layer).
+run module only (`run_command`: the one lazy seam of the command layer), and chooses the garbage
+collector's policy for it (`planner.cli.collector`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from planner import installed_version
+from planner.cli.collector import long_lived_objects, policy_for
 from planner.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, Interrupted
 from planner.errors import PlannerError
-from planner.lifetimes import long_lived_objects
 
 # name -> (module under planner/cli/commands, help line); the order of `planner --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -38,6 +39,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reconcile": ("reconcile", "keep the workspace converged to the config (a controller)"),
     "status": ("status", "show every managed deployment as it runs now"),
     "history": ("history", "list the revisions of a managed deployment"),
+    "rollback": ("rollback", "redeploy an earlier revision of a deployment and hold it there"),
+    "release": ("release", "lift a rollback's hold: plans and applies manage the deployment again"),
+    "promote": ("promote", "write one environment's revision values into another's config"),
     "state": ("state", "inspect or edit the state"),
     "unlock": ("unlock", "clear a state lock left by a process that died"),
     "providers": ("providers", "list OAuth providers"),
@@ -187,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     debug = bool(getattr(args, "debug", False))
     try:
-        return run_command(args)
+        with policy_for(args.command):  # the collector's, for this command (see collector)
+            return run_command(args)
     except PlannerError as error:
         if debug:
             raise

@@ -1,4 +1,5 @@
-"""Asking for `yes` before apply or destroy changes anything, or `import --all` adopts."""
+"""Asking for `yes` before apply or destroy changes anything, `import --all` adopts, or
+`rollback` redeploys."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from planner.errors import PlannerError
 QUESTIONS = {
     "destroy": "Do you really want to destroy every deployment in the state?",
     "import --all": "Do you want to adopt these deployments into the state?",
+    "rollback": "Do you want to roll back this deployment?",
 }
 
 
@@ -22,7 +24,8 @@ def confirm(auto_approve: bool, operation: str, *, output_format: str = "text") 
     if output_format == "json":
         raise PlannerError(
             "cannot ask for confirmation with --format json",
-            hint=f"pass --auto-approve to {operation} without asking, or apply a saved plan",
+            hint=f"pass --auto-approve to {operation} without asking"
+            + (", or apply a saved plan" if operation in ("apply", "destroy") else ""),
         )
     if not sys.stdin.isatty():
         raise PlannerError(

@@ -4,22 +4,28 @@ A thin composer, no plan logic: `Workspace.open(target)` loads the config of a r
 `Target` (`planner.cli.target.resolve_target`), opens its endpoint's client and its
 state backend. Use it as `async with` (it closes both). Commands take `lock(...)` around
 a read-change-write, `read_state()` inside it, then `refresh` / `make_plan`, which hand
-the workspace's parts to the engine (`planner.plan.engine`).
+the workspace's parts to the engine (`planner.plan.engine`), and `execute`, which hands
+them to the executor (`planner.apply.execute_plan`, imported when a command first
+executes a plan: `planner.apply` names it lazily). What the workspace builds to keep
+(the config, the state, the live deployments, the plan) and what an execution makes
+and drops are told to the garbage collector here (`planner.cli.collector`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from planner import apply
 from planner.api.client import ControlPlaneClient
+from planner.cli.collector import long_lived_objects, short_lived_objects
 from planner.cli.endpoint import announce_on_stderr, open_client
 from planner.cli.target import Target
 from planner.config import Config, load_config
-from planner.lifetimes import long_lived_objects
 from planner.plan import engine
 from planner.plan.model import Plan, Recovered
 from planner.plan.options import PlanOptions
@@ -158,20 +164,46 @@ class Workspace(AbstractAsyncContextManager["Workspace"]):
         self, options: PlanOptions, doc: StateDocument, *, whole_workspace: bool = False
     ) -> tuple[Plan, Observed]:
         """The plan of the config against DOC (`engine.plan_state`), naming its config, its
-        views in the words the config wrote."""
-        plan, observed = await engine.plan_state(
-            self.client,
-            self.config.deployments,
-            doc,
-            self.digest_key(doc),
-            options,
-            whole_workspace=whole_workspace,
-            # other states of this config own these (plan/elsewhere.py)
-            managed_elsewhere=self.backend.managed_elsewhere(self.config.path.stem),
-            policies=self.config.policies,
-            environment=self.config.environment,
-            label=str(self.config.path),
-        )
+        views in the words the config wrote; the state, the live deployments and the plan
+        are kept for the command's life."""
+        with long_lived_objects():
+            plan, observed = await engine.plan_state(
+                self.client,
+                self.config.deployments,
+                doc,
+                self.digest_key(doc),
+                options,
+                whole_workspace=whole_workspace,
+                # other states of this config own these (plan/elsewhere.py)
+                managed_elsewhere=self.backend.managed_elsewhere(self.config.path.stem),
+                policies=self.config.policies,
+                environment=self.config.environment,
+                label=str(self.config.path),
+            )
         origin = {"config": str(self.config.path), "environment": self.config.environment}
         spellings = {name: d.spelling for name, d in self.config.deployments.items()}
         return plan.model_copy(update=origin).spelled(spellings), observed
+
+    async def execute(
+        self,
+        plan: Plan,
+        doc: StateDocument,
+        options: apply.ApplyOptions,
+        reporter: apply.Reporter,
+        stop: asyncio.Event,
+    ) -> apply.ApplyResult:
+        """Carry PLAN out (`execute_plan`) on this workspace's client, state (DOC, locked
+        by the caller) and config, until it is done or STOP is set; its requests, responses
+        and tasks are short-lived objects."""
+        with short_lived_objects():
+            return await apply.execute_plan(
+                plan,
+                client=self.client,
+                backend=self.backend,
+                doc=doc,
+                desired=self.config.deployments,
+                digest_key=self.digest_key(doc),
+                options=options,
+                reporter=reporter,
+                stop=stop,
+            )

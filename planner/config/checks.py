@@ -22,7 +22,8 @@ from planner.api.rules import check_name as rule_name
 from planner.api.rules import check_resource_spec as rule_resource_spec
 from planner.api.values import MAX_JSON_DEPTH, check_bounds
 from planner.config.desired import DesiredDeployment
-from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.diagnostics import Loc, Problem
+from planner.errors import did_you_mean
 
 TOO_DEEP = f"nested too deep: tables and arrays may nest at most {MAX_JSON_DEPTH} levels"
 # Whole-value fields ignore_changes may name beside the fields of the source models.

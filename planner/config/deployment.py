@@ -34,6 +34,7 @@ from planner.config.merge import deep_merge
 from planner.config.models import DeploymentSpec
 from planner.config.secret_values import ResolvedSecrets, resolve_secrets
 from planner.config.spellings import both_spellings, has_service_words, written_spelling
+from planner.pydantic_internals import serializer
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 # `json.dumps(..., default=str)`, made once; parsed data holds no cycles to look for
@@ -284,9 +285,7 @@ def _shared_wire(key: str, model: BaseModel, shared: Defaults) -> tuple[Any, boo
     found = shared.derived.get(key)
     if found is not None and found[0] is model:
         return found[1], found[2]
-    wire = _WIRE_MODELS[key].__pydantic_serializer__.to_python(
-        model, mode="json", exclude_unset=True
-    )
+    wire = _WIRE_DUMPS[key](model, mode="json", exclude_unset=True)
     plain = is_plain(wire, 1)
     if shared.validated.get(key) is model:
         shared.derived[key] = (model, wire, plain)
@@ -307,9 +306,9 @@ def _resource_problems(source_config: SourceConfig, shared: Defaults) -> list[Pr
 
 # Fields `_managed_body` dumps itself (the others are not managed, or take `managed()`),
 # in the order of DesiredDeployment's fields (the order `managed()` gives them).
-_WIRE_MODELS: dict[str, type[BaseModel]] = {
-    "source_config": SourceConfig,
-    "source_revision_config": SourceRevisionConfig,
+_WIRE_DUMPS = {
+    "source_config": serializer(SourceConfig).to_python,
+    "source_revision_config": serializer(SourceRevisionConfig).to_python,
 }
 _WIRE_ORDER = ("source", "display_name", "source_config", "source_revision_config")
 _NOT_WIRE = ("name", "remote_name", "secrets", "secret_env", "lifecycle", "spelling")

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from planner.api.models import SecretReference, Source, SourceConfig, SourceRevisionConfig
 from planner.api.vocabulary import SEED_SPELLING, Spelling, seed_path
+from planner.pydantic_internals import serializer
 
 
 class Lifecycle(BaseModel):
@@ -62,9 +63,7 @@ class DesiredDeployment(BaseModel):
         """Wire JSON of the fields the config sets, secrets excluded (they are compared apart)."""
         # `model_dump(mode="json", exclude_unset=True, exclude=...)` without its wrapper:
         # asked for every deployment, by the loader and again by the plan
-        managed: dict[str, Any] = self.__pydantic_serializer__.to_python(
-            self, mode="json", exclude_unset=True, exclude=NOT_MANAGED
-        )
+        managed: dict[str, Any] = _dump(self, mode="json", exclude_unset=True, exclude=NOT_MANAGED)
         return managed if self.remote_name is None else {"name": self.remote_name, **managed}
 
     @property
@@ -74,3 +73,6 @@ class DesiredDeployment(BaseModel):
 
     def secret_values(self) -> dict[str, str]:
         return {name: value.get_secret_value() for name, value in self.secrets.items()}
+
+
+_dump = serializer(DesiredDeployment).to_python

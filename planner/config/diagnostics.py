@@ -8,7 +8,6 @@ that are not plain words in double quotes (`deployments."my.app"`).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -50,12 +49,6 @@ def format_loc(loc: Iterable[str | int]) -> str:
 def with_article(word: str) -> str:
     """WORD after its indefinite article: 'an int', 'a string', 'a uint'."""
     return f"an {word}" if word and word[0].lower() in "aeio" else f"a {word}"
-
-
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` for the closest option, or '' when nothing is close."""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def has_path(data: Any, loc: Loc) -> bool:

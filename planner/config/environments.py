@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.config.bounds import ExpansionTooLarge
-from planner.config.diagnostics import Loc, Problem, config_error, did_you_mean
+from planner.config.diagnostics import Loc, Problem, config_error
 from planner.config.merge import deep_merge
 from planner.config.names import PLAIN_NAME_RULE, is_plain_name
 from planner.config.templates import (
@@ -29,7 +29,7 @@ from planner.config.templates import (
     without_selection,
 )
 from planner.config.variables import Scope, declared_variables, interpolate, variable_values
-from planner.errors import ConfigError
+from planner.errors import ConfigError, did_you_mean
 
 NEW_SECTIONS = ("variables", "templates", "environments")
 ENVIRONMENT_KEYS = ("control_plane", "variables", "defaults", "deployments")

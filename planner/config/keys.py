@@ -18,8 +18,9 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel
 
 from planner.api.models import SourceRevisionConfig
-from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.diagnostics import Loc, Problem
 from planner.config.models import ControlPlaneConfig, DefaultsSpec, TemplateSpec
+from planner.errors import did_you_mean
 
 # Keys that are model fields but must not be written in a config, and why.
 _NOT_CONFIGURABLE: dict[tuple[type[BaseModel], str], str] = {

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.config.deployment import validate_model
-from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.diagnostics import Loc, Problem
 from planner.config.environments import environment_names
 from planner.config.keys import check_keys
 from planner.config.models import POLICY_NAME_PATTERN, Policy, PolicySpec
+from planner.errors import did_you_mean
 
 SECTION = "policies"
 NAME = re.compile(POLICY_NAME_PATTERN)

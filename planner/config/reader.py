@@ -47,21 +47,31 @@ _INDENTED_BRACKET = re.compile(r"\n[ \t]+\[")
 def read_raw(path: Path, *, kind: str = "config file") -> dict[str, Any]:
     """The file's top-level table; ConfigError naming the file (a KIND) when it cannot be
     read."""
-    suffix = path.suffix.lower()
-    if suffix not in SUFFIXES:
-        raise ConfigError(
-            f"{path}: unsupported {kind} type '{path.suffix or '(none)'}'",
-            hint="use a .toml or .json file",
-        )
-    text = _read_text(path, kind)
-    parse = _parse_toml if suffix == ".toml" else _parse_json
+    _check_suffix(path, kind)
+    return parse_raw(path, read_text(path, kind), kind=kind)
+
+
+def parse_raw(path: Path, text: str, *, kind: str = "config file") -> dict[str, Any]:
+    """TEXT, the contents of the file PATH (TOML or JSON by its extension), as `read_raw`
+    reads it: the same parser, the same errors naming PATH."""
+    _check_suffix(path, kind)
+    parse = _parse_json if path.suffix.lower() == ".json" else _parse_toml
     data = parse_nested(lambda text: parse(path, text), text, path, ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be an object (a table)")
     return data
 
 
-def _read_text(path: Path, kind: str) -> str:
+def _check_suffix(path: Path, kind: str) -> None:
+    if path.suffix.lower() not in SUFFIXES:
+        raise ConfigError(
+            f"{path}: unsupported {kind} type '{path.suffix or '(none)'}'",
+            hint="use a .toml or .json file",
+        )
+
+
+def read_text(path: Path, kind: str = "config file") -> str:
+    """The text of the file PATH (a KIND), bounded as every file a user names is."""
     try:
         return read_user_text(path, kind, ConfigError)
     except FileNotFoundError:

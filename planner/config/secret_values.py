@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from planner.api.rules import is_env_var_name
 from planner.config.diagnostics import Loc, Problem
+from planner.config.variables import as_text, referenced_variables
 
 _FORM = 'must be a string or { env = "VARIABLE" }'
 MISSING_PREFIX = "environment variable "
@@ -146,3 +147,51 @@ class NotingMissing(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._environ)
+
+
+def written_secret_texts(raw: Mapping[str, Any]) -> set[str]:
+    """Every secret value a config file writes, as text: each literal of a `secrets` table
+    (in `[defaults]`, deployments, templates and environments), and every value in the
+    file of a variable such a literal references. What shows a piece of the file (a diff)
+    masks these; `{ env = "VAR" }` values are not in the file."""
+    found: set[str] = set()
+    names: set[str] = set()
+    for table in _secret_tables(raw):
+        for value in table.values():
+            if isinstance(value, str):
+                found.add(value)
+                names.update(referenced_variables(value))
+    for name in names:
+        found.update(as_text(value) for value in _variable_values(raw, name))
+    return {text for text in found if text}
+
+
+def _secret_tables(raw: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """The `secrets` tables of RAW's deployment-shaped tables."""
+    shaped: list[Any] = [raw.get("defaults")]
+    for section in ("deployments", "templates"):
+        tables = raw.get(section)
+        shaped += list(tables.values()) if isinstance(tables, Mapping) else []
+    environments = raw.get("environments")
+    for environment in environments.values() if isinstance(environments, Mapping) else ():
+        if isinstance(environment, Mapping):
+            shaped.append(environment.get("defaults"))
+            tables = environment.get("deployments")
+            shaped += list(tables.values()) if isinstance(tables, Mapping) else []
+    for table in shaped:
+        secrets = table.get("secrets") if isinstance(table, Mapping) else None
+        if isinstance(secrets, Mapping):
+            yield secrets
+
+
+def _variable_values(raw: Mapping[str, Any], name: str) -> Iterator[Any]:
+    """Every value the file gives variable NAME: its default and each environment's."""
+    declared = raw.get("variables")
+    spec = declared.get(name) if isinstance(declared, Mapping) else None
+    if isinstance(spec, Mapping) and "default" in spec:
+        yield spec["default"]
+    environments = raw.get("environments")
+    for environment in environments.values() if isinstance(environments, Mapping) else ():
+        values = environment.get("variables") if isinstance(environment, Mapping) else None
+        if isinstance(values, Mapping) and name in values:
+            yield values[name]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planner.config.diagnostics import Loc, Problem, did_you_mean
+from planner.config.diagnostics import Loc, Problem
 from planner.config.variables import Scope, interpolate
+from planner.errors import did_you_mean
 
 SELECTION_KEYS = ("template", "environments")
 

@@ -31,8 +31,9 @@ from planner.config.bounds import (
     size_of,
     text_bytes,
 )
-from planner.config.diagnostics import Loc, Problem, did_you_mean, with_article
+from planner.config.diagnostics import Loc, Problem, with_article
 from planner.config.var_files import shape_given, var_file_of
+from planner.errors import did_you_mean
 
 ENVIRON_PREFIX = "PLANNER_VAR_"
 VARIABLE_KEYS = ("default", "description")
@@ -120,7 +121,7 @@ def value_source(
     if name in overrides:
         source = var_file_of(overrides, name)
         return f"--var-file {source}" if source else f"--var {name}"
-    if ENVIRON_PREFIX + name in environ:
+    if environ.get(ENVIRON_PREFIX + name) is not None:  # `in`: true of NotingMissing
         return f"the environment variable {ENVIRON_PREFIX}{name}"
     environments = raw.get("environments")
     table = environments.get(env) if env and isinstance(environments, Mapping) else None
@@ -229,6 +230,26 @@ def _kind_of(value: Any) -> str:
     return _KINDS.get(kind, kind.__name__)
 
 
+def text_around(value: str, name: str, env: str | None) -> tuple[str, str] | None:
+    """What VALUE expands to before and after its one `${var.NAME}` (its `${env}` and
+    `$${` expanded, ENV the environment's name); None unless that is its only reference
+    to a variable."""
+    pieces: tuple[list[str], list[str]] = ([], [])
+    side, start = 0, 0
+    for match in _REFERENCE.finditer(value):
+        pieces[side].append(value[start : match.start()])
+        start = match.end()
+        reference = match.group(2)
+        if match.group(1) is not None or reference == "env":
+            pieces[side].append("${" if match.group(1) is not None else env or "")
+        elif reference != f"var.{name}" or side == 1:
+            return None
+        else:
+            side = 1
+    pieces[side].append(value[start:])
+    return ("".join(pieces[0]), "".join(pieces[1])) if side == 1 else None
+
+
 def interpolate(value: Any, scope: Scope, loc: Loc, problems: list[Problem]) -> Any:
     """`value` with every `${...}` in its strings resolved; problems at their location.
     What it produces is spent from `scope.budget` (ExpansionTooLarge past the bound)."""
@@ -294,7 +315,7 @@ def _text(reference: str, scope: Scope, loc: Loc, problems: list[Problem]) -> st
     if cached is not None:
         return cached
     before = len(problems)
-    text = _as_text(_lookup(reference, scope, loc, problems))
+    text = as_text(_lookup(reference, scope, loc, problems))
     if len(problems) == before:
         scope.texts[reference] = text
     return text
@@ -322,7 +343,8 @@ def _lookup(reference: str, scope: Scope, loc: Loc, problems: list[Problem]) -> 
     return value
 
 
-def _as_text(value: Any) -> str:
+def as_text(value: Any) -> str:
+    """A variable's value as a string interpolation writes it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():

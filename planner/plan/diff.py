@@ -24,10 +24,12 @@ from planner.plan.collisions import (
 from planner.plan.drift import deployment_drift
 from planner.plan.elsewhere import not_managed_elsewhere, owned_elsewhere_problem
 from planner.plan.health import RevisionHealth, resubmitted, rollout_of
+from planner.plan.holds import gone_warning, held_entry, held_moves, hold_problem
 from planner.plan.model import (
     Action,
     Change,
     Drift,
+    HeldDeployment,
     Plan,
     PlanProblem,
     PlanWarning,
@@ -59,6 +61,7 @@ class _Outcome:
     errors: list[PlanProblem] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
     rollouts: list[Rollout] = field(default_factory=list)
+    held: list[HeldDeployment] = field(default_factory=list)
     seen: SeenParts = field(default_factory=dict)  # of the no-op comparisons
 
 
@@ -99,13 +102,16 @@ def make_plan(
     A recorded address renamed in the config (same remote name and source) is planned
     under its new address, its change carrying `moved_from` (planner.plan.moves). A
     change that would create under a remote name another deployment holds is an error
-    (planner.plan.collisions).
+    (planner.plan.collisions). A record a rollback holds is listed in `held`, never
+    planned; what would change it anyway is an error (planner.plan.holds).
     """
     opts = options or PlanOptions()
     healths, owners = health or {}, managed_elsewhere or {}
     moving = not (opts.destroy or opts.refresh_only)
     moves = find_moves(desired, recorded, observed) if moving else {}
     check_option_names(desired, set(recorded) | set(moves), opts)
+    moves, frozen = held_moves(moves, recorded)  # a held deployment does not move
+    moved_to = {old: new for new, old in frozen.items()}
     recorded, observed, intents = moved_inputs(moves, recorded, observed, intents)
     existing = unrecorded_found(unmanaged_existing or {}, recorded)
     holders = RecordedHolders(recorded, observed, desired)
@@ -113,7 +119,16 @@ def make_plan(
     journal: dict[str, list[PendingIntent]] = {}  # each name's intents, in journal order
     for intent in intents:
         journal.setdefault(intent.name, []).append(intent)
-    for name in selected_names(desired, recorded, opts):
+    # the new address of a held deployment is planned as that deployment (its error names
+    # both addresses), whichever of the two --only or --exclude selected
+    for name in sorted({frozen.get(n, n) for n in selected_names(desired, recorded, opts)}):
+        record = recorded.get(name)
+        if record is not None and record.held is not None:
+            wanted = desired.get(moved_to.get(name, name))
+            intents_of = tuple(journal.get(name, ()))
+            held = _Subject(name, wanted, record, observed.get(name), intents_of)
+            plan_held(out, held, opts, digest_key, moved_to.get(name))
+            continue
         live = observed.get(name)
         found = existing.get(name)
         wanted = desired.get(name)
@@ -133,7 +148,7 @@ def make_plan(
     changes = sorted(with_deposed_notes(with_moves(out.changes, moves)), key=lambda c: c.name)
     return Plan(
         mode=opts.mode,
-        summary=summarize(changes),
+        summary=summarize(changes, held=len(out.held)),
         changes=changes,
         drift=sorted(out.drift, key=lambda d: (d.name, d.path or "")),
         recovered=sorted(out.recovered, key=lambda r: (r.name, r.operation)),
@@ -141,6 +156,7 @@ def make_plan(
         warnings=out.warnings,
         rollouts=sorted(out.rollouts, key=lambda r: r.name),
         unmanaged=unmanaged_entries(not_managed_elsewhere(unmanaged, owners), opts.command_args),
+        held=out.held,
         record_command=record_command(opts, out.drift),
         partial=bool(opts.only or opts.exclude),
         only=sorted(opts.only),
@@ -208,6 +224,40 @@ def plan_deployment(out: _Outcome, subject: _Subject, options: PlanOptions, key:
         out.changes.append(with_health(out, subject, result.change))
         out.errors += result.errors
         out.warnings += result.warnings
+
+
+def plan_held(
+    out: _Outcome, subject: _Subject, options: PlanOptions, key: bytes, moved_to: str | None
+) -> None:
+    """A deployment a rollback holds: listed with what its config would change, nothing
+    planned; what would delete, replace or move it is an error naming `planner release`.
+    SUBJECT's desired side is the config's table of it (under MOVED_TO when renamed).
+    Its drift (live vs what the state records, which a rollback sets to what it
+    redeployed) is reported as any drift is: a hold stops the planner acting, not seeing."""
+    name, recorded, args = subject.name, subject.recorded, options.command_args
+    assert recorded is not None and recorded.held is not None
+    hold, desired, observed = recorded.held, subject.desired, subject.observed
+    ignore = desired.lifecycle.ignore_changes if desired is not None else ()
+    drift = deployment_drift(recorded, observed, ignore_changes=ignore, digest_key=key)
+    drift, recovered = split_recovered(drift, subject.intents, observed, key)
+    out.drift += drift
+    out.recovered += recovered
+    drifted = {d.path for d in drift if d.path is not None}
+    out.held.append(held_entry(recorded, hold, desired, observed, key, args, drifted))
+    if subject.observed is None:
+        out.warnings.append(gone_warning(name, hold, args))
+    if options.refresh_only:
+        return
+    if options.destroy:
+        out.errors.append(hold_problem(name, hold, "destroyed", args))
+    elif moved_to is not None:
+        keep = f"keep its address [deployments.{name}] until it is released, "
+        out.errors.append(hold_problem(name, hold, f"moved to {moved_to}", args, instead=keep))
+    elif subject.desired is None:
+        back = f"put [deployments.{name}] back in the config, "
+        out.errors.append(hold_problem(name, hold, "deleted", args, instead=back))
+    elif name in options.replace:
+        out.errors.append(hold_problem(name, hold, "replaced (--replace)", args))
 
 
 def _is_update(subject: _Subject, options: PlanOptions) -> bool:

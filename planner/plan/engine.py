@@ -14,12 +14,12 @@ from planner.api.client import ControlPlaneClient
 from planner.config.desired import DesiredDeployment
 from planner.config.models import Policy
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
 from planner.plan.diff import make_plan
 from planner.plan.model import Plan, Recovered
 from planner.plan.options import PlanOptions, check_not_emptied
 from planner.plan.policies import check_plan_policies, compile_policies
 from planner.plan.recovery import adopt_interrupted_creates, with_recovered
+from planner.plan.redeploys import settle_interrupted_redeploys
 from planner.plan.refresh import Observed, pending_create_names, refresh_observed
 from planner.state.document import StateDocument
 
@@ -70,7 +70,8 @@ async def plan_state(
     environment: str | None = None,
     label: str = "config",
 ) -> tuple[Plan, Observed]:
-    """Refresh, adopt into DOC the creates an interrupted apply never recorded, then plan
+    """Refresh, adopt into DOC the creates an interrupted apply never recorded (and the
+    holds of interrupted rollbacks, `planner.plan.redeploys`), then plan
     DESIRED against DOC and what is live. The adopted creates, and whatever else the
     state's journal explains, are the plan's `recovered`, not drift. MANAGED_ELSEWHERE:
     the ids other states of the config record, by owning state. A config that declares
@@ -81,19 +82,19 @@ async def plan_state(
     compiled = compile_policies(policies, label)
     observed = await refresh(client, doc, desired, desired, whole_workspace=whole_workspace)
     adopted = adopt_interrupted_creates(doc, observed.pending_found, desired, key)
-    with long_lived_objects():
-        plan = make_plan(
-            desired,
-            dict(doc.deployments),
-            {**observed.by_name, **observed.pending_found},
-            options=options,
-            digest_key=key,
-            unmanaged_existing=observed.unmanaged_existing,
-            intents=doc.pending,
-            health=observed.health,
-            unmanaged=observed.unmanaged,
-            managed_elsewhere=managed_elsewhere,
-        )
+    adopted += await settle_interrupted_redeploys(client, doc)  # a rollback's, never recorded
+    plan = make_plan(
+        desired,
+        dict(doc.deployments),
+        {**observed.by_name, **observed.pending_found},
+        options=options,
+        digest_key=key,
+        unmanaged_existing=observed.unmanaged_existing,
+        intents=doc.pending,
+        health=observed.health,
+        unmanaged=observed.unmanaged,
+        managed_elsewhere=managed_elsewhere,
+    )
     live = {**observed.by_name, **observed.pending_found}
     plan = check_plan_policies(
         plan,

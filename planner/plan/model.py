@@ -23,6 +23,7 @@ from planner import __version__
 from planner.api.fields import ChangeClass
 from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.errors import PlanError
+from planner.pydantic_internals import private_values, unvalidated
 from planner.state.document import IntentOp
 
 # A minor step adds keys (1.1: a field change's `drifted`; 1.2: `policies`). A 1.1 plan
@@ -90,13 +91,7 @@ def built(cls: type[_Model], **values: Any) -> _Model:
     fields.update(values)
     for name, factory in factories:
         fields[name] = factory()
-    instance = cls.__new__(cls)
-    _set = object.__setattr__  # as `model_construct` does: the model is frozen
-    _set(instance, "__dict__", fields)
-    _set(instance, "__pydantic_fields_set__", given)
-    _set(instance, "__pydantic_extra__", None)
-    _set(instance, "__pydantic_private__", None)
-    return instance
+    return unvalidated(cls, fields, given)
 
 
 def _recipe(key: tuple[type[PlanModel], frozenset[str]]) -> _Recipe:
@@ -239,6 +234,37 @@ class PlanWarning(PlanModel):
     message: str
 
 
+def _is_empty(value: Any) -> bool:
+    return not value
+
+
+class HeldDeployment(PlanModel):
+    """A deployment a rollback holds on an earlier revision (`planner rollback`): the plan
+    changes nothing of it until `planner release`. `changes` are what the config would
+    change if it were released (shown, never applied, never seen by a policy)."""
+
+    address: str = Field(description="the deployment's address (its table key)")
+    revision: str = Field(
+        description="the revision the rollback went back to (`planner rollback --to`); its "
+        "redeploy is the active revision"
+    )
+    since: str = Field(description="when the hold was set (ISO 8601, UTC)")
+    by: str = Field(description="who set it: user@host")
+    changes: list[FieldChange] = Field(
+        default_factory=list,
+        description="the field changes the config would make (not planned while it is held)",
+    )
+    release_command: str = Field(
+        description="the command that lifts the hold (`planner release`, with the options given)"
+    )
+    removed: bool = Field(
+        default=False,
+        exclude_if=_is_empty,
+        description="the config no longer declares it: released, it would be deleted "
+        "(absent: it still does)",
+    )
+
+
 class Summary(PlanModel):
     create: int = 0
     update: int = 0
@@ -247,6 +273,11 @@ class Summary(PlanModel):
     replace: int = 0
     no_op: int = 0
     moved: int = 0
+    held: int = Field(
+        default=0,
+        exclude_if=_is_empty,
+        description="deployments held by a rollback, not planned (absent: none)",
+    )
 
 
 PlanMode = Literal["normal", "destroy", "refresh-only"]
@@ -267,6 +298,12 @@ class Plan(PlanModel):
     warnings: list[PlanWarning] = Field(default_factory=list)
     rollouts: list[Rollout] = Field(default_factory=list)
     unmanaged: list[Unmanaged] = Field(default_factory=list)
+    held: list[HeldDeployment] = Field(
+        default_factory=list,
+        exclude_if=_is_empty,
+        description="deployments a rollback holds: their config changes are listed, not "
+        "planned, until `planner release` (absent: none is held)",
+    )
     policies: list[PolicyResult] = Field(
         default_factory=list,
         description="the policies deployments of the plan did not pass (denials are errors too)",
@@ -292,7 +329,7 @@ class Plan(PlanModel):
 
     def spelling_of(self, name: str) -> Spelling:
         """How the config wrote deployment NAME's words (the seed's when it did not)."""
-        spellings: dict[str, Spelling] = (self.__pydantic_private__ or {}).get("_spellings") or {}
+        spellings: dict[str, Spelling] = private_values(self).get("_spellings") or {}
         return spellings.get(name, SEED_SPELLING)
 
     def spelled(self, spellings: dict[str, Spelling]) -> Plan:
@@ -316,12 +353,14 @@ class Plan(PlanModel):
         return [change for change in self.changes if change.action in actions]
 
 
-def summarize(changes: list[Change]) -> Summary:
+def summarize(changes: list[Change], held: int = 0) -> Summary:
+    """The counts of CHANGES by action, the moves among them, and HELD (deployments held
+    by a rollback: listed, not planned)."""
     counts = {action.value: 0 for action in Action}
     for change in changes:
         counts[change.action.value] += 1
     moved = sum(change.moved_from is not None for change in changes)
-    return Summary(**counts, moved=moved)
+    return Summary(**counts, moved=moved, held=held)
 
 
 def plan_json_schema() -> dict[str, Any]:

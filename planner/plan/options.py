@@ -8,8 +8,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from planner.command_lines import suggested_command
-from planner.config.diagnostics import did_you_mean
-from planner.errors import PlanError
+from planner.errors import PlanError, did_you_mean
 from planner.plan.model import Drift, PlanMode
 from planner.state.moves import successor_of
 

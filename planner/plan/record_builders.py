@@ -6,6 +6,8 @@ updates of an existing one: `planner.apply.record_updates`).
 - `orphan_record`: a deployment an interrupted apply created that has left the config
   since: ids only, so the next plan deletes it.
 - `recorded_from`: after a create or PATCH: the config's values, the server's ids.
+- `rolled_back_record`: after a rollback's redeploy: held, the redeployed revision's
+  values recorded as applied.
 Secrets are recorded only as keyed digests.
 """
 
@@ -17,10 +19,10 @@ from typing import Any
 from planner.api.models import Deployment
 from planner.config.desired import DesiredDeployment
 from planner.plan.managed_fields import desired_fields, observed_doc, observed_secrets
-from planner.plan.paths import get_path, nest
+from planner.plan.paths import flatten, get_path, nest
 from planner.secrets import secret_digest
 from planner.state.document import iso_utc
-from planner.state.records import RecordedDeployment
+from planner.state.records import Hold, RecordedDeployment
 
 
 def revision_fields(deployment: Deployment) -> dict[str, Any]:
@@ -74,4 +76,18 @@ def recorded_from(
         secret_digests=dict(secret_digests),
         protect=desired.lifecycle.protect,
         **revision_fields(deployment),
+    )
+
+
+def rolled_back_record(
+    recorded: RecordedDeployment, deployment: Deployment, fields: Mapping[str, Any], hold: Hold
+) -> RecordedDeployment:
+    """The record after a rollback redeployed a revision whose revision-level values are
+    FIELDS (flat paths): held by HOLD, the server's ids, and those values recorded as
+    applied where the config manages them (so, once released, the plan shows the config's
+    change back, not drift)."""
+    managed = flatten(recorded.managed)
+    managed.update({path: fields[path] for path in managed if path in fields})
+    return recorded.model_copy(
+        update={**revision_fields(deployment), "managed": nest(managed), "held": hold}
     )

@@ -49,6 +49,7 @@ from planner.plan.managed_fields import observed_doc, observed_secrets
 from planner.plan.model import Drift
 from planner.plan.paths import get_path, set_path
 from planner.plan.record_builders import revision_fields
+from planner.pydantic_internals import field_values, set_field_value
 from planner.secrets import secret_digest
 from planner.state.document import IntentOp, StateDocument
 from planner.state.records import RecordedDeployment, share_given_names
@@ -197,9 +198,10 @@ def _lighten(deployment: Deployment, specs: dict[tuple[Any, ...], BaseModel]) ->
     source_config = deployment.source_config
     spec: BaseModel | None = source_config.resource_spec
     if spec is not None:
-        spec = source_config.__dict__["resource_spec"] = _shared(spec, _value_key(spec), specs)
+        spec = _shared(spec, _value_key(spec), specs)
+        set_field_value(source_config, "resource_spec", spec)
     key = _value_key(source_config, spec)
-    deployment.__dict__["source_config"] = _shared(source_config, key, specs)
+    set_field_value(deployment, "source_config", _shared(source_config, key, specs))
 
 
 def _shared(
@@ -216,9 +218,9 @@ def _value_key(model: BaseModel, spec: BaseModel | None = None) -> tuple[Any, ..
     """MODEL's class and its given fields with their types and values, the keys it keeps
     that no model knows among them (None: one is not a scalar, nor SPEC, which stands for
     itself: SPECS holds it, so its id stays its)."""
-    names = tuple(model.__pydantic_fields_set__)
-    values = tuple(map(model.__dict__.__getitem__, names))
-    unknown = model.__pydantic_extra__
+    names = tuple(model.model_fields_set)
+    values = tuple(map(field_values(model).__getitem__, names))
+    unknown = model.model_extra
     if unknown:  # a PATCH of the spec sends them back: only alike ones are one
         names += tuple(f"?{key}" for key in unknown)
         values += tuple(unknown.values())

@@ -1,6 +1,8 @@
 """Whether a saved plan still holds: what moved since `planner plan --out`.
 
-Apply refuses a stale plan (`check_plan_fresh`): the state moved (serial or lineage), it
+Apply refuses a stale plan (`check_plan_fresh`): a deployment it plans was rolled back
+and is held since (or one it lists as held was released: `hold_moves`, whether or not
+the write that set the hold moved the serial), the state moved (serial or lineage), it
 targets another endpoint, a deployment changed, appeared or disappeared since (or took
 the new remote name a replace creates under), or the config of a planned deployment
 changed since (apply records what the config says, so it must still be what was
@@ -42,7 +44,7 @@ def check_plan_fresh(
     """Raise PlanStaleError listing everything that moved since the plan was made (with
     DIGEST_KEY, the state's: the secret values too, by keyed digest, and the VARIABLES
     given now against the digests of those given at plan time)."""
-    moved = state_moves(saved, doc)
+    moved = hold_moves(saved, doc) + state_moves(saved, doc)
     if variables is not None and digest_key is not None:
         moved += variable_moves(saved, variables, digest_key)
     moved += deployment_moves(saved, observed)
@@ -87,6 +89,27 @@ def refuse_stale(moved: list[str]) -> None:
     if moved:
         first, *others = moved
         raise PlanStaleError(f"the plan is stale: {first}", details=others, hint=STALE_HINT)
+
+
+def hold_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:
+    """Each deployment the plan plans that a rollback holds now, and each it lists as held
+    that is released now (`planner rollback`, `planner release` since the plan)."""
+    moves = []
+    listed = {held.address for held in saved.plan.held}
+    for change in saved.plan.changes:
+        recorded = doc.deployments.get(change.moved_from or change.name)
+        hold = recorded.held if recorded is not None else None
+        if hold is not None and change.name not in listed:
+            moves.append(
+                f"deployment {change.name} was rolled back since the plan (to revision "
+                f"{hold.revision_id} by {hold.by} since {hold.since}, and held): the plan must "
+                "not touch it"
+            )
+    for name in sorted(listed):
+        recorded = doc.deployments.get(name)
+        if recorded is not None and recorded.held is None:
+            moves.append(f"deployment {name} was released since the plan (it listed it as held)")
+    return moves
 
 
 def state_moves(saved: SavedPlan, doc: StateDocument) -> list[str]:

@@ -6,7 +6,11 @@ functions turn that into rows the renderers print.
 
 - A converged deployment's latest revision is its active one, so its status is DEPLOYED
   without reading it; a differing one carries the status its health read found.
-- `drift` is the plan's drift (recorded vs observed, `ignore_changes` honoured): yes/no.
+- `drift` is the plan's drift (recorded vs observed, `ignore_changes` honoured): yes/no
+  (a held deployment's too: the rollback recorded what it redeployed, so only a change
+  made outside the planner since shows, as in a plan).
+- `held`: the hold a rollback recorded (`planner release` lifts it); absent when none,
+  so a state without holds shows what it showed before holds existed.
 - History compares consecutive revisions on what a revision carries (`source` and
   `source_revision_config`); a revision with no such change was made by a
   `source_config` or secrets change, or a retry, which revisions do not show.
@@ -17,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from planner.api.models import Deployment, Revision
 from planner.config.desired import DesiredDeployment
@@ -25,7 +29,7 @@ from planner.plan.drift import deployment_drift
 from planner.plan.health import READ_ONLY_REVISION_KEYS, RevisionHealth
 from planner.plan.paths import flatten
 from planner.state.document import iso_utc
-from planner.state.records import RecordedDeployment
+from planner.state.records import Hold, RecordedDeployment
 
 DEPLOYED = "DEPLOYED"
 
@@ -45,6 +49,11 @@ class StatusRow(BaseModel):
     updated_at: str | None = None
     url: str | None = None
     drift: bool = False
+    held: Hold | None = Field(
+        default=None,
+        exclude_if=lambda held: held is None,
+        description="the hold a rollback recorded (absent: not held)",
+    )
 
 
 class HistoryEntry(BaseModel):
@@ -56,6 +65,12 @@ class HistoryEntry(BaseModel):
     created_at: str
     status: str
     active: bool = False
+    held: bool = Field(
+        default=False,
+        exclude_if=lambda held: not held,
+        description="the revision a rollback went back to (its redeploy is the active one) "
+        "and holds the deployment on until `planner release` (absent: not it)",
+    )
     changed: list[str]
 
 
@@ -81,7 +96,9 @@ def status_row(
     key: bytes,
 ) -> StatusRow:
     if live is None:
-        return StatusRow(name=recorded.name, id=recorded.id, gone=True, drift=True)
+        return StatusRow(
+            name=recorded.name, id=recorded.id, gone=True, drift=True, held=recorded.held
+        )
     ignore = desired.lifecycle.ignore_changes if desired is not None else ()
     drift = deployment_drift(recorded, live, ignore_changes=ignore, digest_key=key)
     active = live.active_revision_id
@@ -95,11 +112,15 @@ def status_row(
         updated_at=iso_utc(live.updated_at),
         url=live.source_config.custom_url,
         drift=bool(drift),
+        held=recorded.held,
     )
 
 
-def history_entries(revisions: Sequence[Revision], active_id: str | None) -> list[HistoryEntry]:
-    """REVISIONS (newest first) with what changed since the next older one."""
+def history_entries(
+    revisions: Sequence[Revision], active_id: str | None, held_id: str | None = None
+) -> list[HistoryEntry]:
+    """REVISIONS (newest first) with what changed since the next older one; HELD_ID: the
+    revision a rollback went back to (`Hold.revision_id`; the redeploy made a new one)."""
     entries = []
     for index, revision in enumerate(revisions):
         older = revisions[index + 1] if index + 1 < len(revisions) else None
@@ -109,6 +130,7 @@ def history_entries(revisions: Sequence[Revision], active_id: str | None) -> lis
                 created_at=iso_utc(revision.created_at),
                 status=str(revision.status),
                 active=revision.id == active_id,
+                held=revision.id == held_id,
                 changed=changed_paths(older, revision) if older is not None else [],
             )
         )

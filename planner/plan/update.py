@@ -34,6 +34,7 @@ from planner.plan.managed_fields import (
 )
 from planner.plan.model import Action, Change, FieldChange, PlanProblem, PlanWarning, built
 from planner.plan.paths import STRUCT_PATHS, flatten, is_ignored, nest, normalize
+from planner.pydantic_internals import field_values
 from planner.secrets import secret_digest
 from planner.state.records import RecordedDeployment
 
@@ -151,7 +152,7 @@ def _managed_values(desired: DesiredDeployment) -> tuple[Mapping[str, Any], Coll
     fields but the address and secrets; the remote name as `name`)."""
     names = desired.model_fields_set - NOT_MANAGED
     if desired.remote_name is None:
-        return desired.__dict__, names
+        return field_values(desired), names
     values = {name: getattr(desired, name) for name in names}
     values["name"] = desired.remote_name
     return values, values.keys()
@@ -226,7 +227,7 @@ def _part_view(
     last = None if seen is None else seen.get(prefix)
     if last is not None and last[0] is value and last[1] is live and last[2] == recorded:
         return last[3]
-    nested = _agreed_view(value.__dict__, value.model_fields_set, recorded, live, prefix, seen)
+    nested = _agreed_view(field_values(value), value.model_fields_set, recorded, live, prefix, seen)
     if seen is not None:
         seen[prefix] = (value, live, recorded, nested)
     return nested

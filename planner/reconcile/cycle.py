@@ -1,11 +1,16 @@
 """One reconcile cycle: plan the config against the state and the live workspace, then
 (in `heal` mode) apply, with the engine `plan` and `apply` use.
 
-- The plan is `Workspace.make_plan` (`planner.plan.engine.plan_state`); a heal executes it
-  with `planner.apply.execute_plan`, under the state lock, with the leadership checked
-  before every request.
+- The plan is `Workspace.make_plan` (`planner.plan.engine.plan_state`); a heal executes
+  it with `Workspace.execute` (`planner.apply.execute_plan`), under the state lock, with
+  the leadership checked before every request.
 - Without `prune`, deletions (and replaces, which delete) are held back: the engine plans
   again with them excluded (`--exclude`), so nothing is deleted and nothing recorded for them.
+- A deployment a rollback holds (`planner rollback`) is never healed: the plan lists it
+  apart (`Plan.held`) and plans nothing for it; the cycle reports it (`held`, its row on
+  the status page) until `planner release`. Its drift (a change made outside the planner
+  since the rollback) is reported all the same (`held_drifted`: the cycle's result is
+  `drift`), never healed.
 - A plan with errors is reported, never applied; more than `max_changes` deployments to
   change refuses the cycle (nothing applied); `detect` never locks or writes anything.
 - A heal first plans without the lock (most cycles find nothing: no lock is taken, a
@@ -21,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from planner.api.client import ControlPlaneClient
-from planner.apply import ApplyOptions, ApplyResult, execute_plan
+from planner.apply import ApplyOptions, ApplyResult
 from planner.apply.reporter import Reporter
 from planner.apply.results import Outcome as ApplyOutcome
 from planner.config import Config
@@ -32,13 +37,13 @@ from planner.plan.options import PlanOptions
 from planner.plan.refresh import Observed
 from planner.reconcile.events import CycleResult, Mode
 from planner.reconcile.leader import Leadership
-from planner.reconcile.status import DeploymentRow
+from planner.reconcile.status import DeploymentRow, HoldView
 from planner.state.backend import StateBackend
 from planner.state.document import IntentOp, StateDocument
 from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle
 
-HELD_ACTIONS = (Action.DELETE, Action.REPLACE)
+HELD_BACK_ACTIONS = (Action.DELETE, Action.REPLACE)
 
 
 class CycleWorkspace(Protocol):
@@ -52,11 +57,18 @@ class CycleWorkspace(Protocol):
 
     def read_state(self) -> StateDocument: ...
 
-    def digest_key(self, doc: StateDocument) -> bytes: ...
-
     async def make_plan(
         self, options: PlanOptions, doc: StateDocument
     ) -> tuple[Plan, Observed]: ...
+
+    async def execute(
+        self,
+        plan: Plan,
+        doc: StateDocument,
+        options: ApplyOptions,
+        reporter: Reporter,
+        stop: asyncio.Event,
+    ) -> ApplyResult: ...
 
 
 OpenWorkspace = Callable[[], AbstractAsyncContextManager[CycleWorkspace]]
@@ -86,7 +98,8 @@ class Outcome:
     drifted: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
-    held: list[str] = field(default_factory=list)
+    held_back: list[str] = field(default_factory=list)  # deletions, without --prune
+    held: list[str] = field(default_factory=list)  # deployments a rollback holds: never healed
     failed: list[str] = field(default_factory=list)
     error: PlannerError | None = None
     plan: Plan | None = None
@@ -98,7 +111,12 @@ class Outcome:
         """The changes still left after the cycle: the deletions held back, and what was
         to change and was not (all of it when nothing was applied)."""
         changed = set(self.changed)
-        return sorted({*self.held, *(name for name in self.pending if name not in changed)})
+        return sorted({*self.held_back, *(name for name in self.pending if name not in changed)})
+
+    @property
+    def held_drifted(self) -> list[str]:
+        """The held deployments that drifted (reported, never healed)."""
+        return sorted(set(self.drifted) & set(self.held))
 
 
 class Applying(Protocol):
@@ -119,8 +137,8 @@ class Cycle:
     stop: asyncio.Event
 
     async def run(self, ws: CycleWorkspace) -> Outcome:
-        plan, observed, held = await self.plan(ws, ws.read_state())
-        found = judged(plan, held, self.settings)
+        plan, observed, held_back = await self.plan(ws, ws.read_state())
+        found = judged(plan, held_back, self.settings)
         found.rows = deployment_rows(plan, observed, ws.config)
         if self.settings.mode == "detect" or found.result != "drift" or not found.pending:
             return found
@@ -132,11 +150,12 @@ class Cycle:
         """The plan of this cycle, deletions held back without `prune` (and their names)."""
         base = PlanOptions(command_args=self.settings.command_args)
         plan, observed = await ws.make_plan(base, doc)
-        held = [] if self.settings.prune else [c.name for c in plan.changes_with(*HELD_ACTIONS)]
-        if held and not plan.has_errors:
-            narrowed = PlanOptions(exclude=frozenset(held), command_args=base.command_args)
+        deleting = plan.changes_with(*HELD_BACK_ACTIONS)
+        held_back = [] if self.settings.prune else [c.name for c in deleting]
+        if held_back and not plan.has_errors:
+            narrowed = PlanOptions(exclude=frozenset(held_back), command_args=base.command_args)
             plan, observed = await ws.make_plan(narrowed, doc)
-        return plan, observed, held
+        return plan, observed, held_back
 
     async def heal(self, ws: CycleWorkspace) -> Outcome:
         """Lock, plan again, apply: the cycle's outcome."""
@@ -145,24 +164,15 @@ class Cycle:
             state_guard = ws.client.guard
             ws.client.guard = lambda: guard_both(self.leadership, state_guard)
             doc = ws.read_state()
-            plan, observed, held = await self.plan(ws, doc)
-            found = judged(plan, held, settings)
+            plan, observed, held_back = await self.plan(ws, doc)
+            found = judged(plan, held_back, settings)
             found.rows = deployment_rows(plan, observed, ws.config)
             if found.result != "drift" or not found.pending:
                 return found
             if any(r.operation == IntentOp.CREATE for r in plan.recovered):
                 ws.backend.write(doc)  # the creates adopted from an interrupted apply
-            result = await execute_plan(
-                plan,
-                client=ws.client,
-                backend=ws.backend,
-                doc=doc,
-                desired=ws.config.deployments,
-                digest_key=ws.digest_key(doc),
-                options=settings.apply,
-                reporter=self.view.reporter(plan),
-                stop=self.stop,
-            )
+            reporter = self.view.reporter(plan)
+            result = await ws.execute(plan, doc, settings.apply, reporter, self.stop)
         self.view.applied(result)
         return healed(found, result)
 
@@ -179,11 +189,15 @@ def changing(plan: Plan) -> list[str]:
     return sorted({c.name for c in plan.changes if c.action is not Action.NO_OP})
 
 
-def judged(plan: Plan, held: list[str], settings: Settings) -> Outcome:
-    """What PLAN means for the cycle, before anything is applied."""
+def judged(plan: Plan, held_back: list[str], settings: Settings) -> Outcome:
+    """What PLAN means for the cycle, before anything is applied (a held deployment is
+    reported, never a change: it leaves the cycle `ok` when nothing else differs)."""
     drifted = sorted({d.name for d in plan.drift})
     pending = changing(plan)
-    found = Outcome("ok", "", drifted=drifted, pending=pending, held=held, plan=plan)
+    held = [entry.address for entry in plan.held]
+    found = Outcome(
+        "ok", "", drifted=drifted, pending=pending, held_back=held_back, held=held, plan=plan
+    )
     if plan.has_errors:
         listed = [f"{e.name}: {e.message}" for e in plan.errors]
         found.result, found.error = (
@@ -197,16 +211,32 @@ def judged(plan: Plan, held: list[str], settings: Settings) -> Outcome:
             f"{len(pending)} deployments to change, more than --max-changes "
             f"{settings.max_changes}: nothing applied"
         )
-    elif pending or held:
+    elif pending or held_back or found.held_drifted:
         found.result = "drift"
-        found.message = f"{len(pending)} to change" + held_note(held)
+        found.message = f"{len(pending)} to change" + held_back_note(held_back)
+        found.message += held_drift_note(found.held_drifted)
     else:
         found.message = "in sync"
+    found.message += held_note(held)
     return found
 
 
+def held_back_note(held_back: list[str]) -> str:
+    return f", {len(held_back)} deletion(s) held back (no --prune)" if held_back else ""
+
+
+def held_drift_note(names: list[str]) -> str:
+    """`, 1 held deployment drifted outside the planner (api)`."""
+    if not names:
+        return ""
+    return f", {len(names)} held deployment(s) drifted outside the planner ({', '.join(names)})"
+
+
 def held_note(held: list[str]) -> str:
-    return f", {len(held)} deletion(s) held back (no --prune)" if held else ""
+    """`; 1 held by a rollback, not healed (api)`: the deployments a rollback holds."""
+    if not held:
+        return ""
+    return f"; {len(held)} held by a rollback, not healed ({', '.join(held)})"
 
 
 def healed(found: Outcome, result: ApplyResult) -> Outcome:
@@ -226,29 +256,36 @@ def healed(found: Outcome, result: ApplyResult) -> Outcome:
             found.error.details
         )
     elif result.interrupted:
-        found.result = "drift" if found.left else "healed"
+        found.result = "drift" if found.left or found.held_drifted else "healed"
         found.message = f"stopped: {len(found.changed)} healed before the stop"
     else:
         # deletions held back are changes left: not every deployment converged
-        found.result = "drift" if found.held else "healed"
-        found.message = f"{len(found.changed)} healed" + held_note(found.held)
+        left = found.held_back or found.held_drifted
+        found.result = "drift" if left else "healed"
+        found.message = f"{len(found.changed)} healed" + held_back_note(found.held_back)
+        found.message += held_drift_note(found.held_drifted)
+        found.message += held_note(found.held)
     return found
 
 
 def deployment_rows(plan: Plan, observed: Observed, config: Config) -> list[DeploymentRow]:
-    """Every deployment of PLAN as the status page lists it (no value, only names)."""
+    """Every deployment of PLAN as the status page lists it (no value, only names): its
+    changes, and the deployments a rollback holds (with their hold)."""
     drifted = {d.name for d in plan.drift}
+    holds = {entry.address: entry for entry in plan.held}
     rows = []
-    for change in sorted(plan.changes, key=lambda c: c.name):
-        desired = config.deployments.get(change.name)
+    for name in sorted({c.name for c in plan.changes} | set(holds)):
+        desired = config.deployments.get(name)
+        entry = holds.get(name)
         rows.append(
             DeploymentRow(
-                address=change.name,
-                remote_name=desired.api_name if desired is not None else change.name,
-                health=health_of(change.name, observed.health, observed.by_name),
-                drifted=change.name in drifted,
+                address=name,
+                remote_name=desired.api_name if desired is not None else name,
+                health=health_of(name, observed.health, observed.by_name),
+                drifted=name in drifted,
                 last_change=None,
                 last_change_at=None,
+                hold=None if entry is None else HoldView.of(entry),
             )
         )
     return rows

@@ -15,20 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from planner.apply.events import (
-    ErrorBody,
-    ErrorEvent,
-    Event,
-    InterruptEvent,
-    OperationEvent,
-    PauseEvent,
-    RetryEvent,
-    SignalName,
-    StartEvent,
-    StatusEvent,
-    SummaryEvent,
-    stream_json_schema,
-)
+from planner.apply.events import AnyApplyEvent, ErrorBody, Event, SignalName, stream_json_schema
 
 CycleResult = Literal["ok", "drift", "healed", "refused", "error", "standby"]
 Mode = Literal["heal", "detect"]
@@ -61,6 +48,10 @@ class CycleEvent(Event):
     pending: list[str] = Field(description="deployments the plan would change")
     changed: list[str] = Field(description="deployments this cycle changed")
     held: list[str] = Field(description="deletions held back (no --prune)")
+    held_deployments: list[str] = Field(
+        description="deployments a rollback holds (`planner rollback`): reported, never "
+        "healed until `planner release`",
+    )
     message: str = Field(description="the human line")
     error: ErrorBody | None = Field(description="why the cycle failed")
     next_seconds: float | None = Field(description="until the next cycle (null: the last)")
@@ -77,18 +68,7 @@ class StoppedEvent(Event):
 
 
 ReconcileEvent = Annotated[
-    StartEvent
-    | StatusEvent
-    | OperationEvent
-    | RetryEvent
-    | PauseEvent
-    | InterruptEvent
-    | ErrorEvent
-    | SummaryEvent
-    | LeaderEvent
-    | CycleEvent
-    | StoppedEvent,
-    Field(discriminator="type"),
+    AnyApplyEvent | LeaderEvent | CycleEvent | StoppedEvent, Field(discriminator="type")
 ]
 RECONCILE_EVENT: TypeAdapter[ReconcileEvent] = TypeAdapter(ReconcileEvent)
 

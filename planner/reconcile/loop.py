@@ -10,21 +10,15 @@
   every heal, failed when a cycle fails unlike the one before (`failure_key`).
 - `stop` (the first SIGTERM or SIGINT) ends the loop: a heal in progress winds down as an
   apply's first Ctrl-C does, the leadership is given up.
-- Objects the engine froze out of the garbage collector for a command's lifetime
-  (`planner.lifetimes.long_lived_objects`) live one cycle here: they are unfrozen and
-  collected after each (the next cycle's freeze would otherwise keep the garbage of this
-  one for good, a whole embedded control plane included), so a controller running for
-  months keeps a flat memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -118,8 +112,6 @@ class Reconciler:
         self.view.cycle(self.cycles, self.settings.mode, seconds, outcome, next_seconds)
         self.publish(started_at, seconds, outcome)
         await self.notify(outcome)
-        gc.unfreeze()  # see the module docstring
-        gc.collect()  # before the next cycle freezes this one's garbage for good
         return outcome
 
     async def elect(self) -> Outcome | None:
@@ -178,6 +170,7 @@ class Reconciler:
             pending=len(outcome.left),
             changed=len(outcome.changed),
             message=outcome.message,
+            held=len(outcome.held) if outcome.plan is not None else None,
         )
         self.board.record_cycle(record)
         if outcome.rows:
@@ -191,9 +184,7 @@ class Reconciler:
         change = self._last_changes.get(row.address)
         if change is None:
             return row
-        return DeploymentRow(
-            row.address, row.remote_name, row.health, row.drifted, change[0], change[1]
-        )
+        return replace(row, last_change=change[0], last_change_at=change[1])
 
     async def notify(self, outcome: Outcome) -> None:
         kind, names = self.notification_of(outcome)
@@ -227,10 +218,10 @@ class Reconciler:
             self._notified_failure = key
             return "failed", outcome.failed or outcome.pending
         if outcome.result == "healed" or (outcome.result == "drift" and outcome.changed):
-            self._notified_drift = frozenset(outcome.held)  # said with the heal
+            self._notified_drift = frozenset(outcome.held_back)  # said with the heal
             return "healed", outcome.changed
         if outcome.result in ("drift", "refused"):
-            found = frozenset(outcome.pending + outcome.held)
+            found = frozenset(outcome.pending + outcome.held_back + outcome.held_drifted)
             if found == self._notified_drift:
                 return None, []
             self._notified_drift = found

@@ -11,6 +11,8 @@ metrics follow it.
   (`ok`, `drift`, `healed`) ended;
 - `planner_drifted_deployments`, `planner_pending_changes`: from the last cycle that
   planned (a standby's or a failed cycle leaves them as they were);
+- `planner_held_deployments`: the deployments a rollback holds (never healed until
+  `planner release`), from the last cycle that made a plan (one with errors too);
 - `planner_reconcile_duration_seconds`: a histogram of the cycles this replica ran;
 - `planner_leader`: 1 while this replica is the leader.
 """
@@ -58,6 +60,11 @@ class ReconcileMetrics:
             "Changes the last plan had (after a heal: those still left to apply).",
             registry=self.registry,
         )
+        self.held = Gauge(
+            "planner_held_deployments",
+            "Deployments a rollback holds at the last plan: reported, never healed until released.",
+            registry=self.registry,
+        )
         self.duration = Histogram(
             "planner_reconcile_duration_seconds",
             "How long the cycles this replica ran took.",
@@ -86,6 +93,8 @@ class ReconcileMetrics:
         if cycle.result in PLANNED_RESULTS:
             self.drifted.set(cycle.drifted)
             self.pending.set(cycle.pending)
+        if cycle.held is not None:
+            self.held.set(cycle.held)
 
     def exposition(self) -> bytes:
         """The metrics in the Prometheus text format (`CONTENT_TYPE`)."""

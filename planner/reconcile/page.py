@@ -1,12 +1,13 @@
 """The read-only status page at `/`: one self-contained HTML document from a snapshot.
 
 Everything a person needs on one screen: the leader, every deployment with its health,
-drift and last change, the recent cycles with their result and duration, and the last
-plan (its markdown view as HTML, `planner.render.html`). Every value is escaped (HTML,
-and control and bidi characters as every view escapes them: `shown`); the CSS
-is inline; there is no script, no form, no link and no asset from outside the process, and
-the server's Content-Security-Policy forbids them anyway. It refreshes itself every
-`REFRESH_SECONDS`.
+drift and last change (and, when a rollback holds one, a Hold column: on which revision,
+since when, by whom, and the command that lifts it), the recent cycles with their
+result and duration, and the last plan (its markdown view as HTML,
+`planner.render.html`). Every value is escaped (HTML, and control and bidi characters as
+every view escapes them: `shown`); the CSS is inline; there is no script, no form, no
+link and no asset from outside the process, and the server's Content-Security-Policy
+forbids them anyway. It refreshes itself every `REFRESH_SECONDS`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ import re
 from datetime import UTC, datetime
 from html import escape
 
-from planner.reconcile.status import CycleRecord, DeploymentRow, StatusSnapshot, readiness
+from planner.reconcile.status import (
+    CycleRecord,
+    DeploymentRow,
+    HoldView,
+    StatusSnapshot,
+    readiness,
+)
 from planner.render.html import markdown_to_html
 from planner.render.safe import visible
 
@@ -35,7 +42,8 @@ code,pre{font:13px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6r
 .good{color:#1a7f37}.warn{color:#9a6700}.bad{color:#d1242f;font-weight:600}.muted{color:#59636e}
 blockquote{margin:.6rem 0;padding:.2rem .8rem;border-left:4px solid #d0d7de}
 blockquote.warning{border-color:#9a6700}blockquote.caution{border-color:#d1242f}
-blockquote.note{border-color:#0969da}
+blockquote.note{border-color:#0969da}blockquote.important{border-color:#8250df}
+.held{color:#8250df;font-weight:600}
 details{margin:.4rem 0}summary{cursor:pointer}
 span.add{color:#1a7f37}span.del{color:#d1242f}span.drift{color:#9a6700}span.note{color:#59636e}
 """
@@ -79,8 +87,11 @@ def deployments_section(snapshot: StatusSnapshot) -> str:
     """The deployments the last cycle that planned saw; when the latest cycles failed, a
     note saying so above them (or in their place when no cycle has planned)."""
     rows = snapshot.deployments
-    columns = ("Deployment", "Remote name", "Health", "Drift", "Last change", "At")
-    body = [deployment_row(row) for row in rows]
+    columns: tuple[str, ...] = ("Deployment", "Remote name", "Health", "Drift", "Last change", "At")
+    holds = any(row.hold is not None for row in rows)
+    if holds:
+        columns += ("Hold",)
+    body = [deployment_row(row, holds=holds) for row in rows]
     section = _section(
         "deployments", f"Deployments ({len(rows)})", columns, body, no_deployments(snapshot)
     )
@@ -110,13 +121,32 @@ def no_deployments(snapshot: StatusSnapshot) -> str:
     return "No deployment: the last cycle planned none."
 
 
-def deployment_row(row: DeploymentRow) -> str:
-    drift = "drifted" if row.drifted else "in sync"
+def deployment_row(row: DeploymentRow, *, holds: bool = False) -> str:
+    """One deployment's row; HOLDS: the table has a Hold column (a held deployment's
+    drift is not compared: its Drift cell says it is held)."""
+    if row.hold is not None:
+        drift_cell = '<td class="held">held</td>'
+    else:
+        drift = "drifted" if row.drifted else "in sync"
+        drift_cell = f'<td class="{tone(drift)}">{"⚠ " if row.drifted else ""}{drift}</td>'
+    hold_cell = f"<td>{hold_text(row.hold)}</td>" if holds else ""
     return (
         f"<tr><td><code>{shown(row.address)}</code></td><td>{shown(row.remote_name)}</td>"
-        f"{_cell(row.health)}"
-        f'<td class="{tone(drift)}">{"⚠ " if row.drifted else ""}{drift}</td>'
-        f"<td>{shown(row.last_change or '—')}</td><td>{when(row.last_change_at)}</td></tr>"
+        f"{_cell(row.health)}{drift_cell}"
+        f"<td>{shown(row.last_change or '—')}</td><td>{when(row.last_change_at)}</td>"
+        f"{hold_cell}</tr>"
+    )
+
+
+def hold_text(hold: HoldView | None) -> str:
+    """A hold as the Hold cell shows it (HTML); `—` when the deployment is not held."""
+    if hold is None:
+        return "—"
+    would = f"the config would change {hold.changes} field(s) once released; "
+    return (
+        f'<span class="held">held, rolled back to <code>{shown(hold.revision)}</code></span> '
+        f"since {shown(hold.since)} by {shown(hold.by)}: never healed; "
+        f"{would if hold.changes else ''}<code>{shown(hold.release_command)}</code> lifts it"
     )
 
 

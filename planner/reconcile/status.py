@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
+from planner.plan.model import HeldDeployment
+
 CycleResult = Literal["ok", "drift", "healed", "refused", "error", "standby"]
 CYCLE_RESULTS: tuple[CycleResult, ...] = ("ok", "drift", "healed", "refused", "error", "standby")
 KEPT_CYCLES = 50
@@ -34,6 +36,23 @@ class CycleRecord:
     pending: int
     changed: int
     message: str
+    held: int | None = None  # deployments a rollback holds (None: the cycle did not plan)
+
+
+@dataclass(frozen=True)
+class HoldView:
+    """A rollback's hold as the status page shows it: the revision, since when, by whom,
+    and the command that lifts it."""
+
+    revision: str
+    since: str
+    by: str
+    release_command: str
+    changes: int  # the fields the config would change once released
+
+    @classmethod
+    def of(cls, held: HeldDeployment) -> HoldView:
+        return cls(held.revision, held.since, held.by, held.release_command, len(held.changes))
 
 
 @dataclass(frozen=True)
@@ -46,6 +65,7 @@ class DeploymentRow:
     drifted: bool
     last_change: str | None
     last_change_at: datetime | None
+    hold: HoldView | None = None  # a rollback holds it: never healed until released
 
 
 @dataclass(frozen=True)

@@ -67,9 +67,11 @@ def render_generated_config(
     environment: str | None,
     *,
     state: dict[str, Any] | None = None,
+    header: str | None = None,
 ) -> str:
-    """The TOML of `planner import --all`: a header, `[state]` (when STATE is not empty),
-    the control plane (of ENVIRONMENT when given), `[defaults]`, then one block per
+    """The TOML of `planner import --all` (or `--from-terraform`): a header (HEADER: its
+    first line, by default `import --all`'s), `[state]` (when STATE is not empty), the
+    control plane (of ENVIRONMENT when given), `[defaults]`, then one block per
     deployment with its secrets inline."""
     head: dict[str, Any] = {"state": state} if state else {}
     if environment is not None:
@@ -78,14 +80,17 @@ def render_generated_config(
         head["control_plane"] = control_plane
     if generated.defaults:
         head["defaults"] = generated.defaults
-    blocks = [_generated_header(generated), tomli_w.dumps(head)]
+    blocks = [_generated_header(generated, header or GENERATED_BY), tomli_w.dumps(head)]
     for name, table in generated.deployments.items():
         blocks.append(_deployment_block(name, table))
     return "\n".join(block.rstrip("\n") + "\n" for block in blocks if block.strip())
 
 
-def _generated_header(generated: GeneratedConfig) -> str:
-    lines = ["# Written by `planner import --all`: the deployments as they run, adopted."]
+GENERATED_BY = "Written by `planner import --all`: the deployments as they run, adopted."
+
+
+def _generated_header(generated: GeneratedConfig, first: str) -> str:
+    lines = [visible(f"# {first}", toml=True)]
     if generated.variables:
         lines.append("# Secrets are read from these environment variables (set them to plan):")
         lines.append("#   " + " ".join(generated.variables))

@@ -1,5 +1,6 @@
 """What `planner import --all` says: what it is about to adopt (before it asks), and what
-it did and what is left to do (after). The command returns these values; only this
+it did and what is left to do (after); what `import --from-terraform` says it did, and
+how Terraform hands the deployments over. The command returns these values; only this
 module words them."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.api.models import Deployment
-from planner.command_lines import suggested_command
+from planner.command_lines import suggested_command, terraform_state_rm
 from planner.render.lines import UNRECORDED, UNSEEN_STATES
 from planner.state.document import iso_utc
 
@@ -93,3 +94,73 @@ def adopted_lines(adopted: Adopted, config: str, env: str | None) -> list[str]:
     )
     lines.append(f"Then `{plan}` shows no changes.")
     return lines
+
+
+@dataclass
+class FromTerraform:
+    """What `import --from-terraform` did: the deployments of the Terraform state at
+    STATE_FILE (ADDRESSES, in its order) recorded in the planner's state (ADOPTED: the
+    config written, or `-c`'s when CONFIG_WRITTEN is false); the resources whose
+    environment values that state holds in clear, and the attributes no field reads."""
+
+    state_file: Path
+    adopted: Adopted
+    addresses: list[str]
+    in_clear: list[str]
+    left_out: dict[str, list[str]]
+    config_written: bool = True
+
+
+def from_terraform_lines(done: FromTerraform, command_args: tuple[str, ...]) -> list[str]:
+    """What it did, what is left to do (COMMAND_ARGS: the plan's `-c`, `--env`...), and
+    the `terraform state rm` lines that hand each deployment over."""
+    adopted = done.adopted
+    count = len(adopted.names)
+    some = f"{count} deployment{'s' if count != 1 else ''}"
+    wrote = f" and wrote {adopted.config_path}" if done.config_written else ""
+    lines = [
+        f"Adopted {some} of the Terraform state {done.state_file} into the state "
+        f"{adopted.state_location}{wrote}: {', '.join(adopted.names)}.",
+        "Nothing was changed on the control plane.",
+    ]
+    if adopted.variables:
+        lines.append(
+            "Set these environment variables (the deployments' environment) to plan: "
+            + " ".join(adopted.variables)
+        )
+    plan = suggested_command("plan", command_args=command_args)
+    if done.config_written:
+        lines.append(
+            f"Then `{plan}` shows no changes (or how a deployment differs from what the "
+            "Terraform state declares)."
+        )
+    else:
+        lines.append(f"Run `{plan}` to see how they differ from the config.")
+    lines.append(
+        "Hand them over to the planner: remove them from Terraform's state (this deletes "
+        "nothing), then delete their resource blocks from the Terraform configuration:"
+    )
+    lines += [f"  {terraform_state_rm(address)}" for address in done.addresses]
+    return lines
+
+
+def from_terraform_warnings(done: FromTerraform) -> list[str]:
+    """The resources whose environment values the Terraform state holds in clear (never
+    the values), and the attributes left out of the config."""
+    warnings = []
+    if done.in_clear:
+        warnings.append(
+            f"the Terraform state {done.state_file} holds the environment variable values "
+            f"of {', '.join(done.in_clear)} in clear: none was copied (the config reads "
+            "each from the environment); treat that file as a secret, and delete its "
+            "copies once Terraform no longer manages them"
+        )
+    why = (
+        "left out of the config (no field of a deployment is named so)"
+        if done.config_written
+        else "not read by the planner (no field of a deployment is named so)"
+    )
+    warnings += [
+        f"{address}: {why}: {', '.join(names)}" for address, names in done.left_out.items()
+    ]
+    return warnings

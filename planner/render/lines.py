@@ -17,6 +17,7 @@ from planner.plan.model import (
     Change,
     Drift,
     FieldChange,
+    HeldDeployment,
     HeldLock,
     Plan,
     PolicyResult,
@@ -45,6 +46,8 @@ _RECOVERED = {
     IntentOp.CREATE: "created but never recorded; {next} records it",
     IntentOp.UPDATE: "updated{paths} but never recorded; {next} records it",
     IntentOp.DELETE: "deleted but never recorded; {next} forgets it",
+    IntentOp.REDEPLOY: "rolled back (an earlier revision redeployed) but never recorded; "
+    "{next} records its hold",
 }
 
 
@@ -109,6 +112,36 @@ def unmanaged_text(unmanaged: Unmanaged) -> str:
         f"{unmanaged.name} (id {unmanaged.id}, created {unmanaged.created_at}): "
         f"{unmanaged.import_command}"
     )
+
+
+HELD_TITLE = "Held by a rollback (not planned: the config's changes wait until it is released)"
+
+
+def held_text(held: HeldDeployment) -> str:
+    """`api: held, rolled back to revision R since S by B; `planner release api` lifts
+    the hold`."""
+    return (
+        f"{held.address}: held, rolled back to revision {held.revision} since {held.since} "
+        f"by {held.by}; `{held.release_command}` lifts the hold"
+    )
+
+
+def held_changes_text(held: HeldDeployment) -> str:
+    """What the config would change of a held deployment, in a line."""
+    if held.removed:
+        return "the config no longer declares it: it would be deleted once released"
+    if not held.changes:
+        return "the config would change nothing of it"
+    count = len(held.changes)
+    return f"the config would change {count} field{'' if count == 1 else 's'} once released:"
+
+
+def held_lines(held: HeldDeployment, spelling: Spelling = SEED_SPELLING) -> list[Line]:
+    """The diff lines of what the config would change of a held deployment."""
+    lines = [line for field in held.changes for line in field_lines(field, Action.UPDATE)]
+    if spelling is not SEED_SPELLING:
+        lines = [spelled_line(line, spelling) for line in lines]
+    return lines
 
 
 def change_title(change: Change) -> str:

@@ -11,10 +11,11 @@ control or bidi character (`planner.render.safe`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, Plan, Recovered
+from planner.plan.model import Action, Change, HeldDeployment, Plan, Recovered
 from planner.render import lines as plan_lines
 from planner.render.safe import defang, escape_html, visible
 from planner.render.summary import plan_summary
@@ -34,9 +35,10 @@ def render_markdown(plan: Plan, *, verbose: bool = False, budget: int = BUDGET) 
     summary = f"**{plan_summary(plan)}**"
     parts = (marker(plan), heading(plan), summary, record_line(plan), *alerts(plan))
     head = visible("\n".join(part for part in parts if part), keep="\n")
-    rows = [visible(row) for row in table_rows(changes)]
+    rows = [visible(row) for row in table_rows(changes, plan.held)]
     drift = drift_details(plan) + recovered_details(plan.recovered) + listed_details(plan)
     blocks = [details(c, verbose=verbose, spelling=plan.spelling_of(c.name)) for c in changes]
+    blocks += [held_details(h, plan.spelling_of(h.address)) for h in plan.held]
     return _fit(head, rows, drift, blocks, budget)
 
 
@@ -118,6 +120,10 @@ def alerts(plan: Plan) -> list[str]:
             lines.append(f"> - {code(change.name)} will be **{what}**")
         lines += [f"> - {inline(w.message)}" for w in plan.warnings]
         parts.append("\n" + "\n".join(lines))
+    if plan.held:
+        lines = ["> [!IMPORTANT]", f"> **{plan_lines.HELD_TITLE}**"]
+        lines += [f"> - {held_item(held)}" for held in plan.held]
+        parts.append("\n" + "\n".join(lines))
     policy = plan_lines.policy_warnings(plan)
     if policy:
         lines = ["> [!WARNING]", f"> **{plan_lines.POLICY_TITLE}**"]
@@ -129,12 +135,24 @@ def alerts(plan: Plan) -> list[str]:
     return parts
 
 
+def held_item(held: HeldDeployment) -> str:
+    """`` `api` rolled back to revision `R` since S by B: `planner release api` lifts the
+    hold ``."""
+    return (
+        f"{code(held.address)} rolled back to revision {code(held.revision)} "
+        f"since {inline(held.since)} "
+        f"by {inline(held.by)}: {code(held.release_command)} lifts the hold"
+    )
+
+
 _TABLE_HEADER = 3  # the blank line, the column names and the separator
+HELD_LABEL = "held (not planned)"
 
 
-def table_rows(changes: list[Change]) -> list[str]:
-    """The table as lines: a blank line and two header lines, then one row per change."""
-    if not changes:
+def table_rows(changes: list[Change], held: Sequence[HeldDeployment] = ()) -> list[str]:
+    """The table as lines: a blank line and two header lines, then one row per change,
+    then one per deployment a rollback holds (its Fields: what the config would change)."""
+    if not changes and not held:
         return []
     rows = ["", "| | Deployment | Action | Fields |", "|---|---|---|---|"]
     for change in changes:
@@ -143,6 +161,7 @@ def table_rows(changes: list[Change]) -> list[str]:
             f"| {symbol} | {deployment_cell(change)} | {plan_lines.action_label(change)} "
             f"| {len(change.fields)} |"
         )
+    rows += [f"| | {code(h.address)} | {HELD_LABEL} | {len(h.changes)} |" for h in held]
     return rows
 
 
@@ -160,6 +179,14 @@ def details(change: Change, *, verbose: bool, spelling: Spelling = SEED_SPELLING
     lines += [diff_line(line) for line in changed]
     lines += [f"# note: {visible(note)}" for note in change.notes]
     summary = plan_lines.headline(change).strip()
+    return _details_block(summary, lines)
+
+
+def held_details(held: HeldDeployment, spelling: Spelling = SEED_SPELLING) -> str:
+    """What the config would change of a held deployment (not planned), in a `<details>`."""
+    lines = [f"# {visible(plan_lines.held_text(held))}"]
+    lines += [diff_line(line) for line in plan_lines.held_lines(held, spelling)]
+    summary = f"{held.address} is held: {plan_lines.held_changes_text(held).rstrip(':')}"
     return _details_block(summary, lines)
 
 

@@ -20,12 +20,20 @@ def counted(n: int, noun: str) -> str:
 
 
 def plan_summary(plan: Plan) -> str:
-    """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`; a
-    partial plan says so and never claims that everything matches."""
+    """`Plan: 1 to create, 2 to update in place, 3 new revisions, 1 to delete.`; the
+    deployments a rollback holds are counted apart (never planned); a partial plan says
+    so and never claims that everything matches."""
     line = _plan_counts(plan) if plan.has_changes else _no_changes(plan)
+    if plan.held:
+        line += f" {held_summary(len(plan.held))}"
     if plan.partial:
         line += f" Partial plan ({filters_text(plan)}): other deployments were not planned."
     return line
+
+
+def held_summary(count: int) -> str:
+    """`1 deployment held by a rollback: not planned until released.`"""
+    return f"{counted(count, 'deployment')} held by a rollback: not planned until released."
 
 
 def filters_text(plan: Plan) -> str:
@@ -63,6 +71,8 @@ def _no_changes(plan: Plan) -> str:
     if plan.rollouts:  # active is not latest yet: not converged, whatever the config
         waiting = counted(len(plan.rollouts), "rollout")
         return f"No changes to apply; {waiting} in progress: not converged yet."
+    if plan.held:  # the config differs from what runs, by design: the hold says why
+        return "No changes to apply."
     if plan.partial:
         return "No changes in the selected deployments."
     return "No changes. The deployments match the configuration."

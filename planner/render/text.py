@@ -17,9 +17,10 @@ from rich.text import Text
 
 from planner.api.vocabulary import SEED_SPELLING, Spelling
 from planner.plan.changes import show
-from planner.plan.model import Action, Change, Plan, Recovered
+from planner.plan.model import Action, Change, HeldDeployment, Plan, Recovered
 from planner.render.console import is_plain, make_console, print_plain
 from planner.render.lines import (
+    HELD_TITLE,
     POLICY_TITLE,
     ROLLOUTS_TITLE,
     UNMANAGED_TITLE,
@@ -27,6 +28,9 @@ from planner.render.lines import (
     change_lines,
     drift_line,
     headline,
+    held_changes_text,
+    held_lines,
+    held_text,
     lock_line,
     ordered_changes,
     policy_text,
@@ -137,9 +141,9 @@ _BLANK = Styled()
 
 
 def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterator[list[Styled]]:
-    """Errors, warnings, drift, recovered operations, rollouts in progress, then one block
-    per shown deployment (deletions first), then the deployments not managed; each block
-    made when it is reached."""
+    """Errors, warnings, drift, recovered operations, rollouts in progress, the deployments
+    a rollback holds, then one block per shown deployment (deletions first), then the
+    deployments not managed; each block made when it is reached."""
     blocks = (
         errors_block(plan),
         [Styled(lock_line(plan.lock), "yellow")] if plan.lock else [],
@@ -148,6 +152,7 @@ def plan_blocks(plan: Plan, *, verbose: bool, applying: bool = False) -> Iterato
         drift_block(plan),
         recovered_block(plan.recovered, applying=applying),
         listed_block(ROLLOUTS_TITLE, [rollout_text(r) for r in plan.rollouts]),
+        held_block(plan),
     )
     changes = (
         change_block(c, verbose=verbose, spelling=plan.spelling_of(c.name))
@@ -211,6 +216,25 @@ def recovered_block(recovered: list[Recovered], *, applying: bool = False) -> li
         return []
     lines = [Styled(recovered_headline(recovered), "bold")]
     lines += [Styled(f"  {recovered_text(r, applying=applying)}") for r in recovered]
+    return lines
+
+
+def held_block(plan: Plan) -> list[Styled]:
+    """The Held section: each deployment a rollback holds, the way to lift it, and what
+    the config would change of it (not planned)."""
+    if not plan.held:
+        return []
+    lines = [Styled(HELD_TITLE, "bold magenta")]
+    for held in plan.held:
+        lines += held_entry_lines(held, plan.spelling_of(held.address))
+    return lines
+
+
+def held_entry_lines(held: HeldDeployment, spelling: Spelling) -> list[Styled]:
+    lines = [Styled(f"  {held_text(held)}", "magenta"), Styled(f"    {held_changes_text(held)}")]
+    for line in held_lines(held, spelling):
+        styled = line_text(line)
+        lines.append(styled._replace(text="  " + styled.text))
     return lines
 
 

@@ -24,13 +24,18 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from planner import __version__
 from planner.command_lines import suggested_command
-from planner.errors import StateError
+from planner.errors import StateError, UnknownDeploymentError, did_you_mean
 from planner.files import MAX_WRITTEN_NESTING, parse_nested
+from planner.pydantic_internals import field_values, private_values
 from planner.state.endpoints import canonical_endpoint, same_endpoint, target_text
+from planner.state.json_chunks import canonical_chunks, indented_chunks, json_value
 from planner.state.records import RecordedDeployment, share_given_names
 
-FORMAT_VERSION = 1
-SUPPORTED_FORMAT_VERSIONS = (FORMAT_VERSION,)
+# 2: a record may hold a rollback's `held` (planner.state.records.Hold). Every write is
+# of FORMAT_VERSION: a state of version 1 is read as it is and upgraded on its next write,
+# so a planner that knows no holds never reads (and applies over) one.
+FORMAT_VERSION: Literal[2] = 2
+SUPPORTED_FORMAT_VERSIONS = (1, FORMAT_VERSION)
 _DIGEST_FORMAT = re.compile(r"^hmac-sha256:[0-9a-f]{64}$")
 
 
@@ -50,6 +55,9 @@ class IntentOp(StrEnum):
     CREATE = "create"
     UPDATE = "update"  # a PATCH; `details` holds the values it sets (see plan.recovery)
     DELETE = "delete"
+    # a rollback's redeploy; `details`: the revision rolled back to, the deployment's latest
+    # revision before it, who (see planner.plan.redeploys)
+    REDEPLOY = "redeploy"
 
 
 class PendingIntent(BaseModel):
@@ -87,7 +95,7 @@ class StateDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    format_version: Literal[1] = 1
+    format_version: Literal[1, 2] = FORMAT_VERSION
     lineage: str = Field(default_factory=lambda: str(uuid.uuid4()))
     serial: int = Field(default=0, ge=0)
     tool_version: str = __version__
@@ -114,9 +122,7 @@ class StateDocument(BaseModel):
 
     def _bookkeeping(self) -> _Book:
         """`self._book`, read from pydantic's private dict without its `__getattr__`."""
-        private = self.__pydantic_private__
-        assert private is not None  # every way a document is made sets its private values
-        book: _Book = private["_book"]
+        book: _Book = private_values(self)["_book"]
         return book
 
     @classmethod
@@ -150,7 +156,7 @@ class StateDocument(BaseModel):
 
     def __eq__(self, other: object) -> bool:
         # the fields only: the private change log and counts are bookkeeping, not content
-        return isinstance(other, StateDocument) and self.__dict__ == other.__dict__
+        return isinstance(other, StateDocument) and field_values(self) == field_values(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
 
@@ -159,7 +165,7 @@ class StateDocument(BaseModel):
         the entries shared (deployments and intents are replaced, never changed in place),
         so it costs two lists of references, not a second document."""
         containers = {"deployments": dict(self.deployments), "pending": list(self.pending)}
-        return StateDocument.model_construct(**{**self.__dict__, **containers})
+        return StateDocument.model_construct(**{**field_values(self), **containers})
 
     @property
     def replayed(self) -> int:
@@ -202,9 +208,13 @@ class StateDocument(BaseModel):
         return self.deployments.pop(name)
 
     def get(self, name: str) -> RecordedDeployment:
-        """The recorded deployment NAME, or a StateError listing the known names."""
+        """The recorded deployment NAME, or an UnknownDeploymentError listing the known
+        names (and the closest one, when one is close)."""
         if name not in self.deployments:
-            raise StateError(f"{name} is not in the state", hint=_known_names_hint(self))
+            raise UnknownDeploymentError(
+                f"{name} is not in the state{did_you_mean(name, sorted(self.deployments))}",
+                hint=_known_names_hint(self),
+            )
         return self.deployments[name]
 
     def add_intent(
@@ -330,112 +340,6 @@ def checksum_of(doc: StateDocument) -> str:
     return compute_checksum(_parts(doc))
 
 
-# The JSON of a state is written in pieces: the values of `deployments` and `pending`
-# (the parts that grow with the state) one entry at a time, a model dumped only as it is
-# encoded, so a write holds one entry's copy at a time, never a second whole document.
-# The pieces joined are exactly what json.dumps makes of the whole (tests/state pin it).
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-_INDENTED = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False)
-_ENTRY_INDENT = "\n    "  # an entry of a top-level object or array: two levels deep
-
-
-def canonical_chunks(body: Mapping[str, Any]) -> Iterator[str]:
-    """`json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
-    (the canonical form the checksum covers) in pieces (BODY's top-level objects and arrays entry by
-    entry; a model among their entries is dumped as JSON when its turn comes)."""
-    separator = "{"
-    for key in sorted(body):
-        value = body[key]
-        yield separator + _CANONICAL.encode(key) + ":"
-        separator = ","
-        if isinstance(value, dict) and value:
-            inner = "{"
-            for name in sorted(value):
-                yield inner + _CANONICAL.encode(name) + ":" + _CANONICAL.encode(_json(value[name]))
-                inner = ","
-            yield "}"
-        elif isinstance(value, list) and value:
-            inner = "["
-            for entry in value:
-                yield inner + _CANONICAL.encode(_json(entry))
-                inner = ","
-            yield "]"
-        else:
-            yield _CANONICAL.encode(value)
-    yield "}" if body else "{}"
-
-
-def indented_chunks(payload: Mapping[str, Any]) -> Iterator[str]:
-    """`json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False)` in pieces, as
-    `canonical_chunks` cuts them."""
-    if not payload:
-        yield "{}"
-        return
-    separator = "{\n  "
-    for key in sorted(payload):
-        value = payload[key]
-        yield separator + _INDENTED.encode(key) + ": "
-        separator = ",\n  "
-        if isinstance(value, dict) and value:
-            inner = "{" + _ENTRY_INDENT
-            for name in sorted(value):
-                yield inner + _INDENTED.encode(name) + ": " + _indented_entry(value[name])
-                inner = "," + _ENTRY_INDENT
-            yield "\n  }"
-        elif isinstance(value, list) and value:
-            inner = "[" + _ENTRY_INDENT
-            for entry in value:
-                yield inner + _indented_entry(entry)
-                inner = "," + _ENTRY_INDENT
-            yield "\n  ]"
-        else:
-            yield _INDENTED.encode(value)
-    yield "\n}"
-
-
-def _indented_entry(entry: Any) -> str:
-    return _indented_value(_json(entry), _ENTRY_INDENT)
-
-
-_encode_text = json.encoder.encode_basestring  # a string as ensure_ascii=False writes it
-
-
-def _indented_value(value: Any, indent: str) -> str:
-    """`_INDENTED.encode(value)` with every line after its first moved in to INDENT (a
-    newline and the spaces of VALUE's own level): the same text, built a container at a
-    time with the compiled encoder for strings and scalars (json's indenting encoder is
-    pure Python, token by token: most of a large state's write)."""
-    if isinstance(value, str):
-        return _encode_text(value)
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        if not all(isinstance(key, str) for key in value):  # json's own key conversions
-            # a newline in JSON text is always structure (one in a string is escaped)
-            return _INDENTED.encode(value).replace("\n", indent)
-        inner = indent + "  "
-        items = [
-            _encode_text(key) + ": " + _indented_value(value[key], inner) for key in sorted(value)
-        ]
-        return "{" + inner + ("," + inner).join(items) + indent + "}"
-    if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        inner = indent + "  "
-        return (
-            "["
-            + inner
-            + ("," + inner).join([_indented_value(v, inner) for v in value])
-            + indent
-            + "]"
-        )
-    return _CANONICAL.encode(value)  # a number, true, false, null: as json writes them
-
-
-def _json(entry: Any) -> Any:
-    return entry.model_dump(mode="json") if isinstance(entry, BaseModel) else entry
-
-
 def _parts(doc: StateDocument) -> dict[str, Any]:
     """DOC's body (without `checksum`) with its deployments and intents left as models,
     in containers of their own: what the chunk functions encode."""
@@ -449,12 +353,12 @@ _SEAL_BATCH = 1000
 
 
 def sealed(doc: StateDocument, serial: int) -> StateDocument:
-    """DOC as version SERIAL of the current tool version, with the checksum of what it
-    holds: a new document, validated as a whole one would be (a batch of entries at a
-    time), that shares DOC's deployments and intents (models that are replaced, never
+    """DOC as version SERIAL of the current tool version and format, with the checksum of
+    what it holds: a new document, validated as a whole one would be (a batch of entries
+    at a time), that shares DOC's deployments and intents (models that are replaced, never
     changed in place) in containers of its own; DOC is not changed."""
     parts = _parts(doc)
-    parts.update(serial=serial, tool_version=__version__)
+    parts.update(serial=serial, tool_version=__version__, format_version=FORMAT_VERSION)
     problems = _problems_of(parts)
     if problems:
         raise StateError("refusing to write an invalid state", details=problems)
@@ -471,9 +375,10 @@ def _problems_of(parts: dict[str, Any]) -> list[str]:
         batch = {
             **parts,
             "deployments": {
-                name: _json(recorded) for name, recorded in deployments[start : start + _SEAL_BATCH]
+                name: json_value(recorded)
+                for name, recorded in deployments[start : start + _SEAL_BATCH]
             },
-            "pending": [_json(intent) for intent in pending[start : start + _SEAL_BATCH]],
+            "pending": [json_value(intent) for intent in pending[start : start + _SEAL_BATCH]],
         }
         try:
             StateDocument.model_validate(batch)
@@ -487,6 +392,7 @@ def advance(doc: StateDocument, written: StateDocument) -> None:
     changed and written again; a document some other writer overtook stays stale."""
     doc.serial = written.serial
     doc.tool_version = written.tool_version
+    doc.format_version = written.format_version
     doc.checksum = written.checksum
 
 

@@ -227,17 +227,18 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+def write_atomic(path: Path, text: str | Iterable[str], *, mode: int = FILE_MODE) -> None:
     """Replace PATH with TEXT (or the pieces of a text, written as they come) so readers
     see the old or the new file, never a mix.
 
-    Temp file in the same directory (mode 0600), fsync, rename over, fsync the directory.
+    Temp file in the same directory (MODE, 0600 unless given), fsync, rename over, fsync
+    the directory.
     """
     pieces = (text,) if isinstance(text, str) else text
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        os.fchmod(fd, FILE_MODE)  # exact, whatever the umask
+        os.fchmod(fd, mode)  # exact, whatever the umask
         with os.fdopen(fd, "wb", _WRITE_BUFFER, closefd=False) as handle:
             for piece in pieces:
                 handle.write(piece.encode("utf-8"))

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from planner.errors import StateError
 from planner.secrets import redact_url
 from planner.state.backend import StateBackend
+from planner.state.document import StateDocument
 from planner.state.localfile import LocalFileBackend
 
 STATE_ENV = "PLANNER_STATE"
@@ -25,6 +26,20 @@ STATE_SUFFIX = ".state.json"
 def is_postgres_url(location: str) -> bool:
     """Whether a state location is a PostgreSQL URL (anything else is a file path)."""
     return location.lower().startswith(POSTGRES_SCHEMES)
+
+
+def require_state(backend: StateBackend) -> StateDocument:
+    """The stored state, or a StateError naming where it was looked for (for the commands
+    that edit a state and never create one: `state rm`, `release`, ...)."""
+    doc = backend.read()
+    if doc is None:
+        kind = "state" if is_postgres_url(backend.location) else "state file"
+        raise StateError(
+            f"no {kind} at {backend.location}",
+            hint="nothing is managed yet (`planner apply` creates the state), "
+            "or pass --state PATH / -c FILE to point at another one",
+        )
+    return doc
 
 
 def check_postgres_url(url: str) -> None:

@@ -6,6 +6,24 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.pydantic_internals import set_given_names
+
+
+class Hold(BaseModel):
+    """A rollback's pin: plans and applies leave the deployment alone until `planner
+    release` lifts it.
+
+    `revision_id` is the revision rolled back TO (the one `rollback --to` names): the
+    redeploy made a new revision of its source and revision config, which the record's
+    `latest_revision_id` (and `active_revision_id`, once deployed) name. `since` is ISO
+    8601 UTC (`iso_utc`); `by` is who set it, the state lock's `who` (`user@host`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    revision_id: str
+    since: str
+    by: str
+
 
 class RecordedDeployment(BaseModel):
     """One managed deployment as last applied.
@@ -27,6 +45,9 @@ class RecordedDeployment(BaseModel):
     # lifecycle.protect as last applied: removing a protected deployment's table from the
     # config must not delete it (it stays protected until applied with protect = false).
     protect: bool = False
+    # set by `planner rollback`, lifted by `planner release`; left out of the JSON when
+    # None, so a record without a hold is written byte for byte as before holds existed
+    held: Hold | None = Field(default=None, exclude_if=lambda held: held is None)
 
 
 def share_given_names(model: BaseModel) -> None:
@@ -36,13 +57,13 @@ def share_given_names(model: BaseModel) -> None:
     listing's deployments): a field assigned afterwards would count as given in all of
     them, which only a dump with `exclude_unset` could tell, and none dumps them so;
     `model_copy(update=...)` copies the set before it adds to it."""
-    names = model.__pydantic_fields_set__
+    names = model.model_fields_set
     last = _LAST_SHARED.get(type(model))
     if last is None or last != names:
         last = _SHARED.setdefault(frozenset(names), names)
         _LAST_SHARED[type(model)] = last
     if last is not names:
-        object.__setattr__(model, "__pydantic_fields_set__", last)
+        set_given_names(model, last)
 
 
 _SHARED: dict[frozenset[str], set[str]] = {}

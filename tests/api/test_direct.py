@@ -15,6 +15,7 @@ from planner.api.auth import KeyAuth
 from planner.api.client import ControlPlaneClient
 from planner.api.direct import DirectSender
 from planner.api.models import DeploymentCreate, DeploymentPatch
+from planner.api.transport import PoolTransport
 from tests.api.test_transport import raw_server, read_request
 
 pytestmark = pytest.mark.anyio
@@ -219,5 +220,6 @@ async def test_a_body_cut_short_is_a_connection_error() -> None:
     async with raw_server(answer) as url, ControlPlaneClient(url, KEY, retry=NO_RETRIES) as client:
         with pytest.raises(ConnectionFailedError):
             await client.list_providers()
-        pool = client._http._transport._pool  # type: ignore[attr-defined]
+        assert isinstance(client._transport, PoolTransport)
+        pool = client._transport.pool
         assert all(not c.is_idle() or c.is_closed() for c in pool.connections)

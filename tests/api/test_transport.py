@@ -1,4 +1,5 @@
-"""The client's asyncio network backend under httpcore2's pool, over real loopback sockets."""
+"""The client's transport: httpcore2's pool on the asyncio network backend, handed to httpx2
+through their public parameters, over real loopback sockets."""
 
 from __future__ import annotations
 
@@ -9,18 +10,21 @@ import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpcore2
 import httpx2
 import pytest
 
 from planner.api.client import ControlPlaneClient
-from planner.api.transport import AsyncioBackend, AsyncioStream, LeanPool, use_asyncio_backend
+from planner.api.http_internals import LeanPool
+from planner.api.transport import AsyncioBackend, AsyncioStream, PoolTransport, client_transport
 from planner.controlplane.settings import DEFAULT_TENANT_ID, EMBEDDED_API_KEY
 
 pytestmark = pytest.mark.anyio
 
 Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+DEFAULT_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20)  # httpx2's
 OK = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok"
 
 
@@ -58,27 +62,66 @@ async def closed(writer: asyncio.StreamWriter) -> None:
     await writer.wait_closed()
 
 
-def asyncio_client(**kwargs: object) -> httpx2.AsyncClient:
-    client = httpx2.AsyncClient(**kwargs)  # type: ignore[arg-type]
-    use_asyncio_backend(client)
-    return client
+class LeanClient(httpx2.AsyncClient):
+    """An httpx2 client on the planner's transport (`client_transport`); `pool` is its pool."""
+
+    def __init__(
+        self,
+        limits: httpx2.Limits = DEFAULT_LIMITS,
+        verify: ssl.SSLContext | None = None,
+        **kwargs: Any,
+    ) -> None:
+        transport = client_transport(limits, verify or httpx2.create_ssl_context())
+        assert transport is not None  # no proxy in the test's environment
+        super().__init__(transport=transport, **kwargs)
+        self.pool = transport.pool
+
+
+def asyncio_client(**kwargs: Any) -> LeanClient:
+    return LeanClient(**kwargs)
 
 
 async def test_the_project_client_uses_the_asyncio_backend(loopback_url: str) -> None:
-    """ControlPlaneClient's own pool runs on AsyncioBackend and works over loopback HTTP."""
+    """ControlPlaneClient's own pool is a LeanPool on AsyncioBackend, handed to httpx2 as
+    its transport, and works over loopback HTTP."""
     async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
         assert (await client.list_deployments()).resources == []
-        pool = client._http._transport._pool  # type: ignore[attr-defined]
-        assert isinstance(pool._network_backend, AsyncioBackend)
+        transport = client._transport
+        assert isinstance(transport, PoolTransport) and type(transport.pool) is LeanPool
+        pool = transport.pool
+        assert isinstance(pool._network_backend, AsyncioBackend)  # httpcore2's, as given
         assert len(pool.connections) == 1 and pool.connections[0].is_idle()
 
 
-async def test_a_given_transport_is_left_alone() -> None:
-    """A caller's transport (MockTransport, ASGITransport) is not touched."""
-    mock = httpx2.MockTransport(lambda request: httpx2.Response(204))
-    async with asyncio_client(transport=mock) as client:
+async def test_a_given_transport_is_used_as_it_is() -> None:
+    """A caller's transport (MockTransport, ASGITransport) carries the client's requests,
+    unchanged."""
+    mock = httpx2.MockTransport(lambda request: httpx2.Response(200, json=[]))
+    async with ControlPlaneClient("http://x.test", EMBEDDED_API_KEY, transport=mock) as client:
         assert client._transport is mock
-        assert (await client.get("http://x.test/")).status_code == 204
+        assert await client.list_providers() == []
+
+
+async def test_a_proxy_named_by_the_environment_carries_the_requests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With `HTTP_PROXY` set, the client makes no transport of its own (httpx2 would then
+    ignore the proxy): httpx2's transports send its requests through the proxy."""
+    seen: list[bytes] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            seen.append(await read_request(reader))
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n[]")
+            await writer.drain()
+
+    async with raw_server(proxy) as proxy_url:
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        assert client_transport(DEFAULT_LIMITS, httpx2.create_ssl_context()) is None
+        async with ControlPlaneClient("http://cp.test", EMBEDDED_API_KEY) as client:
+            assert client._direct is None
+            assert await client.list_providers() == []
+    assert seen[0].startswith(b"GET http://cp.test/v2/")
 
 
 async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
@@ -98,15 +141,15 @@ async def test_keep_alive_reuses_and_a_server_close_is_noticed() -> None:
     async with raw_server(answer) as url, asyncio_client() as client:
         assert [(await client.get(url)).text for _ in range(2)] == ["ok", "ok"]
         await asyncio.sleep(0.05)  # the close arrives while the connection is idle
-        stream = client._transport._pool.connections[0]._connection._network_stream  # type: ignore[attr-defined]
+        stream = client.pool.connections[0]._connection._network_stream  # type: ignore[attr-defined]
         assert stream.get_extra_info("is_readable") is True
         assert (await client.get(url)).text == "ok"
     assert connections == 2
 
 
 async def test_the_lean_pool_hands_a_freed_connection_to_a_queued_request() -> None:
-    """A plain pool becomes a LeanPool; with one connection, a second request waits in
-    its queue and gets the connection as soon as the first response is closed."""
+    """With one connection, a second request waits in the LeanPool's queue and gets the
+    connection as soon as the first response is closed."""
     connections = 0
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -120,7 +163,7 @@ async def test_the_lean_pool_hands_a_freed_connection_to_a_queued_request() -> N
 
     limits = httpx2.Limits(max_connections=1, max_keepalive_connections=1)
     async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
-        pool = client._transport._pool  # type: ignore[attr-defined]
+        pool = client.pool
         assert type(pool) is LeanPool
         answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
         assert [a.text for a in answers] == ["ok"] * 3
@@ -141,7 +184,7 @@ async def test_the_lean_pool_drops_a_closed_connection_on_the_next_request() -> 
         await closed(writer)
 
     async with raw_server(answer) as url, asyncio_client() as client:
-        pool = client._transport._pool  # type: ignore[attr-defined]
+        pool = client.pool
         assert (await client.get(url)).text == "ok"
         assert len(pool.connections) == 1 and pool.connections[0].is_closed()  # left as is
         assert (await client.get(url)).text == "ok"
@@ -165,11 +208,11 @@ async def test_the_lean_pool_takes_an_idle_connection_of_the_same_origin_only() 
         raw_server(answer) as two,
         asyncio_client(limits=limits) as client,
     ):
-        pool = client._transport._pool  # type: ignore[attr-defined]
+        pool = client.pool
         for url in (one, two, one, two):
             assert (await client.get(url)).text == "ok"
         assert len(pool.connections) == 2
-        assert all(c.is_idle() and c._connection._request_count == 2 for c in pool.connections)
+        assert all(c.is_idle() and c._connection._request_count == 2 for c in pool.connections)  # type: ignore[attr-defined]
 
 
 async def test_the_lean_pool_leaves_a_connection_closed_while_idle_to_the_full_pass() -> None:
@@ -187,7 +230,7 @@ async def test_the_lean_pool_leaves_a_connection_closed_while_idle_to_the_full_p
 
     limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
     async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
-        pool = client._transport._pool  # type: ignore[attr-defined]
+        pool = client.pool
         assert (await client.get(url)).text == "ok"
         await asyncio.sleep(0.05)  # the close arrives while the connection is idle
         assert pool.connections[0].has_expired()
@@ -209,7 +252,7 @@ async def test_a_pool_keeping_fewer_connections_alive_closes_the_surplus() -> No
 
     limits = httpx2.Limits(max_connections=3, max_keepalive_connections=1)
     async with raw_server(answer) as url, asyncio_client(limits=limits) as client:
-        pool = client._transport._pool  # type: ignore[attr-defined]
+        pool = client.pool
         answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
         assert [a.text for a in answers] == ["ok"] * 3
         assert (await client.get(url)).text == "ok"
@@ -370,7 +413,7 @@ async def test_https_through_the_backend(certificate: tuple[Path, Path]) -> None
         trusting = ssl.create_default_context(cafile=str(cert))
         async with asyncio_client(verify=trusting) as client:
             response = await client.get(url)
-            stream = client._transport._pool.connections[0]._connection._network_stream  # type: ignore[attr-defined]
+            stream = client.pool.connections[0]._connection._network_stream  # type: ignore[attr-defined]
             assert stream.get_extra_info("ssl_object") is not None
         assert response.text == "ok"
         async with asyncio_client() as client:
@@ -387,10 +430,12 @@ async def test_a_resized_pool_keeps_the_clients_tls_context(loopback_url: str) -
     """`fit_pool`'s new pool verifies TLS with the context the client made first (one
     context per client: making one reads the CA bundle)."""
     async with ControlPlaneClient(loopback_url, EMBEDDED_API_KEY, DEFAULT_TENANT_ID) as client:
-        first = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+        assert isinstance(client._transport, PoolTransport)
+        first = client._transport.ssl_context
         assert first.verify_mode is ssl.CERT_REQUIRED
         await client.fit_pool(client.pool_connections + 10)
-        assert client._http._transport._pool._ssl_context is first  # type: ignore[attr-defined]
+        assert isinstance(client._transport, PoolTransport)
+        assert client._transport.ssl_context is first
         assert (await client.list_deployments()).resources == []
 
 

@@ -78,7 +78,8 @@ async def test_the_wait_timeout_bounds_the_wait_for_a_rollout(harness: Harness) 
     revision = await left_rolling_out(harness)
     result = await harness.apply(options=replace(FAST, wait_timeout=0.05))
     [row] = result.failed
-    assert row.rollout and f"revision {revision} still" in (row.error or "")
+    assert row.rollout and f"revision {revision}" in (row.error or "")
+    assert "(--wait-timeout)" in (row.error or "")
     assert apply_summary(result).startswith("Apply finished with errors:")
 
 

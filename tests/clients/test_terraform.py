@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import copy
 import io
+import json
 import re
+import shlex
 import tarfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from planner.cli.main import main
 from tests.clients.conftest import StartServer
 from tests.clients.terraform import REPOSITORY, Terraform, provider_blocks, require_provider
 
@@ -396,3 +399,64 @@ def test_the_older_providers_block_reaches_the_api_under_api_host(
     ids = create_every_source(box, wanted)
     assert_plans_nothing(box)
     destroy_all(box, list(ids.values()))
+
+
+def counted_fleet() -> Resources:
+    """Every source the cloud mode has, the image under `count` and the template under
+    `for_each`: instance addresses with both kinds of key."""
+    resources = cloud_resources()
+    resources["image"] |= {"count": 2, "name": "tf-image-${count.index}"}
+    resources["quiet"] |= {"for_each": {"eu": "eu"}, "name": "tf-template-${each.key}"}
+    return resources
+
+
+@pytest.mark.slow
+def test_planner_takes_over_what_terraform_applied(
+    sandbox: OpenSandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The state the real Terraform wrote, as its state file and as `terraform show
+    -json`: `planner import --from-terraform` adopts every deployment (no environment
+    value copied), the next plan is empty, and the `terraform state rm` lines it prints
+    hand the deployments over: Terraform, its configuration without them, plans nothing
+    and the deployments run on."""
+    box = sandbox("current-cloud", "cloud", INSTANT)
+    box.declare(counted_fleet())
+    box.terraform.init()
+    assert "4 added" in box.terraform.apply().stdout
+    (tmp_path / "show.json").write_text(box.terraform.ok("show", "-json").stdout)
+    tenant = re.search(r'workspace_id\s*=\s*"([^"]+)"', box.provider)
+    assert tenant is not None
+    for name, value in {
+        "PLANNER_BASE_URL": str(box.api.base_url).rstrip("/"),
+        "PLANNER_API_KEY": KEY,
+        "PLANNER_TENANT_ID": tenant[1],
+        "MODEL_KEY": SECRET,
+        "LOG_LEVEL": "info",
+    }.items():
+        monkeypatch.setenv(name, value)
+    printed = ""
+    for source in (box.terraform.workdir / "terraform.tfstate", tmp_path / "show.json"):
+        folder = tmp_path / f"planner-{source.name}"
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        monkeypatch.setenv("PLANNER_STATE_DIR", str(folder / "state"))
+        argv = ["import", "--from-terraform", str(source), "--generate-config", "planner.toml"]
+        assert main(argv) == 0, capsys.readouterr()
+        printed = capsys.readouterr().out
+        assert main(["plan", "--detailed-exitcode"]) == 0, capsys.readouterr()
+        states = (path.read_text() for path in (folder / "state").glob("*.json"))
+        assert SECRET not in (folder / "planner.toml").read_text() + "".join(states)
+    handover = [line.strip() for line in printed.splitlines() if "terraform state rm" in line]
+    assert len(handover) == 4 and "terraform state rm 'langsmith_deployment.image[1]'" in handover
+    assert """terraform state rm 'langsmith_deployment.quiet["eu"]'""" in handover
+    state = json.loads((box.terraform.workdir / "terraform.tfstate").read_text())
+    ids = [i["attributes"]["id"] for r in state["resources"] for i in r["instances"]]
+    # one command for the four lines (each spawns Terraform): the words each line's
+    # shell quoting gives
+    box.terraform.ok("state", "rm", *(shlex.split(line)[3] for line in handover))
+    box.terraform.declare({})
+    assert_plans_nothing(box)
+    assert not [i for i in ids if box.is_gone(i)]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from planner.config.diagnostics import Problem, did_you_mean, format_loc, has_path, under
+from planner.config.diagnostics import Problem, format_loc, has_path, under
+from planner.errors import did_you_mean
 
 
 def test_locations_print_as_dotted_paths_with_indexes_and_quotes() -> None:

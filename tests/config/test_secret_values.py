@@ -217,3 +217,27 @@ def test_a_secret_from_an_environments_variables_names_that_table(
         "planner.toml: deployments.api.secrets.TOKEN: secret value from "
         "environments.dev.variables.token in the config file"
     ]
+
+
+def test_validate_s_environ_does_not_claim_an_unset_planner_var(
+    write_config: Callable[..., Path], docker_api: str
+) -> None:
+    """`validate` and `promote` load with an environ in which every name reads as set
+    (NotingMissing): a `${var.token}` from `[environments.staging.variables]` names that
+    table, not an environment variable PLANNER_VAR_token that is not set."""
+    text = (
+        TOKEN_VARIABLE
+        + docker_api
+        + '[deployments.api.secrets]\nTOKEN = "${var.token}"\n'
+        + '[environments.staging]\nvariables = { token = "staging-value" }\n'
+    )
+    path = write_config(text)
+    sources = {
+        "environments.staging.variables.token in the config file": {},
+        "the environment variable PLANNER_VAR_token": {"PLANNER_VAR_token": "set-value"},
+    }
+    for source, environ in sources.items():
+        config = load_config(path, environ=NotingMissing(environ), env="staging")
+        assert [w.split("; ")[0] for w in config.warnings] == [
+            f"planner.toml: deployments.api.secrets.TOKEN: secret value from {source}"
+        ]

@@ -17,7 +17,8 @@ from planner.api.models import DeploymentCreate, DeploymentPatch
 from planner.controlplane.pages import page_sql
 from planner.controlplane.service import Conflict, Deployments, NotFound
 from planner.controlplane.settings import ServerSettings
-from planner.controlplane.store import DeploymentFilter, Store, Transaction
+from planner.controlplane.store import DeploymentFilter, Store
+from planner.controlplane.store.reads import Snapshot
 from tests.controlplane.core_fixtures import FakeClock, git_host_body
 
 TENANT_A = "00000000-0000-4000-8000-00000000000a"
@@ -166,7 +167,7 @@ def test_two_stores_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
     second.close()
 
 
-def query_plan(tx: Transaction, sql: str, params: Any = ()) -> list[str]:
+def query_plan(tx: Snapshot, sql: str, params: Any = ()) -> list[str]:
     """The details of EXPLAIN QUERY PLAN, one line per step."""
     return [str(row[3]) for row in tx.conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
 

@@ -18,7 +18,7 @@ from planner.plan.diff import PlanOptions, make_plan
 from planner.plan.health import RevisionHealth
 from planner.plan.model import Action, Change, Plan
 from planner.secrets import secret_digest
-from planner.state.records import RecordedDeployment
+from planner.state.records import Hold, RecordedDeployment
 
 KEY = b"k" * 32
 TENANT = "6f1c2c1e-0000-4000-8000-000000000001"
@@ -242,4 +242,63 @@ def rich_plan() -> Plan:
         unmanaged_existing=inputs["unmanaged_existing"],
         health=health["health"],
         unmanaged=health["unmanaged"],
+    )
+
+
+HELD_REVISION = "11111111-0000-4000-8000-0000000000a1"
+HOLD = Hold(revision_id=HELD_REVISION, since="2026-11-23T09:53:00Z", by="ana@laptop")
+
+
+def held(recorded: RecordedDeployment, hold: Hold = HOLD) -> RecordedDeployment:
+    """RECORDED as `planner rollback` leaves it: held on HOLD's revision."""
+    return recorded.model_copy(update={"held": hold})
+
+
+def held_inputs() -> dict[str, Any]:
+    """`support-agent` rolled back and held while the config moved on (a new repo_ref and
+    more replicas), `batch` held with a config that changes nothing of it, `worker`
+    updated in place beside them."""
+    support, batch, worker = (
+        git_desired("support-agent"),
+        git_desired("batch"),
+        git_desired("worker"),
+    )
+    live = {d.name: observed_from(d) for d in (support, batch, worker)}
+    recorded = {d.name: recorded_from(d) for d in (support, batch, worker)}
+    recorded["support-agent"] = held(recorded["support-agent"])
+    recorded["batch"] = held(recorded["batch"])
+    desired = {
+        "support-agent": git_desired(
+            "support-agent",
+            source_config={
+                "integration_id": INTEGRATION,
+                "repo_url": "https://git.example.com/acme/support-agent",
+                "build_on_push": False,
+                "resource_spec": {"min_scale": 1, "max_scale": 6},
+            },
+            source_revision_config={"repo_ref": "v2", "agent_config_path": "agent.json"},
+        ),
+        "batch": batch,
+        "worker": git_desired(
+            "worker",
+            source_config={
+                "integration_id": INTEGRATION,
+                "repo_url": "https://git.example.com/acme/worker",
+                "build_on_push": True,
+                "resource_spec": {"min_scale": 1, "max_scale": 3},
+            },
+        ),
+    }
+    return {"desired": desired, "recorded": recorded, "observed": live}
+
+
+def held_plan(command_args: tuple[str, ...] = ()) -> Plan:
+    """The plan of `held_inputs` (the held goldens show it)."""
+    inputs = held_inputs()
+    return make_plan(
+        inputs["desired"],
+        inputs["recorded"],
+        inputs["observed"],
+        options=PlanOptions(command_args=command_args),
+        digest_key=KEY,
     )

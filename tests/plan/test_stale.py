@@ -8,10 +8,12 @@ import pytest
 
 from planner.api.models import Deployment
 from planner.errors import PlanStaleError
+from planner.plan.model import HeldDeployment
 from planner.plan.refresh import Observed
 from planner.plan.saved import SavedPlan
-from planner.plan.stale import check_plan_fresh
+from planner.plan.stale import STALE_HINT, check_plan_fresh
 from planner.state import StateDocument
+from tests.plan.builders import HOLD, held
 from tests.plan.test_saved import scene
 
 
@@ -85,3 +87,41 @@ def test_deleted_since_the_plan() -> None:
     saved, doc, _ = scene()
     error = stale_error(saved, doc, Observed(by_name={"api": None}))
     assert "deployment api" in error.message and "was deleted since the plan" in error.message
+
+
+def test_a_rollback_since_the_plan_makes_it_stale_even_at_the_same_serial() -> None:
+    """A deployment the plan changes, held since (a rollback), makes the plan stale with the
+    stale-plan message naming the hold, whether or not the serial moved."""
+    saved, doc, observed = scene()
+    doc.record(held(doc.deployments["api"]))
+    error = stale_error(saved, doc, observed)
+    assert error.message.startswith("the plan is stale: deployment api was rolled back")
+    assert HOLD.revision_id in error.message and HOLD.by in error.message
+    assert error.hint == STALE_HINT
+    doc.serial += 1  # the rollback's own write: both are said
+    error = stale_error(saved, doc, observed)
+    assert "rolled back" in error.message and any("serial" in d for d in error.details)
+
+
+def test_a_release_since_the_plan_makes_it_stale() -> None:
+    """A deployment the plan listed as held and released since makes the plan stale."""
+    saved, doc, observed = scene()
+    doc.record(held(doc.deployments["api"]))
+    plan = saved.plan.model_copy(update={"changes": [], "held": [held_entry_of("api")]})
+    saved = saved.model_copy(update={"plan": plan})
+    check_plan_fresh(saved, doc, observed)  # still held: fresh
+    doc.record(doc.deployments["api"].model_copy(update={"held": None}))
+    error = stale_error(saved, doc, observed)
+    assert error.message == (
+        "the plan is stale: deployment api was released since the plan (it listed it as held)"
+    )
+
+
+def held_entry_of(name: str) -> HeldDeployment:
+    return HeldDeployment(
+        address=name,
+        revision=HOLD.revision_id,
+        since=HOLD.since,
+        by=HOLD.by,
+        release_command=f"planner release {name}",
+    )

@@ -8,7 +8,17 @@ from planner.api.models import Revision
 from planner.plan.health import RevisionHealth
 from planner.plan.status import changed_paths, history_entries, status_rows
 
-from .builders import KEY, deployment_id, edit, git_desired, observed_from, recorded_from
+from .builders import (
+    HELD_REVISION,
+    HOLD,
+    KEY,
+    deployment_id,
+    edit,
+    git_desired,
+    held,
+    observed_from,
+    recorded_from,
+)
 
 
 def revision(rid: str, ref: str, status: str = "DEPLOYED", source: str = "git_host") -> Revision:
@@ -60,3 +70,40 @@ def test_history_is_newest_first_with_the_paths_that_changed() -> None:
     assert changed_paths(revision("a", "x"), revision("b", "x", source="internal_source")) == [
         "source"
     ]
+
+
+def test_a_held_row_carries_its_hold_and_drifts_only_by_outside_changes() -> None:
+    """A held deployment's row has its hold and the active revision; what the rollback
+    changed (recorded by it) is not drift, a change made outside since is; a row without
+    a hold has no `held` key in its JSON."""
+    api, bot = git_desired("api"), git_desired("bot")
+    rolled_back = edit(observed_from(api), {"source_revision_config": {"repo_ref": "v1"}})
+    rolled_back = rolled_back.model_copy(
+        update={"active_revision_id": HELD_REVISION, "latest_revision_id": HELD_REVISION}
+    )
+    base = recorded_from(api)
+    managed = {**base.managed}
+    managed["source_revision_config"] = {**managed["source_revision_config"], "repo_ref": "v1"}
+    recorded = {
+        "api": held(base.model_copy(update={"managed": managed})),
+        "bot": recorded_from(bot),
+    }
+    observed = {"api": rolled_back, "bot": observed_from(bot)}
+    rows = {r.name: r for r in status_rows(recorded, observed, {}, {"api": api}, KEY)}
+    assert rows["api"].held == HOLD and not rows["api"].drift
+    assert rows["api"].active_revision_id == HELD_REVISION
+    assert rows["api"].model_dump(mode="json")["held"]["revision_id"] == HELD_REVISION
+    assert "held" not in rows["bot"].model_dump(mode="json")
+    edited_outside = edit(rolled_back, {"source_revision_config": {"repo_ref": "hotfix"}})
+    observed["api"] = edited_outside
+    (changed,) = [r for r in status_rows(recorded, observed, {}, {"api": api}, KEY) if r.held]
+    assert changed.drift
+
+
+def test_history_marks_the_held_revision() -> None:
+    """The revision a rollback holds is marked `held` (absent from the JSON of the others)."""
+    revisions = [revision("r3", "v2", "DEPLOY_FAILED"), revision("r2", "v1")]
+    entries = history_entries(revisions, "r2", held_id="r2")
+    assert [(e.active, e.held) for e in entries] == [(False, False), (True, True)]
+    assert "held" not in entries[0].model_dump(mode="json")
+    assert entries[1].model_dump(mode="json")["held"] is True

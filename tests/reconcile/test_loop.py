@@ -153,7 +153,7 @@ def test_notifications_are_sent_once_per_finding() -> None:
         "healed",
         ["api"],
     )
-    refused = Outcome("refused", "too many", pending=["a", "b"], held=["c"])
+    refused = Outcome("refused", "too many", pending=["a", "b"], held_back=["c"])
     assert loop.notification_of(refused) == ("drift", ["a", "b", "c"])
 
 
@@ -221,7 +221,7 @@ def test_an_election_that_cannot_reach_the_database_fails_the_cycle(scenario: Sc
 
 def test_a_cycle_leaves_no_garbage_behind(scenario: Scenario) -> None:
     """The workspace of a cycle (its client, and the embedded control plane behind it)
-    is gone once the next cycle runs: the engine's gc.freeze does not keep it forever."""
+    is gone once the next cycle runs: the reconcile command's opener collects it."""
     assert scenario.cli("apply", "--auto-approve").code == 0
     opener = workspace_opener(resolve_target(WorkspaceOptions(), os.environ))
     apps: list[weakref.ref[object]] = []
@@ -289,9 +289,9 @@ def test_a_heal_with_deletions_held_back_counts_them_as_left() -> None:
     cycle finding only that deletion sends nothing new."""
     leadership = election_for(InMemoryBackend())
     loop = Reconciler(Settings(), None, leadership, StatusBoard(), Watching(), asyncio.Event())  # type: ignore[arg-type]
-    healed = Outcome("drift", "1 healed", pending=["api"], changed=["api"], held=["worker"])
+    healed = Outcome("drift", "1 healed", pending=["api"], changed=["api"], held_back=["worker"])
     assert healed.left == ["worker"] and once_exit_code(healed.result) == 2
     assert loop.notification_of(healed) == ("healed", ["api"])
-    assert loop.notification_of(Outcome("drift", "held", held=["worker"])) == (None, [])
+    assert loop.notification_of(Outcome("drift", "held", held_back=["worker"])) == (None, [])
     loop.publish(datetime.now(UTC), 0.1, healed)
     assert loop.board.snapshot().cycles[0].pending == 1

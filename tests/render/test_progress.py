@@ -88,6 +88,27 @@ def test_live_reporter_shows_each_deployment_and_the_overall_bar() -> None:
     assert "1/2" in text
 
 
+def test_a_title_opens_the_progress_in_place_of_the_count_of_changes() -> None:
+    """A reporter given a title (a rollback's) opens with it, not with `Applying N
+    change(s)`: as the first plain line, and as the live display's bar."""
+    out = io.StringIO()
+    title = "Rolling back api to revision r1"
+    row = DeploymentResult("api", Action.NEW_REVISION, status="redeploying", started=1.0)
+    reporter = LineReporter(make_console(out), clock=lambda: 1.0, wall=lambda: WALL, title=title)
+    reporter.begin([row])
+    reporter.update(row)
+    assert out.getvalue().splitlines() == [
+        f"2026-01-01T03:04:05Z {title}",
+        "2026-01-01T03:04:05Z api: redeploying (0.0s)",
+    ]
+    assert isinstance(make_reporter(make_console(out), live=False, title=title), LineReporter)
+    live_out = io.StringIO()
+    live = make_reporter(make_console(live_out, force_terminal=True), live=True, title=title)
+    live.begin([row])
+    live.end(ApplyResult(results=[row]))
+    assert title in live_out.getvalue() and "Applying" not in live_out.getvalue()
+
+
 def test_make_reporter_picks_live_only_for_a_terminal() -> None:
     """A terminal gets the live display, anything else the plain lines."""
     console = make_console(io.StringIO())

@@ -18,7 +18,8 @@ import pytest
 from planner.errors import LockLostError, StateError, StateLockedError
 from planner.secrets import digest_key, secret_digest
 from planner.state import RecordedDeployment, StateBackend, StateDocument
-from planner.state.document import utc_now
+from planner.state.document import FORMAT_VERSION, utc_now
+from planner.state.holds import held, new_hold, released
 from planner.state.inmemory import InMemoryBackend
 from planner.state.lease import DEFAULT_LEASE_SECONDS
 from planner.state.locking import LockHandle
@@ -28,6 +29,7 @@ from planner.state.versions import push, rollback
 ENDPOINT = "http://127.0.0.1:8123"
 TENANT = "00000000-0000-4000-8000-000000000001"
 SECRET_VALUE = "sk-contract-secret-value-0123456789"
+HOLD = new_hold("6f1c2c1e-0000-4000-8000-0000000000cc", "ops@laptop", utc_now())
 
 
 @dataclass
@@ -476,6 +478,46 @@ def edit_json_text(text: str, edit: Callable[[dict[str, Any]], None]) -> str:
         assert stored.deployments["billing-agent"].secret_digests == (
             sample_recorded().secret_digests
         )
+
+    # --- holds (planner.state.holds) ---------------------------------------------------
+
+    def test_a_hold_round_trips_in_a_version(self, harness: Harness) -> None:
+        """A held record written as a version reads back with its hold, in a state of the
+        current format version."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        doc.record(held(sample_recorded(), HOLD))
+        harness.backend.write(doc)
+        stored = harness.peer().read()
+        assert stored is not None and stored.deployments["support-agent"].held == HOLD
+        assert json.loads(harness.stored_text())["format_version"] == FORMAT_VERSION == 2
+
+    def test_a_hold_is_set_and_lifted_through_the_log(self, harness: Harness) -> None:
+        """A hold appended to the operation log is read back by another process before
+        any compaction; its release, appended too, reads back without it, and the
+        version that folds both stores no `held` key."""
+        doc = _logging(harness)
+        doc.record(held(doc.get("support-agent"), HOLD))
+        harness.backend.append(group_of(doc, doc.take_changes()))
+        after_hold = harness.peer().read()
+        assert after_hold is not None and after_hold.deployments["support-agent"].held == HOLD
+        record, lifted = released(doc, "support-agent")
+        doc.record(record)
+        harness.backend.append(group_of(doc, doc.take_changes()))
+        after_release = harness.peer().read()
+        assert lifted == HOLD and after_release is not None
+        assert after_release.deployments["support-agent"].held is None
+        harness.backend.write(after_release)
+        assert '"held"' not in harness.stored_text()
+
+    def test_a_record_without_a_hold_stores_no_held_key(self, harness: Harness) -> None:
+        """A record that was never held is stored without a `held` key: the bytes a
+        record wrote before holds existed."""
+        doc = StateDocument.new(ENDPOINT, TENANT)
+        doc.record(sample_recorded())
+        harness.backend.write(doc)
+        stored = json.loads(harness.stored_text())["deployments"]["support-agent"]
+        assert "held" not in stored
+        assert stored == sample_recorded().model_dump(mode="json")
 
 
 def _logging(harness: Harness) -> StateDocument:

@@ -47,9 +47,9 @@ def test_missing_checksum_is_corrupt() -> None:
     assert "s.json.backup" in (caught.value.hint or "")
 
 
-@pytest.mark.parametrize("version", [None, 0, 2, "1"])
+@pytest.mark.parametrize("version", [None, 0, 3, "1", "2"])
 def test_unknown_format_version_refused(version: object) -> None:
-    """Only format_version 1 is read; anything else (or nothing) is a StateError."""
+    """Only format_version 1 and 2 are read; anything else (or nothing) is a StateError."""
     raw = json.loads(_text(StateDocument.new(ENDPOINT, TENANT)))
     raw["format_version"] = version
     with pytest.raises(StateError, match="format_version"):
@@ -211,7 +211,7 @@ def test_docs_example_is_a_valid_state() -> None:
     from pathlib import Path
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "reference" / "state.md"
-    section = docs.read_text().split("\n## Format (`format_version` 1)\n", 1)[1]
+    section = docs.read_text().split("\n## Format (`format_version` 2)\n", 1)[1]
     match = re.search(r"```json\n(.*?)```", section, re.S)
     assert match is not None
     example = parse_state(match.group(1), source=str(docs))

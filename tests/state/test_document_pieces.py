@@ -18,12 +18,11 @@ from planner.state import LocalFileBackend, RecordedDeployment, StateDocument
 from planner.state import document as state_document
 from planner.state.document import (
     PendingIntent,
-    canonical_chunks,
     checksum_of,
     dump_state,
-    indented_chunks,
     sealed,
 )
+from planner.state.json_chunks import canonical_chunks, indented_chunks
 from planner.state.localfile import write_atomic
 from tests.state.contract import ENDPOINT, TENANT, sample_recorded
 

@@ -32,6 +32,7 @@ SCHEMAS: dict[str, SchemaBuilder] = {
     "reconcile-events.schema.json": lazy_builder(
         "planner.reconcile.events", "reconcile_events_json_schema"
     ),
+    "rollback.schema.json": lazy_builder("planner.apply.rollback_report", "rollback_json_schema"),
 }
 DEFAULT_SCHEMA = "config.schema.json"
 

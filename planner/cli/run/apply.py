@@ -16,10 +16,11 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable
 
-from planner.apply import ApplyOptions, ApplyResult, execute_plan
+from planner.apply import ApplyOptions, ApplyResult
 from planner.apply.events import Operation
 from planner.apply.executable import executable
 from planner.apply.reporter import Reporter
+from planner.cli.collector import long_lived_objects
 from planner.cli.commands.apply import ApplyArgs
 from planner.cli.exits import EXIT_ERROR, EXIT_OK
 from planner.cli.options import RunOptions
@@ -30,9 +31,9 @@ from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
 from planner.plan.diff import PlanOptions
 from planner.plan.model import Plan
+from planner.plan.redeploys import has_journalled_redeploys
 from planner.render.apply_markdown import render_apply_markdown
 from planner.render.apply_view import ApplyView, make_view
 from planner.render.output import write_warnings
@@ -113,9 +114,10 @@ async def confirmed_plan(
 ) -> Plan:
     """The plan of DOC, shown; its adopted creates recorded; confirmed if it changes.
     What is only for showing it is let go of (`planner.apply.executable`)."""
+    redeploys = has_journalled_redeploys(doc)
     plan, _ = await ws.make_plan(options, doc)
-    if any(r.operation == IntentOp.CREATE for r in plan.recovered):
-        ws.backend.write(doc)  # the creates adopted from an interrupted apply
+    if redeploys or any(r.operation == IntentOp.CREATE for r in plan.recovered):
+        ws.backend.write(doc)  # the creates adopted, the rollbacks settled (plan.redeploys)
     view.show_plan(plan)
     if plan.has_errors:
         # text shows them above; the JSON stream's error event must carry them itself
@@ -139,14 +141,4 @@ async def execute(
         parallelism=options.parallelism, wait=not options.no_wait, wait_timeout=options.wait_timeout
     )
     with signals.executing(stop):
-        return await execute_plan(
-            plan,
-            client=ws.client,
-            backend=ws.backend,
-            doc=doc,
-            desired=ws.config.deployments,
-            digest_key=ws.digest_key(doc),
-            options=apply_options,
-            reporter=reporter,
-            stop=stop,
-        )
+        return await ws.execute(plan, doc, apply_options, reporter, stop)

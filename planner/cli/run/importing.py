@@ -1,5 +1,6 @@
 """`planner import NAME DEPLOYMENT_ID`: adopt an existing deployment into the state (with
-`--all`: every unmanaged one, `planner.cli.import_all`).
+`--all`: every unmanaged one, `planner.cli.import_all`; with `--from-terraform`: those of
+a Terraform state, `planner.cli.import_terraform`).
 
 NAME must be a deployment of the config and the remote deployment must carry its name (the
 table key, or the `name` its table gives).
@@ -17,6 +18,7 @@ from planner.api.errors import NotFoundError
 from planner.api.models import Deployment
 from planner.cli.commands.importing import ImportArgs
 from planner.cli.import_all import run_import_all
+from planner.cli.import_terraform import run_import_terraform
 from planner.cli.options import ImportAllOptions, WorkspaceOptions
 from planner.cli.prompt import confirm
 from planner.cli.target import Target, resolve_target
@@ -27,8 +29,14 @@ from planner.plan.adopt import check_adoptable
 from planner.plan.elsewhere import check_not_owned_elsewhere
 from planner.plan.record_builders import observed_record
 from planner.render.console import make_console
-from planner.render.import_view import Proposal, adopted_lines, proposal_lines
-from planner.render.output import write_lines
+from planner.render.import_view import (
+    Proposal,
+    adopted_lines,
+    from_terraform_lines,
+    from_terraform_warnings,
+    proposal_lines,
+)
+from planner.render.output import write_lines, write_warnings
 from planner.state.document import adopt
 from planner.state.endpoints import target_text
 from planner.state.records import RecordedDeployment
@@ -37,6 +45,8 @@ from planner.state.records import RecordedDeployment
 def run(args: ImportArgs) -> int:
     if args.adopt_all:
         return run_all(args.workspace, args.options)
+    if args.from_terraform is not None:
+        return run_from_terraform(args.workspace, args.options, args.from_terraform)
     assert args.name and args.deployment_id  # parse: NAME and DEPLOYMENT_ID without --all
     workspace, options = args.workspace, args.options
     target = resolve_target(workspace, os.environ)
@@ -65,6 +75,19 @@ def run_all(workspace: WorkspaceOptions, options: ImportAllOptions) -> int:
     adopted = run_import_all(workspace, options, os.environ, approve)
     env = workspace.environment(os.environ)
     write_lines(console, adopted_lines(adopted, workspace.config, env))
+    return 0
+
+
+def run_from_terraform(workspace: WorkspaceOptions, options: ImportAllOptions, state: str) -> int:
+    """`--from-terraform STATE`: adopt, warn, say how Terraform lets go of them."""
+    done = run_import_terraform(workspace, options, state, os.environ)
+    write_warnings(from_terraform_warnings(done))
+    if options.generate_config:
+        env = workspace.environment(os.environ)
+        plan_args = ("-c", str(done.adopted.config_path), *(("--env", env) if env else ()))
+    else:
+        plan_args = workspace.command_args(os.environ)
+    write_lines(make_console(), from_terraform_lines(done, plan_args))
     return 0
 
 

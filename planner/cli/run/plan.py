@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Protocol
 
+from planner.cli.collector import long_lived_objects
 from planner.cli.commands.plan import PlanArgs
 from planner.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from planner.cli.options import OutputOptions
@@ -26,7 +27,6 @@ from planner.cli.step_summary import append_step_summary
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
 from planner.errors import PlanError
-from planner.lifetimes import long_lived_objects
 from planner.plan.diff import PlanOptions
 from planner.plan.model import HeldLock, Plan
 from planner.plan.refresh import Observed
@@ -112,35 +112,35 @@ async def run_plan(target: Target, options: PlanOptions, out: PlanOut | None) ->
     with long_lived_objects():
         async with Workspace.open(target) as ws:
             write_warnings(ws.config.warnings)
-            held = ws.backend.lock_info()
+            writer = ws.backend.lock_info()
             doc = ws.read_state()
-            plan, observed = await plan_held(ws, options, doc, held)
+            plan, observed = await plan_naming_lock(ws, options, doc, writer)
             if out and doc.serial == 0 and not plan.has_errors:  # no state yet: make one
-                check_not_being_created(held)
+                check_not_being_created(writer)
                 stored = ws.create_state(doc)
                 if stored.lineage != doc.lineage:  # another plan created it first: use it
                     doc = stored
-                    plan, observed = await plan_held(ws, options, doc, held)
+                    plan, observed = await plan_naming_lock(ws, options, doc, writer)
             if out and not plan.has_errors:
                 out.seal(ws, plan, doc, observed, options)
     return plan
 
 
-async def plan_held(
-    ws: Workspace, options: PlanOptions, doc: StateDocument, held: LockInfo | None
+async def plan_naming_lock(
+    ws: Workspace, options: PlanOptions, doc: StateDocument, writer: LockInfo | None
 ) -> tuple[Plan, Observed]:
-    """The plan of DOC, naming HELD, the writer holding the lock as it was read."""
+    """The plan of DOC, naming WRITER, the writer holding the lock as it was read."""
     plan, observed = await ws.make_plan(options, doc, whole_workspace=True)
-    return plan.model_copy(update={"lock": held_lock(held)}), observed
+    return plan.model_copy(update={"lock": held_lock(writer)}), observed
 
 
-def check_not_being_created(held: LockInfo | None) -> None:
+def check_not_being_created(writer: LockInfo | None) -> None:
     """Refuse to create the state a writer holding the lock is about to create (its
     first write would then find another state in its place)."""
-    if held is not None:
+    if writer is not None:
         raise PlanError(
-            f"the state does not exist yet and {held.who} (pid {held.pid}) is creating it "
-            f"({held.operation}, since {held.created}): a saved plan needs it to exist",
+            f"the state does not exist yet and {writer.who} (pid {writer.pid}) is creating it "
+            f"({writer.operation}, since {writer.created}): a saved plan needs it to exist",
             hint="plan with --out again once that run has finished",
         )
 

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from planner.apply import ApplyOptions
+from planner.cli.collector import collect_last_cycle
 from planner.cli.commands.reconcile import ReconcileArgs, ReconcileOptions
 from planner.cli.endpoint import announce_on_stderr
 from planner.cli.exits import EXIT_INTERRUPTED
@@ -100,7 +101,7 @@ async def reconcile(
 
 def workspace_opener(target: Target) -> Callable[[], Workspace]:
     """Opens TARGET's workspace, reading the config file again each time (announcing the
-    embedded control plane once)."""
+    embedded control plane once), after collecting what the cycle before left."""
     fresh = replace(target, raw=None)
     announced: list[str] = []
 
@@ -109,7 +110,11 @@ def workspace_opener(target: Target) -> Callable[[], Workspace]:
             announced.append(text)
             announce_on_stderr(text)
 
-    return lambda: Workspace.open(fresh, announce=announce)
+    def opened() -> Workspace:
+        collect_last_cycle()
+        return Workspace.open(fresh, announce=announce)
+
+    return opened
 
 
 @contextmanager

@@ -14,7 +14,6 @@ from planner.cli.run.state_mv import MV_ACTIONS
 from planner.cli.run.state_versions import VERSION_ACTIONS, lock_arguments
 from planner.cli.target import resolve_target
 from planner.command_lines import suggested_command
-from planner.errors import StateError
 from planner.render.console import make_console
 from planner.render.output import write_lines
 from planner.render.state_view import (
@@ -27,8 +26,7 @@ from planner.render.state_view import (
     show_lines,
 )
 from planner.state.backend import StateBackend
-from planner.state.document import StateDocument
-from planner.state.location import is_postgres_url
+from planner.state.location import require_state
 
 
 def run(args: StateArgs) -> int:
@@ -55,7 +53,7 @@ def run_list(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    doc = _require_state(backend)
+    doc = require_state(backend)
     recorded = doc.get(action.name)
     console = make_console()
     if action.format == "json":
@@ -66,9 +64,9 @@ def run_show(backend: StateBackend, action: StateAction, workspace: WorkspaceOpt
 
 
 def run_rm(backend: StateBackend, action: StateAction, workspace: WorkspaceOptions) -> int:
-    _require_state(backend)  # before locking: a mistyped --state creates no lock file
+    require_state(backend)  # before locking: a mistyped --state creates no lock file
     with backend.lock("state rm", **lock_arguments(action)):
-        doc = _require_state(backend)
+        doc = require_state(backend)
         forgotten = doc.forget(action.name)
         backend.write(doc)
     args = workspace.command_args(os.environ)
@@ -84,15 +82,3 @@ ACTIONS: dict[str, Callable[[StateBackend, StateAction, WorkspaceOptions], int]]
     **VERSION_ACTIONS,
     **MV_ACTIONS,
 }
-
-
-def _require_state(backend: StateBackend) -> StateDocument:
-    doc = backend.read()
-    if doc is None:
-        kind = "state" if is_postgres_url(backend.location) else "state file"
-        raise StateError(
-            f"no {kind} at {backend.location}",
-            hint="nothing is managed yet (`planner apply` creates the state), "
-            "or pass --state PATH / -c FILE to point at another one",
-        )
-    return doc

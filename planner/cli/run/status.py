@@ -2,7 +2,10 @@
 
 Read-only and lock-free (like `state list`): the state is read, the managed deployments
 refreshed at list cost (`ceil(N/100)` list requests, plus one revision read per deployment
-whose latest and active revision differ), and one row printed per deployment.
+whose latest and active revision differ), and one row printed per deployment. No secret
+value is read: a secret's drift compares the digest the state records with the live
+value, so the config is loaded without the secrets' environment variables
+(`NotingMissing`): one that is not set is no error.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from planner.cli.exits import EXIT_OK
 from planner.cli.run_async import run_async
 from planner.cli.target import Target, resolve_target
 from planner.cli.workspace import Workspace
+from planner.config.secret_values import NotingMissing
 from planner.plan.status import StatusRow, status_rows
 from planner.render.console import make_console
 from planner.render.output import write_json, write_lines, write_warnings
@@ -29,12 +33,12 @@ def run(args: StatusArgs) -> int:
     elif not rows:
         write_lines(console, [empty_status_line(location)])
     else:
-        write_lines(console, status_lines(rows))
+        write_lines(console, status_lines(rows, args.workspace.command_args(os.environ)))
     return EXIT_OK
 
 
 async def read_status(target: Target) -> tuple[list[StatusRow], str]:
-    async with Workspace.open(target) as ws:
+    async with Workspace.open(target, environ=NotingMissing(os.environ)) as ws:
         write_warnings(ws.config.warnings)
         doc = ws.read_state()
         observed = await ws.refresh(doc, [])

@@ -1,0 +1,2 @@
+"""`planner rollback` and `planner release`: holds set and lifted, against every plane and
+state, and runs killed at any point."""
