@@ -265,16 +265,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help=f"creates and PATCHes in flight at once (default: {DEFAULT_PARALLELISM}); "
         "revision polls have their own budget",
     )
-    parser.add_argument(
-        "--no-wait", action="store_true", help="return once submitted; do not wait for revisions"
-    )
-    parser.add_argument(
-        "--wait-timeout",
-        type=seconds,
-        default=1800.0,
-        metavar="SECONDS",
-        help="how long to wait for each revision (default: 1800)",
-    )
+    add_wait_options(parser, "revisions", "each revision")
     add_lock_options(parser)
     parser.add_argument(
         "--format",
@@ -297,3 +288,18 @@ class ImportAllOptions:
     lock_timeout: float = 0.0
     lock_lease: float = DEFAULT_LEASE_SECONDS
     auto_approve: bool = False
+
+
+def add_wait_options(parser: argparse.ArgumentParser, waited: str, each: str) -> None:
+    """`--no-wait` and `--wait-timeout`: whether and how long to wait for WAITED (the
+    rollout's revisions), EACH the one a timeout counts for."""
+    parser.add_argument(
+        "--no-wait", action="store_true", help=f"return once submitted; do not wait for {waited}"
+    )
+    parser.add_argument(
+        "--wait-timeout",
+        type=seconds,
+        default=1800.0,
+        metavar="SECONDS",
+        help=f"how long to wait for {each} (default: 1800)",
+    )

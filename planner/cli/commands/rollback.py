@@ -12,8 +12,8 @@ from planner.cli.options import (
     RunOptions,
     WorkspaceOptions,
     add_lock_options,
+    add_wait_options,
     add_workspace_options,
-    seconds,
 )
 from planner.errors import PlanError
 
@@ -48,16 +48,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--auto-approve", action="store_true", help="roll back without asking for confirmation"
     )
-    parser.add_argument(
-        "--no-wait", action="store_true", help="return once submitted; do not wait for the revision"
-    )
-    parser.add_argument(
-        "--wait-timeout",
-        type=seconds,
-        default=1800.0,
-        metavar="SECONDS",
-        help="how long to wait for the revision (default: 1800)",
-    )
+    add_wait_options(parser, "the revision", "the revision")
     add_lock_options(parser)
     parser.add_argument(
         "--format",
